@@ -1,0 +1,255 @@
+// Package agent runs lunar's agent loop: prompt → model stream → tool calls →
+// tool results → … → answer, over pluggable providers, tools and hooks.
+//
+// This file holds the types every part of the loop shares: models,
+// requests, stream events, tools, loop events and the Hooks interface that
+// the Lua runtime implements.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/lunar-cli/lunar/session"
+)
+
+// Wire APIs.
+const (
+	APIOpenAICompletions = "openai-completions"
+	APIAnthropicMessages = "anthropic-messages"
+)
+
+// Thinking levels.
+const (
+	ThinkingOff     = "off"
+	ThinkingMinimal = "minimal"
+	ThinkingLow     = "low"
+	ThinkingMedium  = "medium"
+	ThinkingHigh    = "high"
+)
+
+// ModelCost is the price of a model in dollars per million tokens.
+type ModelCost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read"`
+	CacheWrite float64 `json:"cache_write"`
+}
+
+// Model describes one model of one provider.
+type Model struct {
+	Provider      string            `json:"provider"`
+	ID            string            `json:"id"`
+	API           string            `json:"api"`
+	BaseURL       string            `json:"base_url"`
+	ContextWindow int               `json:"context_window"`
+	MaxTokens     int               `json:"max_tokens"`
+	Reasoning     bool              `json:"reasoning"`
+	Cost          ModelCost         `json:"cost"`
+	Headers       map[string]string `json:"headers,omitempty"`
+}
+
+// ToolSpec is what a model is told about a tool.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // JSON schema object
+}
+
+// Params are the sampling parameters of a request; hooks may change them
+// (chat.params).
+type Params struct {
+	Temperature   *float64       `json:"temperature,omitempty"`
+	MaxTokens     int            `json:"max_tokens,omitempty"`
+	TopP          *float64       `json:"top_p,omitempty"`
+	ThinkingLevel string         `json:"thinking_level"`
+	Extra         map[string]any `json:"extra,omitempty"` // merged into the request body
+}
+
+// Request is one model call. Messages contain only the roles a provider
+// understands (user, assistant, toolResult): see session.ConvertToLLM.
+type Request struct {
+	Model        Model
+	APIKey       string
+	Headers      map[string]string
+	SystemPrompt string
+	Messages     []session.Message
+	Tools        []ToolSpec
+	Params       Params
+}
+
+// Stream event types, as pi's assistantMessageEvent.
+const (
+	StreamStart         = "start"
+	StreamTextStart     = "text_start"
+	StreamTextDelta     = "text_delta"
+	StreamTextEnd       = "text_end"
+	StreamThinkingStart = "thinking_start"
+	StreamThinkingDelta = "thinking_delta"
+	StreamThinkingEnd   = "thinking_end"
+	StreamToolCallStart = "toolcall_start"
+	StreamToolCallDelta = "toolcall_delta"
+	StreamToolCallEnd   = "toolcall_end"
+)
+
+// StreamEvent is one incremental update of an assistant message while it
+// streams. Partial is the message so far; it is only valid during the
+// callback that receives it.
+type StreamEvent struct {
+	Type         string
+	ContentIndex int
+	Delta        string
+	Partial      *session.Message
+}
+
+// Provider streams one assistant message for a request.
+//
+// Stream always returns a message: on failure it is the partial message
+// with StopReason "error" (or "aborted" when ctx was cancelled) and
+// ErrorMessage set, and the error is returned as well. Usage and cost are
+// filled in from the provider's report and the model's prices.
+type Provider interface {
+	Stream(ctx context.Context, req *Request, emit func(StreamEvent)) (*session.Message, error)
+}
+
+// ToolResult is what a tool returns to the model.
+type ToolResult struct {
+	Content []session.ContentBlock
+	Details json.RawMessage
+	IsError bool
+}
+
+// TextResult is a ToolResult holding one text block.
+func TextResult(text string, isError bool) ToolResult {
+	return ToolResult{Content: []session.ContentBlock{{Type: session.BlockText, Text: text}}, IsError: isError}
+}
+
+// Tool is a tool the model may call. Arguments are validated against
+// Parameters before Execute runs; Execute errors become error results.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // JSON schema object
+	// Execute runs the tool. onUpdate (may be nil) reports partial output.
+	Execute func(ctx context.Context, callID string, args json.RawMessage, onUpdate func(ToolResult)) (ToolResult, error)
+}
+
+// Loop event types, as pi's --mode json event names.
+const (
+	EventAgentStart          = "agent_start"
+	EventAgentEnd            = "agent_end"
+	EventTurnStart           = "turn_start"
+	EventTurnEnd             = "turn_end"
+	EventMessageStart        = "message_start"
+	EventMessageUpdate       = "message_update"
+	EventMessageEnd          = "message_end"
+	EventToolExecutionStart  = "tool_execution_start"
+	EventToolExecutionUpdate = "tool_execution_update"
+	EventToolExecutionEnd    = "tool_execution_end"
+)
+
+// TokenStats summarises token use for turn_end and agent_end.
+type TokenStats struct {
+	Input      int `json:"input"`
+	Output     int `json:"output"`
+	CacheRead  int `json:"cache_read"`
+	CacheWrite int `json:"cache_write"`
+	Total      int `json:"total"`
+}
+
+// Event is one thing that happened in the loop. Subscribers (printers, the
+// REPL, hooks) receive every event in order, on the loop's goroutine.
+type Event struct {
+	Type string
+
+	Message     *session.Message // message_*, turn_end
+	Stream      *StreamEvent     // message_update
+	ToolCallID  string           // tool_execution_*
+	ToolName    string
+	Args        json.RawMessage
+	Result      *ToolResult // tool_execution_update/end
+	IsError     bool
+	ToolResults []session.Message // turn_end
+	Messages    []session.Message // agent_end: the messages of this run
+
+	Tokens        TokenStats // turn_end, agent_end
+	ContextTokens int        // turn_end, agent_end: tokens of the context now
+	ContextLimit  int        // turn_end, agent_end: the model's context window
+}
+
+// ContextMessage is a context message with the entry it came from ("" for
+// synthetic ones such as summaries).
+type ContextMessage struct {
+	EntryID string
+	Message session.Message
+}
+
+// CustomMessage is a message a hook injects (a custom_message entry).
+type CustomMessage struct {
+	CustomType string
+	Content    []session.ContentBlock
+	Display    bool
+	Details    json.RawMessage
+}
+
+// AuthOverride is what an auth.get hook returns.
+type AuthOverride struct {
+	APIKey  string
+	Headers map[string]string
+	BaseURL string
+}
+
+// ToolCallDecision is what tool.execute.before hooks decide.
+type ToolCallDecision struct {
+	Block  bool
+	Reason string
+	Input  json.RawMessage // replaced input, or nil
+}
+
+// Hooks is how the loop lets user code shape a run. lunar's Lua runtime
+// implements it; NopHooks does nothing. Every method must be cheap when no
+// hook listens. Methods are called from the loop's goroutine.
+type Hooks interface {
+	// ChatMessage may rewrite user input before it is stored.
+	ChatMessage(ctx context.Context, text string, parts []session.ContentBlock) (string, []session.ContentBlock)
+	// BeforeStart runs once per prompt: injected messages and a system prompt override ("" = none).
+	BeforeStart(ctx context.Context, prompt string, images []session.ContentBlock, systemPrompt string) ([]CustomMessage, string)
+	// Context may replace the messages of one model call (never stored).
+	Context(ctx context.Context, msgs []ContextMessage) []ContextMessage
+	// SystemPrompt may transform the system prompt of one model call.
+	SystemPrompt(ctx context.Context, prompt string) string
+	// Params may change the sampling parameters of one model call.
+	Params(ctx context.Context, p Params) Params
+	// ResolveModel may change the model of one model call.
+	ResolveModel(ctx context.Context, m Model) Model
+	// Auth may supply the key, headers or base URL of one model call.
+	Auth(ctx context.Context, provider, modelID string) AuthOverride
+	// BeforeTool may block a tool call or replace its input.
+	BeforeTool(ctx context.Context, name, callID string, input json.RawMessage) ToolCallDecision
+	// AfterTool may replace a tool's result; it runs on errors too.
+	AfterTool(ctx context.Context, name, callID string, input json.RawMessage, r ToolResult) ToolResult
+	// Notify receives loop events (agent/turn start and end, ...).
+	Notify(ctx context.Context, ev Event)
+}
+
+// NopHooks is a Hooks that changes nothing.
+type NopHooks struct{}
+
+func (NopHooks) ChatMessage(_ context.Context, t string, p []session.ContentBlock) (string, []session.ContentBlock) {
+	return t, p
+}
+func (NopHooks) BeforeStart(context.Context, string, []session.ContentBlock, string) ([]CustomMessage, string) {
+	return nil, ""
+}
+func (NopHooks) Context(_ context.Context, m []ContextMessage) []ContextMessage { return m }
+func (NopHooks) SystemPrompt(_ context.Context, p string) string                { return p }
+func (NopHooks) Params(_ context.Context, p Params) Params                      { return p }
+func (NopHooks) ResolveModel(_ context.Context, m Model) Model                  { return m }
+func (NopHooks) Auth(context.Context, string, string) AuthOverride              { return AuthOverride{} }
+func (NopHooks) BeforeTool(context.Context, string, string, json.RawMessage) ToolCallDecision {
+	return ToolCallDecision{}
+}
+func (NopHooks) AfterTool(_ context.Context, _, _ string, _ json.RawMessage, r ToolResult) ToolResult {
+	return r
+}
+func (NopHooks) Notify(context.Context, Event) {}

@@ -179,10 +179,7 @@ type Event struct {
 
 // ContextMessage is a context message with the entry it came from ("" for
 // synthetic ones such as summaries).
-type ContextMessage struct {
-	EntryID string
-	Message session.Message
-}
+type ContextMessage = session.ContextMessage
 
 // CustomMessage is a message a hook injects (a custom_message entry).
 type CustomMessage struct {

@@ -154,3 +154,10 @@ func (m *Message) ToolCalls() []ContentBlock {
 	}
 	return calls
 }
+
+// ContextMessage is a message of a built context together with the id of
+// the entry it came from ("" for synthetic messages such as summaries).
+type ContextMessage struct {
+	EntryID string
+	Message Message
+}

@@ -1,0 +1,426 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lunar-cli/lunar/session"
+)
+
+// ErrAborted is returned by Prompt and Continue when the run was cancelled.
+var ErrAborted = errors.New("aborted")
+
+// Agent runs prompts against one model, persisting every message into a
+// session. An Agent is used by one run at a time; fields may be changed
+// between runs (e.g. /model).
+type Agent struct {
+	Session       *session.Session
+	Model         Model
+	ThinkingLevel string
+	SystemPrompt  string
+	Tools         []*Tool
+	Hooks         Hooks // nil means NopHooks
+
+	// NewProvider returns the client for a model (normally Registry.NewProvider).
+	NewProvider func(Model) (Provider, error)
+	// APIKey resolves the key for a model; an error stops the run before any request.
+	APIKey func(Model) (string, error)
+	// MaxTurns bounds the model calls of one run (0 = 500).
+	MaxTurns int
+
+	mu          sync.Mutex
+	subscribers []func(Event)
+	validators  map[*Tool]*Validator
+}
+
+// Subscribe registers fn to receive every loop event, in order, on the
+// loop's goroutine. It returns a function that unsubscribes.
+func (a *Agent) Subscribe(fn func(Event)) func() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.subscribers = append(a.subscribers, fn)
+	i := len(a.subscribers) - 1
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.subscribers[i] = nil
+	}
+}
+
+func (a *Agent) emit(ev Event) {
+	a.mu.Lock()
+	subs := a.subscribers
+	a.mu.Unlock()
+	for _, fn := range subs {
+		if fn != nil {
+			fn(ev)
+		}
+	}
+}
+
+func (a *Agent) hooks() Hooks {
+	if a.Hooks == nil {
+		return NopHooks{}
+	}
+	return a.Hooks
+}
+
+// run holds the state of one Prompt or Continue call.
+type run struct {
+	a            *Agent
+	ctx          context.Context
+	systemPrompt string
+	messages     []session.Message // new in this run
+	tokens       TokenStats
+	lastCtxTok   int
+}
+
+// Prompt adds a user message (text plus image parts) and runs the loop
+// until the model answers without tool calls. It returns ErrAborted when ctx
+// is cancelled, and the provider's error when the reply ended in error; in
+// both cases everything received so far is kept in the session.
+func (a *Agent) Prompt(ctx context.Context, text string, images []session.ContentBlock) error {
+	h := a.hooks()
+	text, images = h.ChatMessage(ctx, text, images)
+	r := &run{a: a, ctx: ctx, systemPrompt: a.SystemPrompt}
+	injected, sys := h.BeforeStart(ctx, text, images, a.SystemPrompt)
+	if sys != "" {
+		r.systemPrompt = sys
+	}
+	r.start()
+	content := []session.ContentBlock{{Type: session.BlockText, Text: text}}
+	content = append(content, images...)
+	user := session.Message{Role: session.RoleUser, Content: content, Timestamp: time.Now().UnixMilli()}
+	if err := r.appendMessage(user); err != nil {
+		return r.finish(err)
+	}
+	for _, cm := range injected {
+		if err := r.appendCustom(cm); err != nil {
+			return r.finish(err)
+		}
+	}
+	return r.finish(r.loop())
+}
+
+// Continue runs the loop over the session's current context without adding
+// a user message (after a hook's send_message with trigger_turn, or a retry).
+func (a *Agent) Continue(ctx context.Context) error {
+	r := &run{a: a, ctx: ctx, systemPrompt: a.SystemPrompt}
+	r.start()
+	return r.finish(r.loop())
+}
+
+func (r *run) start() {
+	ev := Event{Type: EventAgentStart}
+	r.a.emit(ev)
+	r.a.hooks().Notify(r.ctx, ev)
+}
+
+func (r *run) finish(err error) error {
+	ev := Event{Type: EventAgentEnd, Messages: r.messages, Tokens: r.tokens,
+		ContextTokens: r.lastCtxTok, ContextLimit: r.a.Model.ContextWindow}
+	r.a.emit(ev)
+	r.a.hooks().Notify(context.WithoutCancel(r.ctx), ev)
+	if serr := r.a.Session.Sync(); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// appendMessage persists a finished message and reports it.
+func (r *run) appendMessage(m session.Message) error {
+	r.a.emit(Event{Type: EventMessageStart, Message: &m})
+	if _, err := r.a.Session.AppendMessage(&m); err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	r.messages = append(r.messages, m)
+	r.a.emit(Event{Type: EventMessageEnd, Message: &m})
+	return nil
+}
+
+func (r *run) appendCustom(cm CustomMessage) error {
+	m := session.Message{Role: session.RoleCustom, CustomType: cm.CustomType, Content: cm.Content,
+		Display: cm.Display, Details: cm.Details, Timestamp: time.Now().UnixMilli()}
+	r.a.emit(Event{Type: EventMessageStart, Message: &m})
+	if _, err := r.a.Session.AppendCustomMessage(cm.CustomType, cm.Content, cm.Display, cm.Details); err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	r.messages = append(r.messages, m)
+	r.a.emit(Event{Type: EventMessageEnd, Message: &m})
+	return nil
+}
+
+func (r *run) loop() error {
+	maxTurns := r.a.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = 500
+	}
+	for turn := 0; turn < maxTurns; turn++ {
+		if err := r.ctx.Err(); err != nil {
+			return ErrAborted
+		}
+		more, err := r.turn()
+		if err != nil || !more {
+			return err
+		}
+	}
+	return fmt.Errorf("stopped after %d model calls in one run", maxTurns)
+}
+
+// turn makes one model call and runs the tools it asks for. It reports
+// whether the model should be called again.
+func (r *run) turn() (bool, error) {
+	a, h, ctx := r.a, r.a.hooks(), r.ctx
+	start := Event{Type: EventTurnStart}
+	a.emit(start)
+	h.Notify(ctx, start)
+
+	req, prov, err := r.request()
+	if err != nil {
+		return false, r.endTurn(nil, nil, err)
+	}
+	var started bool
+	partialStart := func(p *session.Message) {
+		if !started {
+			started = true
+			a.emit(Event{Type: EventMessageStart, Message: p})
+		}
+	}
+	msg, serr := prov.Stream(ctx, req, func(se StreamEvent) {
+		partialStart(se.Partial)
+		a.emit(Event{Type: EventMessageUpdate, Message: se.Partial, Stream: &se})
+	})
+	if msg == nil {
+		msg = &session.Message{Role: session.RoleAssistant, API: req.Model.API, Provider: req.Model.Provider,
+			Model: req.Model.ID, StopReason: session.StopError, Timestamp: time.Now().UnixMilli(), Usage: &session.Usage{}}
+		if serr != nil {
+			msg.ErrorMessage = serr.Error()
+		}
+	}
+	if ctx.Err() != nil && msg.StopReason != session.StopAborted && (serr != nil || msg.StopReason == session.StopError) {
+		msg.StopReason = session.StopAborted
+		if msg.ErrorMessage == "" {
+			msg.ErrorMessage = "Request was aborted"
+		}
+	}
+	partialStart(msg)
+	if _, err := a.Session.AppendMessage(msg); err != nil {
+		return false, r.endTurn(msg, nil, fmt.Errorf("session: %w", err))
+	}
+	r.messages = append(r.messages, *msg)
+	a.emit(Event{Type: EventMessageEnd, Message: msg})
+	r.countUsage(msg)
+
+	switch msg.StopReason {
+	case session.StopAborted:
+		return false, r.endTurn(msg, nil, ErrAborted)
+	case session.StopError:
+		if serr == nil {
+			serr = errors.New(msg.ErrorMessage)
+		}
+		return false, r.endTurn(msg, nil, serr)
+	}
+
+	calls := msg.ToolCalls()
+	var results []session.Message
+	for _, call := range calls {
+		var res session.Message
+		if ctx.Err() != nil {
+			res = r.toolMessage(call, TextResult("Tool execution aborted", true))
+			a.emit(Event{Type: EventToolExecutionEnd, ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments,
+				Result: &ToolResult{Content: res.Content, IsError: true}, IsError: true})
+		} else {
+			res = r.runTool(call)
+		}
+		if err := r.appendMessage(res); err != nil {
+			return false, r.endTurn(msg, results, err)
+		}
+		results = append(results, res)
+	}
+	if ctx.Err() != nil {
+		return false, r.endTurn(msg, results, ErrAborted)
+	}
+	return len(calls) > 0, r.endTurn(msg, results, nil)
+}
+
+func (r *run) endTurn(msg *session.Message, results []session.Message, err error) error {
+	ev := Event{Type: EventTurnEnd, Message: msg, ToolResults: results, Tokens: turnTokens(msg),
+		ContextTokens: r.lastCtxTok, ContextLimit: r.a.Model.ContextWindow}
+	r.a.emit(ev)
+	r.a.hooks().Notify(context.WithoutCancel(r.ctx), ev)
+	if serr := r.a.Session.Sync(); serr != nil && err == nil {
+		err = fmt.Errorf("session: %w", serr)
+	}
+	return err
+}
+
+func turnTokens(m *session.Message) TokenStats {
+	if m == nil || m.Usage == nil {
+		return TokenStats{}
+	}
+	u := m.Usage
+	t := TokenStats{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Total: u.TotalTokens}
+	if t.Total == 0 {
+		t.Total = u.Input + u.Output + u.CacheRead + u.CacheWrite
+	}
+	return t
+}
+
+func (r *run) countUsage(m *session.Message) {
+	t := turnTokens(m)
+	r.tokens.Input += t.Input
+	r.tokens.Output += t.Output
+	r.tokens.CacheRead += t.CacheRead
+	r.tokens.CacheWrite += t.CacheWrite
+	r.tokens.Total += t.Total
+	if t.Total > 0 && m.StopReason != session.StopError && m.StopReason != session.StopAborted {
+		r.lastCtxTok = t.Total
+	}
+}
+
+// request builds the next model call: context, hooks, system prompt, params,
+// model and auth.
+func (r *run) request() (*Request, Provider, error) {
+	a, h, ctx := r.a, r.a.hooks(), r.ctx
+	built := a.Session.BuildContext()
+	msgs := h.Context(ctx, built.Messages)
+	plain := make([]session.Message, len(msgs))
+	for i := range msgs {
+		plain[i] = msgs[i].Message
+	}
+	model := h.ResolveModel(ctx, a.Model)
+	params := h.Params(ctx, Params{ThinkingLevel: a.ThinkingLevel, MaxTokens: model.MaxTokens})
+	req := &Request{
+		Model:        model,
+		SystemPrompt: h.SystemPrompt(ctx, r.systemPrompt),
+		Messages:     session.ConvertToLLM(plain),
+		Params:       params,
+	}
+	for _, t := range a.Tools {
+		req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	auth := h.Auth(ctx, model.Provider, model.ID)
+	if auth.BaseURL != "" {
+		req.Model.BaseURL = auth.BaseURL
+	}
+	req.Headers = auth.Headers
+	req.APIKey = auth.APIKey
+	if req.APIKey == "" && a.APIKey != nil {
+		key, err := a.APIKey(req.Model)
+		if err != nil {
+			return nil, nil, err
+		}
+		req.APIKey = key
+	}
+	if a.NewProvider == nil {
+		return nil, nil, errors.New("agent: no provider configured")
+	}
+	prov, err := a.NewProvider(req.Model)
+	if err != nil {
+		return nil, nil, err
+	}
+	return req, prov, nil
+}
+
+func (r *run) toolMessage(call session.ContentBlock, res ToolResult) session.Message {
+	return session.Message{Role: session.RoleToolResult, ToolCallID: call.ID, ToolName: call.Name,
+		Content: res.Content, Details: res.Details, IsError: res.IsError, Timestamp: time.Now().UnixMilli()}
+}
+
+// runTool executes one tool call through validation and the tool hooks. A
+// failure of any kind becomes an error result for the model.
+func (r *run) runTool(call session.ContentBlock) session.Message {
+	a, h, ctx := r.a, r.a.hooks(), r.ctx
+	args := call.Arguments
+	a.emit(Event{Type: EventToolExecutionStart, ToolCallID: call.ID, ToolName: call.Name, Args: args})
+	res := r.execute(call.Name, call.ID, args)
+	res = h.AfterTool(ctx, call.Name, call.ID, args, res)
+	if len(res.Content) == 0 {
+		res.Content = []session.ContentBlock{{Type: session.BlockText, Text: ""}}
+	}
+	a.emit(Event{Type: EventToolExecutionEnd, ToolCallID: call.ID, ToolName: call.Name, Args: args, Result: &res, IsError: res.IsError})
+	return r.toolMessage(call, res)
+}
+
+func (r *run) execute(name, id string, args json.RawMessage) ToolResult {
+	a, h, ctx := r.a, r.a.hooks(), r.ctx
+	tool := a.tool(name)
+	if tool == nil {
+		return TextResult(fmt.Sprintf("Tool %q not found", name), true)
+	}
+	if !json.Valid(args) || len(args) == 0 || args[0] != '{' {
+		return TextResult(fmt.Sprintf("Invalid arguments for tool %q: not a JSON object: %s", name, truncateForError(args)), true)
+	}
+	v, err := a.validator(tool)
+	if err != nil {
+		return TextResult(err.Error(), true)
+	}
+	if err := v.Validate(args); err != nil {
+		return TextResult(err.Error(), true)
+	}
+	dec := h.BeforeTool(ctx, name, id, args)
+	if dec.Block {
+		reason := dec.Reason
+		if reason == "" {
+			reason = "Tool execution was blocked"
+		}
+		return TextResult(reason, true)
+	}
+	if dec.Input != nil {
+		args = dec.Input
+	}
+	onUpdate := func(p ToolResult) {
+		a.emit(Event{Type: EventToolExecutionUpdate, ToolCallID: id, ToolName: name, Args: args, Result: &p})
+	}
+	res, err := safeExecute(ctx, tool, id, args, onUpdate)
+	if err != nil {
+		return TextResult(err.Error(), true)
+	}
+	return res
+}
+
+func safeExecute(ctx context.Context, t *Tool, id string, args json.RawMessage, onUpdate func(ToolResult)) (res ToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tool %s crashed: %v", t.Name, p)
+		}
+	}()
+	return t.Execute(ctx, id, args, onUpdate)
+}
+
+func truncateForError(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
+
+func (a *Agent) tool(name string) *Tool {
+	for _, t := range a.Tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func (a *Agent) validator(t *Tool) (*Validator, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if v, ok := a.validators[t]; ok {
+		return v, nil
+	}
+	v, err := CompileSchema(t.Name, t.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	if a.validators == nil {
+		a.validators = map[*Tool]*Validator{}
+	}
+	a.validators[t] = v
+	return v, nil
+}

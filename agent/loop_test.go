@@ -1,0 +1,218 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/session"
+)
+
+// scriptedProvider answers each call with the next scripted reply and
+// records the requests it got.
+type scriptedProvider struct {
+	replies  []func(ctx context.Context, emit func(StreamEvent)) (*session.Message, error)
+	requests []*Request
+}
+
+func (p *scriptedProvider) Stream(ctx context.Context, req *Request, emit func(StreamEvent)) (*session.Message, error) {
+	p.requests = append(p.requests, req)
+	if len(p.requests) > len(p.replies) {
+		return nil, errors.New("no scripted reply")
+	}
+	return p.replies[len(p.requests)-1](ctx, emit)
+}
+
+func assistant(blocks ...session.ContentBlock) *session.Message {
+	stop := session.StopStop
+	for _, b := range blocks {
+		if b.Type == session.BlockToolCall {
+			stop = session.StopToolUse
+		}
+	}
+	return &session.Message{Role: session.RoleAssistant, Content: blocks, API: APIOpenAICompletions, Provider: "test",
+		Model: "m", StopReason: stop, Usage: &session.Usage{Input: 10, Output: 5, TotalTokens: 15}, Timestamp: time.Now().UnixMilli()}
+}
+
+func reply(m *session.Message) func(context.Context, func(StreamEvent)) (*session.Message, error) {
+	return func(_ context.Context, emit func(StreamEvent)) (*session.Message, error) {
+		for i, b := range m.Content {
+			if b.Type == session.BlockText {
+				emit(StreamEvent{Type: StreamTextDelta, ContentIndex: i, Delta: b.Text, Partial: m})
+			}
+		}
+		return m, nil
+	}
+}
+
+func text(s string) session.ContentBlock {
+	return session.ContentBlock{Type: session.BlockText, Text: s}
+}
+func call(id, name, args string) session.ContentBlock {
+	return session.ContentBlock{Type: session.BlockToolCall, ID: id, Name: name, Arguments: json.RawMessage(args)}
+}
+
+var echoSchema = json.RawMessage(`{"type":"object","properties":{"msg":{"type":"string"}},"required":["msg"]}`)
+
+func newTestAgent(p *scriptedProvider, ran *[]string) *Agent {
+	echo := &Tool{Name: "echo", Description: "echo", Parameters: echoSchema,
+		Execute: func(ctx context.Context, id string, args json.RawMessage, _ func(ToolResult)) (ToolResult, error) {
+			var a struct{ Msg string }
+			_ = json.Unmarshal(args, &a)
+			*ran = append(*ran, a.Msg)
+			if a.Msg == "fail" {
+				return ToolResult{}, errors.New("echo failed")
+			}
+			return TextResult("echo: "+a.Msg, false), nil
+		}}
+	return &Agent{
+		Session:     session.CreateInMemory("/tmp"),
+		Model:       Model{Provider: "test", ID: "m", API: APIOpenAICompletions, ContextWindow: 1000},
+		Tools:       []*Tool{echo},
+		NewProvider: func(Model) (Provider, error) { return p, nil },
+	}
+}
+
+func roles(msgs []session.Message) []string {
+	var r []string
+	for _, m := range msgs {
+		r = append(r, m.Role)
+	}
+	return r
+}
+
+func TestPromptToolLoop(t *testing.T) {
+	p := &scriptedProvider{replies: []func(context.Context, func(StreamEvent)) (*session.Message, error){
+		reply(assistant(text("checking"), call("c1", "echo", `{"msg":"hi"}`), call("c2", "nope", `{}`), call("c3", "echo", `{"msg":1}`))),
+		reply(assistant(text("done"))),
+	}}
+	var ran []string
+	a := newTestAgent(p, &ran)
+	var types []string
+	a.Subscribe(func(ev Event) { types = append(types, ev.Type) })
+
+	require.NoError(t, a.Prompt(context.Background(), "go", nil))
+
+	assert.Equal(t, []string{"hi"}, ran, "only the valid call runs")
+	require.Len(t, p.requests, 2)
+	second := p.requests[1].Messages
+	assert.Equal(t, []string{"user", "assistant", "toolResult", "toolResult", "toolResult"}, roles(second))
+	assert.Equal(t, "echo: hi", second[2].Text())
+	assert.False(t, second[2].IsError)
+	assert.Contains(t, second[3].Text(), `"nope" not found`)
+	assert.True(t, second[3].IsError)
+	assert.Contains(t, second[4].Text(), "msg")
+	assert.True(t, second[4].IsError)
+	assert.Equal(t, "echo", p.requests[0].Tools[0].Name)
+
+	ctxMsgs := a.Session.BuildContext().Messages
+	assert.Len(t, ctxMsgs, 6)
+	assert.Equal(t, EventAgentStart, types[0])
+	assert.Equal(t, EventAgentEnd, types[len(types)-1])
+	assert.Contains(t, types, EventToolExecutionStart)
+}
+
+func TestPromptProviderErrorIsKept(t *testing.T) {
+	p := &scriptedProvider{replies: []func(context.Context, func(StreamEvent)) (*session.Message, error){
+		func(context.Context, func(StreamEvent)) (*session.Message, error) {
+			m := assistant(text("part"))
+			m.StopReason, m.ErrorMessage = session.StopError, "boom"
+			return m, errors.New("openai: 500 boom")
+		},
+	}}
+	var ran []string
+	a := newTestAgent(p, &ran)
+	err := a.Prompt(context.Background(), "go", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "500 boom")
+	msgs := a.Session.BuildContext().Messages
+	require.Len(t, msgs, 2)
+	assert.Equal(t, session.StopError, msgs[1].Message.StopReason)
+}
+
+func TestAbortDuringToolsAnswersEveryCall(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &scriptedProvider{replies: []func(context.Context, func(StreamEvent)) (*session.Message, error){
+		reply(assistant(call("c1", "slow", `{}`), call("c2", "slow", `{}`))),
+	}}
+	var ran []string
+	a := newTestAgent(p, &ran)
+	a.Tools = append(a.Tools, &Tool{Name: "slow", Parameters: json.RawMessage(`{"type":"object"}`),
+		Execute: func(ctx context.Context, _ string, _ json.RawMessage, _ func(ToolResult)) (ToolResult, error) {
+			cancel()
+			<-ctx.Done()
+			return TextResult("Command aborted", true), nil
+		}})
+	err := a.Prompt(ctx, "go", nil)
+	require.ErrorIs(t, err, ErrAborted)
+	msgs := a.Session.BuildContext().Messages
+	assert.Equal(t, []string{"user", "assistant", "toolResult", "toolResult"}, roles(plain(msgs)))
+	assert.Equal(t, "Tool execution aborted", msgs[3].Message.Text())
+}
+
+func plain(c []ContextMessage) []session.Message {
+	out := make([]session.Message, len(c))
+	for i := range c {
+		out[i] = c[i].Message
+	}
+	return out
+}
+
+// recordingHooks exercises every transform point of the loop.
+type recordingHooks struct {
+	NopHooks
+	notified []string
+}
+
+func (h *recordingHooks) Context(_ context.Context, m []ContextMessage) []ContextMessage {
+	extra := ContextMessage{Message: session.Message{Role: session.RoleUser, Content: []session.ContentBlock{text("injected")}}}
+	return append([]ContextMessage{extra}, m...)
+}
+func (h *recordingHooks) SystemPrompt(_ context.Context, p string) string { return p + " +hook" }
+func (h *recordingHooks) Auth(context.Context, string, string) AuthOverride {
+	return AuthOverride{APIKey: "hook-key", Headers: map[string]string{"X-Hook": "1"}}
+}
+func (h *recordingHooks) BeforeTool(_ context.Context, name, _ string, in json.RawMessage) ToolCallDecision {
+	if string(in) == `{"msg":"blocked"}` {
+		return ToolCallDecision{Block: true, Reason: "no way"}
+	}
+	return ToolCallDecision{Input: json.RawMessage(`{"msg":"rewritten"}`)}
+}
+func (h *recordingHooks) AfterTool(_ context.Context, _, _ string, _ json.RawMessage, r ToolResult) ToolResult {
+	r.Content = append(r.Content, text(" (after)"))
+	return r
+}
+func (h *recordingHooks) Notify(_ context.Context, ev Event) {
+	h.notified = append(h.notified, ev.Type)
+}
+
+func TestHooksShapeRequestsAndTools(t *testing.T) {
+	p := &scriptedProvider{replies: []func(context.Context, func(StreamEvent)) (*session.Message, error){
+		reply(assistant(call("c1", "echo", `{"msg":"blocked"}`), call("c2", "echo", `{"msg":"x"}`))),
+		reply(assistant(text("ok"))),
+	}}
+	var ran []string
+	a := newTestAgent(p, &ran)
+	h := &recordingHooks{}
+	a.Hooks = h
+	a.SystemPrompt = "base"
+	require.NoError(t, a.Prompt(context.Background(), "go", nil))
+
+	assert.Equal(t, []string{"rewritten"}, ran, "blocked call never runs; input rewritten")
+	req := p.requests[0]
+	assert.Equal(t, "base +hook", req.SystemPrompt)
+	assert.Equal(t, "hook-key", req.APIKey)
+	assert.Equal(t, "1", req.Headers["X-Hook"])
+	assert.Equal(t, "injected", req.Messages[0].Text())
+	second := p.requests[1].Messages
+	assert.Equal(t, "no way (after)", second[3].Text())
+	assert.Equal(t, "echo: rewritten (after)", second[4].Text())
+	// the context hook never reaches the session
+	assert.Len(t, a.Session.BuildContext().Messages, 5)
+	assert.Equal(t, []string{EventAgentStart, EventTurnStart, EventTurnEnd, EventTurnStart, EventTurnEnd, EventAgentEnd}, h.notified)
+}

@@ -1,0 +1,334 @@
+// The application: wires config, model registry, session, tools, hooks and
+// the agent loop together for both the one-shot mode and the REPL.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/agent/tools"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// app is one lunar process.
+type app struct {
+	opts   *options
+	paths  paths
+	cfg    *config
+	cwd    string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+
+	registry *agent.Registry
+	sess     *session.Session
+	agent    *agent.Agent
+	allTools []*agent.Tool
+	resumed  bool
+	model    agent.Model
+	thinking string
+	hooks    appHooks
+	ui       hookUI
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	opts, fs, err := parseFlags(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "lunar: %v\nRun 'lunar --help' for usage.\n", err)
+		return exitUsage
+	}
+	if opts.Help {
+		printUsage(stdout, fs)
+		return exitOK
+	}
+	if opts.Version {
+		fmt.Fprintf(stdout, "lunar %s\n", version)
+		return exitOK
+	}
+	a := &app{opts: opts, paths: resolvePaths(), stdin: stdin, stdout: stdout, stderr: stderr}
+	if a.cwd, err = os.Getwd(); err != nil {
+		fmt.Fprintf(stderr, "lunar: %v\n", err)
+		return exitError
+	}
+	if a.cfg, err = loadConfig(a.paths.Config, a.cwd); err != nil {
+		fmt.Fprintf(stderr, "lunar: %v\n", err)
+		return exitError
+	}
+	if code, handled := a.subcommand(); handled {
+		return code
+	}
+	if err := a.setupModels(); err != nil {
+		return a.fail(err)
+	}
+	if opts.ListModels {
+		a.listModels()
+		return exitOK
+	}
+
+	interactive := !opts.PromptSet && isTerminal(stdin) && opts.Mode == "text"
+	var prompt string
+	if !interactive {
+		if prompt, err = a.readPrompt(); err != nil {
+			return a.fail(err)
+		}
+	}
+
+	if err := a.setup(); err != nil {
+		return a.fail(err)
+	}
+	defer a.close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if interactive {
+		return a.runREPL()
+	}
+	return a.runOneShot(ctx, prompt)
+}
+
+// fail reports a setup error; usage errors exit 2, the rest 1.
+func (a *app) fail(err error) int {
+	fmt.Fprintf(a.stderr, "lunar: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitError
+}
+
+// readPrompt builds the one-shot prompt from -p and piped stdin.
+func (a *app) readPrompt() (string, error) {
+	prompt := a.opts.Prompt
+	if !isTerminal(a.stdin) {
+		data, err := io.ReadAll(a.stdin)
+		if err != nil {
+			return "", fmt.Errorf("read stdin: %w", err)
+		}
+		if in := strings.TrimRight(string(data), "\n"); strings.TrimSpace(in) != "" {
+			if prompt != "" {
+				prompt += "\n\n" + in
+			} else {
+				prompt = in
+			}
+		}
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", &usageError{"no prompt: pass -p \"…\" or pipe one through stdin"}
+	}
+	return prompt, nil
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// setup opens the session and builds the agent.
+func (a *app) setup() error {
+	if err := a.openSession(); err != nil {
+		return err
+	}
+	if err := a.setupTools(); err != nil {
+		return err
+	}
+	sys, err := a.systemPrompt()
+	if err != nil {
+		return err
+	}
+	a.agent = &agent.Agent{
+		Session:       a.sess,
+		Model:         a.model,
+		ThinkingLevel: a.thinking,
+		SystemPrompt:  sys,
+		Tools:         a.allTools,
+		NewProvider:   func(m agent.Model) (agent.Provider, error) { return a.registry.NewProvider(m), nil },
+		APIKey:        a.apiKey,
+	}
+	if !a.resumed {
+		if _, err := a.sess.AppendModelChange(a.model.Provider, a.model.ID); err != nil {
+			return err
+		}
+		if _, err := a.sess.AppendThinkingLevel(a.thinking); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *app) close() {
+	if a.sess != nil {
+		if err := a.sess.Close(); err != nil {
+			fmt.Fprintf(a.stderr, "lunar: closing session: %v\n", err)
+		}
+	}
+}
+
+func (a *app) setupTools() error {
+	all := tools.Builtins(a.cwd)
+	switch {
+	case a.opts.NoTools:
+		a.allTools = nil
+	case a.opts.Tools != "":
+		sel, err := tools.ByName(splitList(a.opts.Tools), all)
+		if err != nil {
+			return &usageError{"--tools: " + err.Error()}
+		}
+		a.allTools = sel
+	default:
+		a.allTools = all
+	}
+	return nil
+}
+
+func (a *app) systemPrompt() (string, error) {
+	return agent.SystemPrompt(agent.SystemPromptOptions{
+		Cwd:          a.cwd,
+		Tools:        a.allTools,
+		Custom:       a.opts.SystemPrompt,
+		Append:       a.opts.AppendSystemPrompt,
+		GlobalDir:    a.paths.Config,
+		ContextFiles: true,
+	}), nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sessionRoot is the folder sessions of this cwd live in.
+func (a *app) sessionDir() string {
+	if a.opts.SessionDir != "" {
+		return a.opts.SessionDir
+	}
+	return session.Dir(a.paths.Sessions(), a.cwd)
+}
+
+// findSession resolves a --session/--fork argument: a path or an id prefix.
+func (a *app) findSession(arg string) (string, error) {
+	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, filepath.Separator) {
+		if _, err := os.Stat(arg); err != nil {
+			return "", fmt.Errorf("session %s: %w", arg, err)
+		}
+		return arg, nil
+	}
+	if a.opts.SessionDir != "" {
+		matches, _ := filepath.Glob(filepath.Join(a.opts.SessionDir, "*_"+arg+"*.jsonl"))
+		if len(matches) == 1 {
+			return matches[0], nil
+		}
+	}
+	return session.Find(a.paths.Sessions(), a.cwd, arg)
+}
+
+func (a *app) openSession() error {
+	o := a.opts
+	var err error
+	switch {
+	case o.NoSession:
+		a.sess = session.CreateInMemory(a.cwd)
+		return nil
+	case o.Continue:
+		path, ferr := a.mostRecent()
+		if ferr != nil {
+			return ferr
+		}
+		if path == "" {
+			a.sess, err = session.Create(a.sessionDir(), a.cwd)
+			return err
+		}
+		return a.resume(path)
+	case o.Session != "":
+		path, ferr := a.findSession(o.Session)
+		if ferr != nil {
+			return ferr
+		}
+		return a.resume(path)
+	case o.Fork != "":
+		path, ferr := a.findSession(o.Fork)
+		if ferr != nil {
+			return ferr
+		}
+		src, lerr := session.Load(path)
+		if lerr != nil {
+			return lerr
+		}
+		a.sess, err = src.Fork(src.LeafID(), a.sessionDir())
+		if err != nil {
+			return err
+		}
+		a.resumed = true
+		a.restoreFromContext()
+		return nil
+	default:
+		a.sess, err = session.Create(a.sessionDir(), a.cwd)
+		return err
+	}
+}
+
+func (a *app) mostRecent() (string, error) {
+	if a.opts.SessionDir != "" {
+		matches, _ := filepath.Glob(filepath.Join(a.opts.SessionDir, "*.jsonl"))
+		var best string
+		var bestT int64
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && fi.ModTime().UnixNano() > bestT {
+				best, bestT = m, fi.ModTime().UnixNano()
+			}
+		}
+		return best, nil
+	}
+	return session.MostRecent(a.paths.Sessions(), a.cwd)
+}
+
+func (a *app) resume(path string) error {
+	s, err := session.Open(path)
+	if err != nil {
+		return err
+	}
+	for _, w := range s.Warnings() {
+		fmt.Fprintf(a.stderr, "lunar: warning: %s\n", w)
+	}
+	a.sess = s
+	a.resumed = true
+	a.restoreFromContext()
+	return nil
+}
+
+// restoreFromContext takes model and thinking level from the resumed
+// session unless flags chose them.
+func (a *app) restoreFromContext() {
+	c := a.sess.BuildContext()
+	if a.opts.Model == "" && a.opts.Provider == "" && c.Provider != "" {
+		if m, ok := a.registry.Find(c.Provider, c.ModelID); ok {
+			if _, _, err := a.registry.APIKey(m.Provider); err == nil || a.opts.APIKey != "" {
+				a.model = a.withFlags(m)
+			}
+		}
+	}
+	if a.opts.Thinking == "" && c.ThinkingLevel != "" {
+		a.thinking = c.ThinkingLevel
+	}
+}
+
+// submit handles one line of user input: a hook command or a prompt.
+func (a *app) submit(ctx context.Context, text string) error {
+	return a.agent.Prompt(ctx, text, nil)
+}

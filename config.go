@@ -1,0 +1,207 @@
+// The configuration file: $XDG_CONFIG_HOME/lunar/config.json overlaid by
+// the project's .lunar/config.json. Errors name the file, line and key.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// config is the merged configuration. Pointer fields distinguish "unset"
+// from zero so the project file can overlay the global one key by key.
+type config struct {
+	Model         string                    `json:"model,omitempty"`
+	Thinking      string                    `json:"thinking,omitempty"`
+	HookTimeoutMs *int                      `json:"hook_timeout_ms,omitempty"`
+	Compaction    *compactionConfig         `json:"compaction,omitempty"`
+	Providers     map[string]providerConfig `json:"providers,omitempty"`
+	Models        []string                  `json:"models,omitempty"`
+	DisabledHooks []string                  `json:"disabled_hooks,omitempty"`
+
+	files []string // the files that were read, in order
+}
+
+type compactionConfig struct {
+	Enabled          *bool `json:"enabled,omitempty"`
+	ReserveTokens    *int  `json:"reserve_tokens,omitempty"`
+	KeepRecentTokens *int  `json:"keep_recent_tokens,omitempty"`
+}
+
+// providerConfig is a custom (or overridden) provider.
+type providerConfig struct {
+	API       string            `json:"api,omitempty"` // openai-completions (default) or anthropic-messages
+	BaseURL   string            `json:"base_url,omitempty"`
+	APIKeyEnv string            `json:"api_key_env,omitempty"`
+	APIKey    string            `json:"api_key,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	Models    []modelConfig     `json:"models,omitempty"`
+}
+
+type modelConfig struct {
+	ID            string  `json:"id"`
+	ContextWindow int     `json:"context_window,omitempty"`
+	MaxTokens     int     `json:"max_tokens,omitempty"`
+	Reasoning     bool    `json:"reasoning,omitempty"`
+	CostInput     float64 `json:"cost_input,omitempty"`
+	CostOutput    float64 `json:"cost_output,omitempty"`
+}
+
+// hookTimeoutMs returns the configured hook timeout (default 30 s).
+func (c *config) hookTimeoutMs() int {
+	if c.HookTimeoutMs == nil {
+		return 30000
+	}
+	return *c.HookTimeoutMs
+}
+
+// loadConfig reads the global then the project config; missing files are fine.
+func loadConfig(globalDir, cwd string) (*config, error) {
+	c := &config{}
+	for _, path := range []string{
+		filepath.Join(globalDir, "config.json"),
+		filepath.Join(cwd, ".lunar", "config.json"),
+	} {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("config %s: %w", path, err)
+		}
+		var layer config
+		if err := decodeConfig(path, data, &layer); err != nil {
+			return nil, err
+		}
+		c.overlay(&layer)
+		c.files = append(c.files, path)
+	}
+	return c, nil
+}
+
+// decodeConfig decodes strictly, turning decoder errors into messages that
+// name the file, line and key.
+func decodeConfig(path string, data []byte, into *config) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(into)
+	if err == nil {
+		if dec.More() {
+			return fmt.Errorf("config %s:%d: unexpected data after the JSON object", path, lineAt(data, dec.InputOffset()))
+		}
+		return into.validate(path, data)
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("config %s:%d: %v", path, lineAt(data, syn.Offset), syn)
+	case errors.As(err, &typ):
+		return fmt.Errorf("config %s:%d: key %q: expected %s, got %s", path, lineAt(data, typ.Offset), typ.Field, typ.Type, typ.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		key := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return fmt.Errorf("config %s:%d: unknown key %q (known: %s)", path, lineOfKey(data, key), key, strings.Join(knownKeys(), ", "))
+	default:
+		return fmt.Errorf("config %s:%d: %v", path, lineAt(data, dec.InputOffset()), err)
+	}
+}
+
+func knownKeys() []string {
+	keys := []string{"model", "thinking", "hook_timeout_ms", "compaction", "providers", "models", "disabled_hooks"}
+	sort.Strings(keys)
+	return keys
+}
+
+var thinkingLevels = []string{"off", "minimal", "low", "medium", "high"}
+
+func validThinking(l string) bool {
+	for _, t := range thinkingLevels {
+		if t == l {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *config) validate(path string, data []byte) error {
+	if c.Thinking != "" && !validThinking(c.Thinking) {
+		return fmt.Errorf("config %s:%d: key \"thinking\": %q is not one of %s", path, lineOfKey(data, "thinking"), c.Thinking, strings.Join(thinkingLevels, "|"))
+	}
+	if c.HookTimeoutMs != nil && *c.HookTimeoutMs < 0 {
+		return fmt.Errorf("config %s:%d: key \"hook_timeout_ms\": must not be negative", path, lineOfKey(data, "hook_timeout_ms"))
+	}
+	for name, p := range c.Providers {
+		if p.API != "" && p.API != "openai-completions" && p.API != "anthropic-messages" {
+			return fmt.Errorf("config %s:%d: key \"providers.%s.api\": %q is not openai-completions or anthropic-messages", path, lineOfKey(data, "api"), name, p.API)
+		}
+		for i, m := range p.Models {
+			if m.ID == "" {
+				return fmt.Errorf("config %s:%d: key \"providers.%s.models[%d].id\" is missing", path, lineOfKey(data, name), name, i)
+			}
+		}
+	}
+	return nil
+}
+
+func (c *config) overlay(o *config) {
+	if o.Model != "" {
+		c.Model = o.Model
+	}
+	if o.Thinking != "" {
+		c.Thinking = o.Thinking
+	}
+	if o.HookTimeoutMs != nil {
+		c.HookTimeoutMs = o.HookTimeoutMs
+	}
+	if o.Compaction != nil {
+		if c.Compaction == nil {
+			c.Compaction = &compactionConfig{}
+		}
+		if o.Compaction.Enabled != nil {
+			c.Compaction.Enabled = o.Compaction.Enabled
+		}
+		if o.Compaction.ReserveTokens != nil {
+			c.Compaction.ReserveTokens = o.Compaction.ReserveTokens
+		}
+		if o.Compaction.KeepRecentTokens != nil {
+			c.Compaction.KeepRecentTokens = o.Compaction.KeepRecentTokens
+		}
+	}
+	for name, p := range o.Providers {
+		if c.Providers == nil {
+			c.Providers = map[string]providerConfig{}
+		}
+		c.Providers[name] = p
+	}
+	if o.Models != nil {
+		c.Models = o.Models
+	}
+	if o.DisabledHooks != nil {
+		c.DisabledHooks = append(c.DisabledHooks, o.DisabledHooks...)
+	}
+}
+
+// lineAt converts a byte offset into a 1-based line number.
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// lineOfKey finds the line of the first occurrence of "key": (best effort).
+func lineOfKey(data []byte, key string) int {
+	i := bytes.Index(data, []byte(`"`+key+`"`))
+	if i < 0 {
+		return 1
+	}
+	return lineAt(data, int64(i))
+}

@@ -1,0 +1,150 @@
+// --mode json: one JSON object per line on stdout for every agent event,
+// in the shape of pi's --mode json.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+
+	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// jsonWriter writes events as JSON lines. It is safe for concurrent use.
+type jsonWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf bytes.Buffer
+	err error
+}
+
+func (j *jsonWriter) write(v any) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.buf.Reset()
+	enc := json.NewEncoder(&j.buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		j.err = err
+		return
+	}
+	if _, err := j.w.Write(j.buf.Bytes()); err != nil && j.err == nil {
+		j.err = err
+	}
+}
+
+type jsonHeader struct {
+	Type          string `json:"type"`
+	Version       int    `json:"version"`
+	ID            string `json:"id"`
+	Timestamp     string `json:"timestamp"`
+	Cwd           string `json:"cwd"`
+	ParentSession string `json:"parentSession,omitempty"`
+}
+
+func (j *jsonWriter) header(h session.Header) {
+	j.write(jsonHeader{Type: "session", Version: session.CurrentVersion, ID: h.ID, Timestamp: h.Timestamp, Cwd: h.Cwd, ParentSession: h.ParentSession})
+}
+
+type jsonToolResult struct {
+	Content []session.ContentBlock `json:"content"`
+	Details json.RawMessage        `json:"details,omitempty"`
+}
+
+type jsonStreamEvent struct {
+	Type         string           `json:"type"`
+	ContentIndex *int             `json:"contentIndex,omitempty"`
+	Delta        string           `json:"delta,omitempty"`
+	Partial      *session.Message `json:"partial,omitempty"`
+}
+
+// event converts one loop event to pi's JSON shape.
+func (j *jsonWriter) event(ev agent.Event) {
+	type obj = map[string]any
+	switch ev.Type {
+	case agent.EventAgentStart, agent.EventTurnStart:
+		j.write(struct {
+			Type string `json:"type"`
+		}{ev.Type})
+	case agent.EventMessageStart, agent.EventMessageEnd:
+		j.write(struct {
+			Type    string           `json:"type"`
+			Message *session.Message `json:"message"`
+		}{ev.Type, ev.Message})
+	case agent.EventMessageUpdate:
+		se := jsonStreamEvent{Type: ev.Stream.Type, Delta: ev.Stream.Delta, Partial: ev.Stream.Partial}
+		if ev.Stream.Type != agent.StreamStart {
+			idx := ev.Stream.ContentIndex
+			se.ContentIndex = &idx
+		}
+		j.write(struct {
+			Type                  string           `json:"type"`
+			Message               *session.Message `json:"message"`
+			AssistantMessageEvent jsonStreamEvent  `json:"assistantMessageEvent"`
+		}{ev.Type, ev.Message, se})
+	case agent.EventToolExecutionStart:
+		j.write(struct {
+			Type       string          `json:"type"`
+			ToolCallID string          `json:"toolCallId"`
+			ToolName   string          `json:"toolName"`
+			Args       json.RawMessage `json:"args"`
+		}{ev.Type, ev.ToolCallID, ev.ToolName, rawOrNull(ev.Args)})
+	case agent.EventToolExecutionUpdate:
+		j.write(struct {
+			Type          string          `json:"type"`
+			ToolCallID    string          `json:"toolCallId"`
+			ToolName      string          `json:"toolName"`
+			Args          json.RawMessage `json:"args"`
+			PartialResult jsonToolResult  `json:"partialResult"`
+		}{ev.Type, ev.ToolCallID, ev.ToolName, rawOrNull(ev.Args), toolResultJSON(ev.Result)})
+	case agent.EventToolExecutionEnd:
+		j.write(struct {
+			Type       string         `json:"type"`
+			ToolCallID string         `json:"toolCallId"`
+			ToolName   string         `json:"toolName"`
+			Result     jsonToolResult `json:"result"`
+			IsError    bool           `json:"isError"`
+		}{ev.Type, ev.ToolCallID, ev.ToolName, toolResultJSON(ev.Result), ev.IsError})
+	case agent.EventTurnEnd:
+		results := ev.ToolResults
+		if results == nil {
+			results = []session.Message{}
+		}
+		j.write(struct {
+			Type        string            `json:"type"`
+			Message     *session.Message  `json:"message"`
+			ToolResults []session.Message `json:"toolResults"`
+		}{ev.Type, ev.Message, results})
+	case agent.EventAgentEnd:
+		msgs := ev.Messages
+		if msgs == nil {
+			msgs = []session.Message{}
+		}
+		j.write(struct {
+			Type     string            `json:"type"`
+			Messages []session.Message `json:"messages"`
+		}{ev.Type, msgs})
+	default:
+		j.write(obj{"type": ev.Type})
+	}
+}
+
+func rawOrNull(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return json.RawMessage("null")
+	}
+	return r
+}
+
+func toolResultJSON(r *agent.ToolResult) jsonToolResult {
+	if r == nil {
+		return jsonToolResult{Content: []session.ContentBlock{}}
+	}
+	c := r.Content
+	if c == nil {
+		c = []session.ContentBlock{}
+	}
+	return jsonToolResult{Content: c, Details: r.Details}
+}

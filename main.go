@@ -1,0 +1,15 @@
+// Command lunar is a minimal, line-based LLM agent for the terminal,
+// customised with small Lua scripts. main only parses flags and wires the
+// packages together; see flags.go, app.go, oneshot.go and repl.go.
+package main
+
+import (
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,100 @@
+// Model selection: flags, config and the resumed session choose the model,
+// its thinking level and its API key.
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/lunar-cli/lunar/agent"
+)
+
+func (a *app) setupModels() error {
+	var custom []agent.ProviderConfig
+	names := make([]string, 0, len(a.cfg.Providers))
+	for name := range a.cfg.Providers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := a.cfg.Providers[name]
+		pc := agent.ProviderConfig{Name: name, API: p.API, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv, APIKey: p.APIKey, Headers: p.Headers}
+		for _, m := range p.Models {
+			pc.Models = append(pc.Models, agent.Model{ID: m.ID, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens,
+				Reasoning: m.Reasoning, Cost: agent.ModelCost{Input: m.CostInput, Output: m.CostOutput}})
+		}
+		custom = append(custom, pc)
+	}
+	a.registry = agent.NewRegistry(custom)
+
+	spec := a.opts.Model
+	if spec == "" && a.opts.Provider == "" {
+		spec = a.cfg.Model
+	}
+	var m agent.Model
+	switch {
+	case a.opts.Provider != "" && spec != "" && !strings.Contains(spec, "/"):
+		m = a.lookup(a.opts.Provider, spec)
+	case a.opts.Provider != "" && spec == "":
+		m = a.lookup(a.opts.Provider, "")
+	case spec != "":
+		var err error
+		if m, err = a.registry.Resolve(spec); err != nil {
+			return &usageError{fmt.Sprintf("--model: %v", err)}
+		}
+	default:
+		m = a.registry.DefaultModel()
+	}
+	a.model = a.withFlags(m)
+	a.thinking = a.opts.Thinking
+	if a.thinking == "" {
+		a.thinking = a.cfg.Thinking
+	}
+	if a.thinking == "" {
+		a.thinking = agent.ThinkingOff
+	}
+	return nil
+}
+
+// lookup finds provider/id, falling back to defaults for unknown ids.
+func (a *app) lookup(provider, id string) agent.Model {
+	if id == "" {
+		if all := a.registry.All(); len(all) > 0 {
+			for _, m := range all {
+				if m.Provider == provider {
+					return m
+				}
+			}
+		}
+	}
+	if m, ok := a.registry.Find(provider, id); ok {
+		return m
+	}
+	m, _ := a.registry.Resolve(provider + "/" + id)
+	return m
+}
+
+// withFlags applies --base-url to a model.
+func (a *app) withFlags(m agent.Model) agent.Model {
+	if a.opts.BaseURL != "" {
+		m.BaseURL = a.opts.BaseURL
+	}
+	return m
+}
+
+// apiKey resolves the key for a model: --api-key, then the registry.
+func (a *app) apiKey(m agent.Model) (string, error) {
+	if a.opts.APIKey != "" {
+		return a.opts.APIKey, nil
+	}
+	key, _, err := a.registry.APIKey(m.Provider)
+	return key, err
+}
+
+func (a *app) listModels() {
+	fmt.Fprintf(a.stdout, "%-12s %-32s %9s %10s %10s\n", "provider", "model", "context", "$in/M", "$out/M")
+	for _, m := range a.registry.All() {
+		fmt.Fprintf(a.stdout, "%-12s %-32s %9d %10.2f %10.2f\n", m.Provider, m.ID, m.ContextWindow, m.Cost.Input, m.Cost.Output)
+	}
+}

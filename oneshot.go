@@ -1,0 +1,117 @@
+// One-shot mode: `lunar -p "…"` or a prompt piped through stdin. The answer
+// (or pure JSONL in --mode json) goes to stdout and nothing else does; tool
+// activity and diagnostics go to stderr.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// textPrinter streams assistant text to stdout and tool activity to stderr.
+type textPrinter struct {
+	out, errw  io.Writer
+	wroteText  bool // something was written to out
+	lineOpen   bool // out does not end in a newline
+	needBreak  bool // a new assistant message started after text was written
+	lastStderr bool
+}
+
+func (p *textPrinter) event(ev agent.Event) {
+	switch ev.Type {
+	case agent.EventMessageStart:
+		if ev.Message != nil && ev.Message.Role == session.RoleAssistant && p.wroteText {
+			p.needBreak = true
+		}
+	case agent.EventMessageUpdate:
+		if ev.Stream.Type == agent.StreamTextDelta && ev.Stream.Delta != "" {
+			if p.needBreak {
+				p.write("\n\n")
+				p.needBreak = false
+			}
+			p.write(ev.Stream.Delta)
+		}
+	case agent.EventToolExecutionStart:
+		p.endLine()
+		fmt.Fprintf(p.errw, "→ %s\n", toolCallSummary(ev.ToolName, ev.Args))
+	case agent.EventToolExecutionEnd:
+		if ev.IsError && ev.Result != nil {
+			fmt.Fprintf(p.errw, "  ✗ %s\n", firstLine(resultText(ev.Result), 200))
+		}
+	}
+}
+
+func (p *textPrinter) write(s string) {
+	io.WriteString(p.out, s)
+	p.wroteText = true
+	p.lineOpen = !strings.HasSuffix(s, "\n")
+}
+
+// endLine finishes the current stdout line so stderr output does not glue
+// onto it on a shared terminal.
+func (p *textPrinter) endLine() {
+	if p.lineOpen {
+		io.WriteString(p.out, "\n")
+		p.lineOpen = false
+	}
+}
+
+func resultText(r *agent.ToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if c.Type == session.BlockText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+func firstLine(s string, max int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if len([]rune(s)) > max {
+		s = string([]rune(s)[:max]) + "…"
+	}
+	return s
+}
+
+// runOneShot runs one prompt and returns the process exit code.
+func (a *app) runOneShot(ctx context.Context, prompt string) int {
+	if a.opts.Mode == "json" {
+		j := &jsonWriter{w: a.stdout}
+		j.header(a.sess.Header())
+		unsub := a.agent.Subscribe(j.event)
+		defer unsub()
+	} else {
+		p := &textPrinter{out: a.stdout, errw: a.stderr}
+		unsub := a.agent.Subscribe(p.event)
+		defer func() {
+			unsub()
+			p.endLine()
+		}()
+	}
+	err := a.submit(ctx, prompt)
+	return a.exitCode(err)
+}
+
+// exitCode maps a run's error to the process exit code, reporting it.
+func (a *app) exitCode(err error) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, agent.ErrAborted) || errors.Is(err, context.Canceled):
+		fmt.Fprintln(a.stderr, "lunar: interrupted")
+		return exitInterrupted
+	default:
+		fmt.Fprintf(a.stderr, "lunar: %v\n", err)
+		return exitError
+	}
+}

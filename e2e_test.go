@@ -1,0 +1,361 @@
+// End-to-end tests of the one-shot mode: they build the binary once and run
+// it as a user would, against the in-repo fake LLM server.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+	"github.com/lunar-cli/lunar/session"
+)
+
+var lunarBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "lunar-e2e")
+	if err != nil {
+		panic(err)
+	}
+	lunarBin = filepath.Join(dir, "lunar")
+	out, err := exec.Command("go", "build", "-o", lunarBin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build lunar: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// e2e is one isolated lunar installation: its own LUNAR_HOME, working
+// folder and fake LLM server.
+type e2e struct {
+	t    *testing.T
+	home string
+	cwd  string
+	srv  *llmtest.Server
+	api  string // "openai" or "anthropic"
+	env  []string
+}
+
+func newE2E(t *testing.T) *e2e {
+	t.Helper()
+	e := &e2e{t: t, home: t.TempDir(), cwd: t.TempDir(), srv: llmtest.New(t), api: "openai"}
+	// Resolve symlinks so paths in session headers match os.Getwd in the child.
+	e.cwd, _ = filepath.EvalSymlinks(e.cwd)
+	return e
+}
+
+func (e *e2e) modelArgs() []string {
+	if e.api == "anthropic" {
+		return []string{"--model", "anthropic/claude-sonnet-4-5", "--base-url", e.srv.RootURL(), "--api-key", "sk-test"}
+	}
+	return []string{"--model", "openai/gpt-4.1", "--base-url", e.srv.URL(), "--api-key", "sk-test"}
+}
+
+func (e *e2e) cmd(stdin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(lunarBin, append(e.modelArgs(), args...)...)
+	cmd.Dir = e.cwd
+	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "NO_COLOR=1", "LUNAR_MAX_RETRIES=2")
+	cmd.Env = append(cmd.Env, e.env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	return cmd
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (e *e2e) run(stdin string, args ...string) result {
+	e.t.Helper()
+	cmd := e.cmd(stdin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(e.t, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// sessionFiles lists the session files written under LUNAR_HOME.
+func (e *e2e) sessionFiles() []string {
+	files, _ := filepath.Glob(filepath.Join(e.home, "data", "sessions", "*", "*.jsonl"))
+	return files
+}
+
+func (e *e2e) onlySession() *session.Session {
+	e.t.Helper()
+	files := e.sessionFiles()
+	require.Len(e.t, files, 1)
+	s, err := session.Load(files[0])
+	require.NoError(e.t, err)
+	return s
+}
+
+func TestOneShotPlainAnswer(t *testing.T) {
+	for _, api := range []string{"openai", "anthropic"} {
+		t.Run(api, func(t *testing.T) {
+			e := newE2E(t)
+			e.api = api
+			e.srv.Reply(llmtest.Text("Hello "), llmtest.Text("there."), llmtest.Usage(12, 3, 0, 0))
+			r := e.run("", "-p", "say hello")
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Equal(t, "Hello there.\n", r.stdout)
+			reqs := e.srv.Requests()
+			require.Len(t, reqs, 1)
+			assert.Contains(t, string(reqs[0].Body), "say hello")
+			assert.NotContains(t, r.stderr, "sk-test")
+
+			s := e.onlySession()
+			assert.Equal(t, 3, s.Header().Version)
+			msgs := s.BuildContext().Messages
+			require.Len(t, msgs, 2)
+			assert.Equal(t, "say hello", msgs[0].Message.Text())
+			assert.Equal(t, "Hello there.", msgs[1].Message.Text())
+			assert.Equal(t, 12, msgs[1].Message.Usage.Input)
+			raw, err := os.ReadFile(s.File())
+			require.NoError(t, err)
+			assert.NotContains(t, string(raw), "sk-test", "the API key never reaches the session file")
+		})
+	}
+}
+
+func TestOneShotStdinIsAppendedToPrompt(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("line one\nline two\n", "-p", "summarise")
+	require.Equal(t, 0, r.code, r.stderr)
+	body := string(e.srv.Requests()[0].Body)
+	assert.Contains(t, body, `summarise\n\nline one\nline two`)
+
+	e.srv.Reply(llmtest.Text("ok"))
+	r = e.run("only stdin")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, string(e.srv.Requests()[1].Body), "only stdin")
+}
+
+func TestOneShotToolLoop(t *testing.T) {
+	for _, api := range []string{"openai", "anthropic"} {
+		t.Run(api, func(t *testing.T) {
+			e := newE2E(t)
+			e.api = api
+			e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo from-bash"}`).Split(4))
+			e.srv.Reply(llmtest.Text("The command printed from-bash."))
+			r := e.run("", "-p", "run it")
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Equal(t, "The command printed from-bash.\n", r.stdout, "stdout carries only the answer")
+			assert.Contains(t, r.stderr, "→ bash  echo from-bash")
+			reqs := e.srv.Requests()
+			require.Len(t, reqs, 2)
+			assert.Contains(t, string(reqs[1].Body), "from-bash\\n")
+
+			msgs := e.onlySession().BuildContext().Messages
+			require.Len(t, msgs, 4)
+			assert.Equal(t, session.RoleToolResult, msgs[2].Message.Role)
+			assert.Equal(t, "bash", msgs[2].Message.ToolName)
+			assert.False(t, msgs[2].Message.IsError)
+		})
+	}
+}
+
+func TestOneShotEditsAFile(t *testing.T) {
+	e := newE2E(t)
+	path := filepath.Join(e.cwd, "hello.txt")
+	require.NoError(t, os.WriteFile(path, []byte("hello world\n"), 0o644))
+	e.srv.Reply(llmtest.ToolCall("edit", `{"path":"hello.txt","edits":[{"oldText":"world","newText":"lunar"}]}`))
+	e.srv.Reply(llmtest.Text("Edited."))
+	r := e.run("", "-p", "change world to lunar")
+	require.Equal(t, 0, r.code, r.stderr)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "hello lunar\n", string(data))
+}
+
+func TestOneShotMalformedToolArguments(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Part{Type: llmtest.PartToolCall, Name: "bash", Arguments: `{"command": "ls`})
+	e.srv.Reply(llmtest.Text("Sorry."))
+	r := e.run("", "-p", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "Sorry.\n", r.stdout)
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 4)
+	assert.True(t, msgs[2].Message.IsError)
+	assert.Contains(t, msgs[2].Message.Text(), "Invalid arguments")
+}
+
+func TestOneShotContinueCarriesContext(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("First answer."))
+	e.srv.Reply(llmtest.Text("Second answer."))
+	require.Equal(t, 0, e.run("", "-p", "first question").code)
+	r := e.run("", "-c", "-p", "second question")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "Second answer.\n", r.stdout)
+	body := string(e.srv.Requests()[1].Body)
+	assert.Contains(t, body, "first question")
+	assert.Contains(t, body, "First answer.")
+	assert.Contains(t, body, "second question")
+	msgs := e.onlySession().BuildContext().Messages
+	assert.Len(t, msgs, 4)
+}
+
+func TestOneShotSessionByIDAndNoSession(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("one"))
+	require.Equal(t, 0, e.run("", "-p", "q1").code)
+	id := e.onlySession().ID()
+
+	e.srv.Reply(llmtest.Text("two"))
+	r := e.run("", "--session", id[:13], "-p", "q2")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Len(t, e.onlySession().BuildContext().Messages, 4)
+
+	e.srv.Reply(llmtest.Text("three"))
+	r = e.run("", "--no-session", "-p", "q3")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Len(t, e.sessionFiles(), 1, "--no-session writes nothing")
+}
+
+func TestOneShotRateLimitThenSuccess(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Status(429).RetryAfter("0"))
+	e.srv.Reply(llmtest.Text("finally"))
+	r := e.run("", "-p", "hi")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "finally\n", r.stdout)
+	assert.Len(t, e.srv.Requests(), 2)
+}
+
+func TestOneShotServerErrorForever(t *testing.T) {
+	e := newE2E(t)
+	e.srv.SetDefault(llmtest.Status(500).RetryAfter("0").Message("upstream exploded"))
+	start := time.Now()
+	r := e.run("", "-p", "hi")
+	assert.Equal(t, 1, r.code)
+	assert.Empty(t, r.stdout)
+	assert.Contains(t, r.stderr, "500")
+	assert.Contains(t, r.stderr, "upstream exploded")
+	assert.Less(t, time.Since(start), 20*time.Second)
+	assert.Equal(t, 1, strings.Count(strings.TrimSpace(r.stderr), "\n")+1, "one clear line: %q", r.stderr)
+}
+
+func TestOneShotAbortKeepsPartialMessage(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("partial answer"), llmtest.Hang())
+	cmd := e.cmd("", "-p", "tell me a long story")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	rd := bufio.NewReader(stdout)
+	got := make([]byte, len("partial answer"))
+	_, err = io.ReadFull(rd, got)
+	require.NoError(t, err)
+	assert.Equal(t, "partial answer", string(got))
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 130, ee.ExitCode(), errb.String())
+
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 2)
+	assert.Equal(t, session.StopAborted, msgs[1].Message.StopReason)
+	assert.Equal(t, "partial answer", msgs[1].Message.Text())
+}
+
+func TestOneShotJSONMode(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo x"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.run("", "--mode", "json", "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	var types []string
+	for i, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var v map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &v), "line %d is JSON: %s", i+1, line)
+		types = append(types, v["type"].(string))
+	}
+	assert.Equal(t, "session", types[0])
+	assert.Equal(t, "agent_start", types[1])
+	assert.Equal(t, "agent_end", types[len(types)-1])
+	for _, want := range []string{"turn_start", "message_start", "message_update", "message_end", "tool_execution_start", "tool_execution_end", "turn_end"} {
+		assert.Contains(t, types, want)
+	}
+}
+
+func TestOneShotJSONModeErrorExitCode(t *testing.T) {
+	e := newE2E(t)
+	e.srv.SetDefault(llmtest.Status(401).Message("bad key"))
+	r := e.run("", "--mode", "json", "-p", "go")
+	assert.Equal(t, 1, r.code, "json mode exits 1 like text mode")
+}
+
+func TestUsageErrors(t *testing.T) {
+	e := newE2E(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown flag", []string{"--frobnicate", "-p", "x"}, "unknown flag"},
+		{"bad thinking", []string{"--thinking", "max", "-p", "x"}, "--thinking"},
+		{"bad mode", []string{"--mode", "xml", "-p", "x"}, "--mode"},
+		{"no prompt", []string{"-p", ""}, "no prompt"},
+		{"unknown tool", []string{"--tools", "read,frob", "-p", "x"}, "frob"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.run("", tt.args...)
+			assert.Equal(t, 2, r.code, r.stderr)
+			assert.Contains(t, r.stderr, tt.want)
+			assert.Empty(t, r.stdout)
+		})
+	}
+}
+
+func TestMissingKeyNamesTheVariable(t *testing.T) {
+	e := newE2E(t)
+	cmd := exec.Command(lunarBin, "--model", "anthropic/claude-sonnet-4-5", "-p", "hi")
+	cmd.Dir = e.cwd
+	cmd.Env = []string{"LUNAR_HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "HOME=" + e.home}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, 1, ee.ExitCode())
+	assert.Contains(t, errb.String(), "ANTHROPIC_API_KEY")
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	e := newE2E(t)
+	r := e.run("", "--version")
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "lunar ")
+	r = e.run("", "--help")
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "Examples:")
+}
+

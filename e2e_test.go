@@ -192,7 +192,7 @@ func TestOneShotEditsAFile(t *testing.T) {
 
 func TestOneShotMalformedToolArguments(t *testing.T) {
 	e := newE2E(t)
-	e.srv.Reply(llmtest.Part{Type: llmtest.PartToolCall, Name: "bash", Arguments: `{"command": "ls`})
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command": "ls`))
 	e.srv.Reply(llmtest.Text("Sorry."))
 	r := e.run("", "-p", "list")
 	require.Equal(t, 0, r.code, r.stderr)

@@ -1,0 +1,275 @@
+package agent
+
+// This file holds provider errors: the one-line ProviderError, the
+// classifiers the loop uses (context overflow, rate limit), and the parsing
+// of the error bodies the services send.
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lunar-cli/lunar/session"
+)
+
+// ProviderError is a failed model call: an HTTP error response, an error
+// event inside the stream, a broken stream or a transport failure. Its
+// message is one line and never contains the API key.
+type ProviderError struct {
+	Provider   string        // provider name ("openai", "anthropic", "groq", ...)
+	StatusCode int           // HTTP status of an error response; 0 otherwise
+	Type       string        // the service's error type or code ("rate_limit_error", "context_length_exceeded")
+	Message    string        // what the service said, API key redacted
+	RetryAfter time.Duration // the retry-after the service asked for, if any
+	Stream     bool          // the error arrived inside or broke the stream
+	Err        error         // the underlying error, if any
+}
+
+// Error returns e.g. "openai: 429 rate limited: Rate limit reached for …",
+// "anthropic: stream error (overloaded_error): Overloaded" or
+// "openai: stream interrupted: unexpected EOF".
+func (e *ProviderError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Provider)
+	b.WriteString(": ")
+	switch {
+	case e.StatusCode >= 400:
+		b.WriteString(strconv.Itoa(e.StatusCode))
+		b.WriteByte(' ')
+		b.WriteString(provStatusSummary(e.StatusCode))
+		if e.StatusCode == http.StatusBadRequest && e.Type != "" && e.Type != "invalid_request_error" {
+			b.WriteString(" (" + e.Type + ")")
+		}
+	case e.Stream && e.Type != "":
+		b.WriteString("stream error (" + e.Type + ")")
+	case e.Stream:
+		b.WriteString("stream interrupted")
+	default:
+		b.WriteString("request failed")
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *ProviderError) Unwrap() error { return e.Err }
+
+// provStatusSummary names an HTTP error status in a few words.
+func provStatusSummary(code int) string {
+	switch code {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return "bad request"
+	case http.StatusUnauthorized:
+		return "authentication failed"
+	case http.StatusPaymentRequired:
+		return "payment required"
+	case http.StatusForbidden:
+		return "permission denied"
+	case http.StatusNotFound:
+		return "not found"
+	case http.StatusRequestEntityTooLarge:
+		return "request too large"
+	case http.StatusTooManyRequests:
+		return "rate limited"
+	case http.StatusServiceUnavailable:
+		return "service unavailable"
+	case 529:
+		return "overloaded"
+	}
+	if code >= 500 {
+		return "server error"
+	}
+	if t := http.StatusText(code); t != "" {
+		return strings.ToLower(t)
+	}
+	return "error"
+}
+
+// Context-overflow messages of the services pi knows (digest §5.2).
+var overflowPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)prompt is too long`),                                  // Anthropic
+	regexp.MustCompile(`(?i)input is too long for requested model`),               // Amazon Bedrock
+	regexp.MustCompile(`(?i)exceeds the context window`),                          // OpenAI
+	regexp.MustCompile(`(?i)input token count.*exceeds the maximum`),              // Google
+	regexp.MustCompile(`(?i)maximum prompt length is \d+`),                        // xAI
+	regexp.MustCompile(`(?i)reduce the length of the messages`),                   // Groq
+	regexp.MustCompile(`(?i)maximum context length is \d+ tokens`),                // OpenAI, OpenRouter
+	regexp.MustCompile(`(?i)exceeds the limit of \d+`),                            // GitHub Copilot
+	regexp.MustCompile(`(?i)exceeds the available context size`),                  // llama.cpp
+	regexp.MustCompile(`(?i)greater than the context length`),                     // LM Studio
+	regexp.MustCompile(`(?i)context window exceeds limit`),                        // MiniMax
+	regexp.MustCompile(`(?i)exceeded model token limit`),                          // Kimi
+	regexp.MustCompile(`(?i)too large for model with \d+ maximum context length`), // Mistral
+	regexp.MustCompile(`(?i)context[_ ]length[_ ]exceeded`),                       // generic
+	regexp.MustCompile(`(?i)too many tokens`),                                     // generic
+	regexp.MustCompile(`(?i)token limit exceeded`),                                // generic
+	regexp.MustCompile(`(?i)\b4(00|13)\b.*\(no body\)`),                           // Cerebras: 400/413 without a body
+}
+
+// rateLimitPattern matches rate-limit and quota messages, which can mention
+// tokens without being context overflows ("tokens per min (TPM)").
+var rateLimitPattern = regexp.MustCompile(`(?i)rate.?limit|too many requests|\b429\b|tokens per min|requests per min|\b[TR]PM\b|quota|resource.?exhausted`)
+
+// IsContextOverflow reports whether an assistant message shows that the
+// prompt did not fit the model's context: an error whose message matches a
+// known overflow pattern (rate-limit texts excluded), a successful reply
+// whose input exceeds contextWindow (services that truncate silently), or a
+// reply cut at max tokens with no output and input at ≥ 99 % of the window.
+// contextWindow ≤ 0 disables the usage rules.
+func IsContextOverflow(msg *session.Message, contextWindow int) bool {
+	if msg == nil {
+		return false
+	}
+	if msg.StopReason == session.StopError && msg.ErrorMessage != "" {
+		if rateLimitPattern.MatchString(msg.ErrorMessage) {
+			return false
+		}
+		for _, p := range overflowPatterns {
+			if p.MatchString(msg.ErrorMessage) {
+				return true
+			}
+		}
+		return false
+	}
+	if contextWindow <= 0 || msg.Usage == nil {
+		return false
+	}
+	input := msg.Usage.Input + msg.Usage.CacheRead
+	switch msg.StopReason {
+	case session.StopStop:
+		return input > contextWindow
+	case session.StopLength:
+		return msg.Usage.Output == 0 && float64(input) >= 0.99*float64(contextWindow)
+	}
+	return false
+}
+
+// Error types and codes that mean "rate limited".
+var rateLimitTypes = map[string]bool{
+	"rate_limit_error": true, "rate_limit_exceeded": true, "rate_limited": true,
+	"tokens": true, "requests": true,
+}
+
+// IsRateLimit reports whether err is a rate-limit failure: HTTP 429, a
+// rate-limit error type, or a message saying so.
+func IsRateLimit(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		if pe.StatusCode == http.StatusTooManyRequests || rateLimitTypes[pe.Type] {
+			return true
+		}
+		return rateLimitPattern.MatchString(pe.Message)
+	}
+	return rateLimitPattern.MatchString(err.Error())
+}
+
+// provErrorBody extracts the error type and message from an error response
+// body: {"error":{"type","code","message"}} (OpenAI, Anthropic and most
+// compatible services), {"error":"text"} (Ollama), {"message"} or
+// {"detail"}; anything else is quoted as text.
+func provErrorBody(body []byte) (typ, msg string) {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var e struct {
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+			Message string `json:"message"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(v.Error, &e) == nil && (e.Message != "" || e.Type != ""):
+			typ = e.Type
+			if c, ok := e.Code.(string); ok && c != "" {
+				typ = c
+			}
+			return typ, provOneLine(e.Message)
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			return "", provOneLine(s)
+		case v.Message != "":
+			return "", provOneLine(v.Message)
+		case v.Detail != nil:
+			d, _ := json.Marshal(v.Detail)
+			if s, ok := v.Detail.(string); ok {
+				return "", provOneLine(s)
+			}
+			return "", provOneLine(string(d))
+		}
+	}
+	text := provOneLine(string(body))
+	if text == "" {
+		return "", "(no body)"
+	}
+	if len(text) > 300 {
+		text = text[:300] + "…"
+	}
+	return "", text
+}
+
+// provHTTPError builds the ProviderError of an HTTP error response whose body
+// the SDK has buffered (both SDKs put it back into res.Body).
+func provHTTPError(provider, apiKey string, res *http.Response, cause error) *ProviderError {
+	var body []byte
+	if res.Body != nil {
+		body, _ = io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	}
+	typ, msg := provErrorBody(body)
+	return &ProviderError{Provider: provider, StatusCode: res.StatusCode, Type: typ, Message: provRedact(msg, apiKey),
+		RetryAfter: provRetryAfter(res.Header), Err: cause}
+}
+
+// provStreamError builds the ProviderError of an error event inside a stream,
+// whose data is an error body.
+func provStreamError(provider, apiKey string, data []byte, cause error) *ProviderError {
+	typ, msg := provErrorBody(data)
+	if typ == "" {
+		typ = "error"
+	}
+	return &ProviderError{Provider: provider, Type: typ, Message: provRedact(msg, apiKey), Stream: true, Err: cause}
+}
+
+// provTransportError builds the ProviderError of a failure with no response or
+// a stream that broke off.
+func provTransportError(provider, apiKey string, err error, stream bool) *ProviderError {
+	return &ProviderError{Provider: provider, Message: provRedact(provOneLine(err.Error()), apiKey), Stream: stream, Err: err}
+}
+
+// provRetryAfter reads retry-after-ms / retry-after (seconds).
+func provRetryAfter(h http.Header) time.Duration {
+	if v, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && v > 0 {
+		return time.Duration(v * float64(time.Millisecond))
+	}
+	if v, err := strconv.ParseFloat(h.Get("Retry-After"), 64); err == nil && v > 0 {
+		return time.Duration(v * float64(time.Second))
+	}
+	return 0
+}
+
+// provRedact removes the API key from text (keys shorter than 8 characters are
+// left alone: replacing them would garble the message and they are not
+// real secrets).
+func provRedact(text, apiKey string) string {
+	if len(apiKey) < 8 {
+		return text
+	}
+	return strings.ReplaceAll(text, apiKey, "***")
+}
+
+// provOneLine collapses whitespace runs (newlines included) into single spaces.
+func provOneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,439 @@
+package agent
+
+// This file holds the model registry: built-in providers and their API-key
+// variables, a table of common models with context windows and prices,
+// custom providers from config, lookups, and the choice of provider client.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/lunar-cli/lunar/session"
+)
+
+// Defaults of models the table does not know.
+const (
+	DefaultContextWindow = 128000
+	DefaultMaxTokens     = 16384
+)
+
+// ProviderConfig describes a provider: a built-in one, or a custom one from
+// the config's "providers" (usually an OpenAI-compatible endpoint). A
+// custom provider named like a built-in one overrides the fields it sets
+// and adds or replaces models.
+type ProviderConfig struct {
+	Name    string            `json:"name"`
+	API     string            `json:"api"` // APIOpenAICompletions (default) or APIAnthropicMessages
+	BaseURL string            `json:"base_url"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// APIKeyEnv names the environment variable holding the key; APIKey is a
+	// literal key and wins. With neither the provider needs no key (a local
+	// server such as Ollama).
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	APIKey    string `json:"api_key,omitempty"`
+	// Models are the provider's known models; Provider, API, BaseURL and
+	// Headers are filled in from the provider when empty.
+	Models []Model `json:"models,omitempty"`
+}
+
+// Validate reports a config mistake, naming the provider.
+func (pc ProviderConfig) Validate() error {
+	if pc.Name == "" {
+		return errors.New("provider: name is empty")
+	}
+	if strings.ContainsAny(pc.Name, "/ ") {
+		return fmt.Errorf("provider %q: name may not contain '/' or spaces", pc.Name)
+	}
+	switch pc.API {
+	case "", APIOpenAICompletions, APIAnthropicMessages:
+	default:
+		return fmt.Errorf("provider %q: api: unknown api %q (want %q or %q)", pc.Name, pc.API, APIOpenAICompletions, APIAnthropicMessages)
+	}
+	for i, m := range pc.Models {
+		if m.ID == "" {
+			return fmt.Errorf("provider %q: models[%d]: id is empty", pc.Name, i)
+		}
+	}
+	return nil
+}
+
+// builtinProviders are the providers lunar knows, in listing order.
+var builtinProviders = []ProviderConfig{
+	{Name: "anthropic", API: APIAnthropicMessages, BaseURL: "https://api.anthropic.com", APIKeyEnv: "ANTHROPIC_API_KEY"},
+	{Name: "openai", API: APIOpenAICompletions, BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY"},
+	{Name: "google", API: APIOpenAICompletions, BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", APIKeyEnv: "GEMINI_API_KEY"},
+	{Name: "openrouter", API: APIOpenAICompletions, BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"},
+	{Name: "groq", API: APIOpenAICompletions, BaseURL: "https://api.groq.com/openai/v1", APIKeyEnv: "GROQ_API_KEY"},
+	{Name: "xai", API: APIOpenAICompletions, BaseURL: "https://api.x.ai/v1", APIKeyEnv: "XAI_API_KEY"},
+	{Name: "deepseek", API: APIOpenAICompletions, BaseURL: "https://api.deepseek.com/v1", APIKeyEnv: "DEEPSEEK_API_KEY"},
+	{Name: "mistral", API: APIOpenAICompletions, BaseURL: "https://api.mistral.ai/v1", APIKeyEnv: "MISTRAL_API_KEY"},
+	{Name: "ollama", API: APIOpenAICompletions, BaseURL: "http://localhost:11434/v1"},
+}
+
+// tableModel is shorthand for a table entry: window, max output, reasoning, and
+// dollars per million tokens in / out / cache read / cache write.
+func tableModel(provider, id string, window, maxOut int, reasoning bool, in, out, cacheRead, cacheWrite float64) Model {
+	return Model{Provider: provider, ID: id, ContextWindow: window, MaxTokens: maxOut, Reasoning: reasoning,
+		Cost: ModelCost{Input: in, Output: out, CacheRead: cacheRead, CacheWrite: cacheWrite}}
+}
+
+// builtinModels is the table of common models (list prices, 2025).
+var builtinModels = []Model{
+	tableModel("anthropic", "claude-sonnet-4-5", 200000, 64000, true, 3, 15, 0.30, 3.75),
+	tableModel("anthropic", "claude-opus-4-1", 200000, 32000, true, 15, 75, 1.50, 18.75),
+	tableModel("anthropic", "claude-haiku-4-5", 200000, 64000, true, 1, 5, 0.10, 1.25),
+	tableModel("anthropic", "claude-sonnet-4-0", 200000, 64000, true, 3, 15, 0.30, 3.75),
+	tableModel("anthropic", "claude-opus-4-0", 200000, 32000, true, 15, 75, 1.50, 18.75),
+	tableModel("anthropic", "claude-3-7-sonnet-latest", 200000, 64000, true, 3, 15, 0.30, 3.75),
+	tableModel("anthropic", "claude-3-5-haiku-latest", 200000, 8192, false, 0.80, 4, 0.08, 1),
+
+	tableModel("openai", "gpt-4.1", 1047576, 32768, false, 2, 8, 0.50, 0),
+	tableModel("openai", "gpt-4.1-mini", 1047576, 32768, false, 0.40, 1.60, 0.10, 0),
+	tableModel("openai", "gpt-4.1-nano", 1047576, 32768, false, 0.10, 0.40, 0.025, 0),
+	tableModel("openai", "gpt-4o", 128000, 16384, false, 2.50, 10, 1.25, 0),
+	tableModel("openai", "gpt-4o-mini", 128000, 16384, false, 0.15, 0.60, 0.075, 0),
+	tableModel("openai", "gpt-5", 400000, 128000, true, 1.25, 10, 0.125, 0),
+	tableModel("openai", "gpt-5-mini", 400000, 128000, true, 0.25, 2, 0.025, 0),
+	tableModel("openai", "gpt-5-nano", 400000, 128000, true, 0.05, 0.40, 0.005, 0),
+	tableModel("openai", "o3", 200000, 100000, true, 2, 8, 0.50, 0),
+	tableModel("openai", "o4-mini", 200000, 100000, true, 1.10, 4.40, 0.275, 0),
+	tableModel("openai", "o3-mini", 200000, 100000, true, 1.10, 4.40, 0.55, 0),
+
+	tableModel("google", "gemini-2.5-pro", 1048576, 65536, true, 1.25, 10, 0.31, 0),
+	tableModel("google", "gemini-2.5-flash", 1048576, 65536, true, 0.30, 2.50, 0.075, 0),
+	tableModel("google", "gemini-2.5-flash-lite", 1048576, 65536, true, 0.10, 0.40, 0.025, 0),
+	tableModel("google", "gemini-2.0-flash", 1048576, 8192, false, 0.10, 0.40, 0.025, 0),
+
+	tableModel("openrouter", "anthropic/claude-sonnet-4.5", 1000000, 64000, true, 3, 15, 0.30, 3.75),
+	tableModel("openrouter", "openai/gpt-4.1", 1047576, 32768, false, 2, 8, 0.50, 0),
+	tableModel("openrouter", "openai/gpt-5", 400000, 128000, true, 1.25, 10, 0.125, 0),
+	tableModel("openrouter", "google/gemini-2.5-pro", 1048576, 65536, true, 1.25, 10, 0.31, 0),
+	tableModel("openrouter", "deepseek/deepseek-chat-v3.1", 163840, 65536, true, 0.20, 0.80, 0, 0),
+	tableModel("openrouter", "qwen/qwen3-coder", 262144, 65536, false, 0.22, 0.95, 0, 0),
+
+	tableModel("groq", "llama-3.3-70b-versatile", 131072, 32768, false, 0.59, 0.79, 0, 0),
+	tableModel("groq", "llama-3.1-8b-instant", 131072, 131072, false, 0.05, 0.08, 0, 0),
+	tableModel("groq", "openai/gpt-oss-120b", 131072, 65536, true, 0.15, 0.75, 0, 0),
+	tableModel("groq", "moonshotai/kimi-k2-instruct-0905", 262144, 16384, false, 1, 3, 0, 0),
+
+	tableModel("xai", "grok-4", 256000, 64000, true, 3, 15, 0.75, 0),
+	tableModel("xai", "grok-code-fast-1", 256000, 10000, true, 0.20, 1.50, 0.02, 0),
+	tableModel("xai", "grok-3", 131072, 8192, false, 3, 15, 0.75, 0),
+	tableModel("xai", "grok-3-mini", 131072, 8192, true, 0.30, 0.50, 0.075, 0),
+
+	tableModel("deepseek", "deepseek-chat", 128000, 8192, false, 0.56, 1.68, 0.07, 0),
+	tableModel("deepseek", "deepseek-reasoner", 128000, 65536, true, 0.56, 1.68, 0.07, 0),
+
+	tableModel("mistral", "mistral-large-latest", 128000, 16384, false, 2, 6, 0, 0),
+	tableModel("mistral", "mistral-medium-latest", 128000, 16384, false, 0.40, 2, 0, 0),
+	tableModel("mistral", "codestral-latest", 256000, 16384, false, 0.30, 0.90, 0, 0),
+	tableModel("mistral", "devstral-medium-latest", 128000, 16384, false, 0.40, 2, 0, 0),
+
+	tableModel("ollama", "llama3.1", 128000, 16384, false, 0, 0, 0, 0),
+	tableModel("ollama", "qwen3", 40960, 16384, true, 0, 0, 0, 0),
+	tableModel("ollama", "qwen2.5-coder", 32768, 8192, false, 0, 0, 0, 0),
+	tableModel("ollama", "gpt-oss:20b", 131072, 32768, true, 0, 0, 0, 0),
+}
+
+// Registry knows providers and models, the API keys to use, and which
+// client speaks to a model. Build it with NewRegistry.
+type Registry struct {
+	// MaxRetries is given to the providers NewProvider returns.
+	MaxRetries int
+	// HTTPClient, when set, is used by the providers NewProvider returns.
+	HTTPClient *http.Client
+	// Getenv reads API-key variables; nil means os.Getenv.
+	Getenv func(string) string
+
+	providers []ProviderConfig // built-in then custom, each with its models filled in
+}
+
+// NewRegistry returns the built-in providers and models plus custom ones
+// (from config), which override built-in providers of the same name.
+// Invalid custom entries are kept as given; check them first with
+// ProviderConfig.Validate to report config mistakes.
+func NewRegistry(custom []ProviderConfig) *Registry {
+	r := &Registry{MaxRetries: DefaultMaxRetries}
+	for _, pc := range builtinProviders {
+		pc.Models = nil
+		for _, bm := range builtinModels {
+			if bm.Provider == pc.Name {
+				pc.Models = append(pc.Models, bm)
+			}
+		}
+		r.providers = append(r.providers, fillProvider(pc))
+	}
+	for _, pc := range custom {
+		r.Add(pc)
+	}
+	return r
+}
+
+// Add registers a provider, or overrides the fields an existing provider
+// of the same name sets and adds or replaces its models.
+func (r *Registry) Add(pc ProviderConfig) {
+	i := slices.IndexFunc(r.providers, func(p ProviderConfig) bool { return p.Name == pc.Name })
+	if i < 0 {
+		if pc.API == "" {
+			pc.API = APIOpenAICompletions
+		}
+		r.providers = append(r.providers, fillProvider(pc))
+		return
+	}
+	old := r.providers[i]
+	if pc.API != "" && pc.API != old.API {
+		old.Models = nil // the built-in models are for the other API
+		old.API = pc.API
+	}
+	if pc.BaseURL != "" {
+		old.BaseURL = pc.BaseURL
+	}
+	if pc.APIKeyEnv != "" {
+		old.APIKeyEnv = pc.APIKeyEnv
+	}
+	if pc.APIKey != "" {
+		old.APIKey = pc.APIKey
+	}
+	if len(pc.Headers) > 0 {
+		h := make(map[string]string, len(old.Headers)+len(pc.Headers))
+		for k, v := range old.Headers {
+			h[k] = v
+		}
+		for k, v := range pc.Headers {
+			h[k] = v
+		}
+		old.Headers = h
+	}
+	models := make([]Model, 0, len(old.Models)+len(pc.Models))
+	for _, om := range old.Models {
+		if !slices.ContainsFunc(pc.Models, func(nm Model) bool { return nm.ID == om.ID }) {
+			om.BaseURL, om.API, om.Headers = "", "", nil // refilled from the provider below
+			models = append(models, om)
+		}
+	}
+	old.Models = append(models, pc.Models...)
+	r.providers[i] = fillProvider(old)
+}
+
+// fillProvider completes each model of pc from the provider.
+func fillProvider(pc ProviderConfig) ProviderConfig {
+	models := make([]Model, len(pc.Models))
+	for i, md := range pc.Models {
+		models[i] = modelOf(pc, md)
+	}
+	pc.Models = models
+	return pc
+}
+
+// modelOf completes md from its provider: provider, API, base URL,
+// headers, and default window and max tokens.
+func modelOf(pc ProviderConfig, md Model) Model {
+	md.Provider = pc.Name
+	if md.API == "" {
+		md.API = pc.API
+	}
+	if md.BaseURL == "" {
+		md.BaseURL = pc.BaseURL
+	}
+	if len(pc.Headers) > 0 {
+		h := make(map[string]string, len(pc.Headers)+len(md.Headers))
+		for k, v := range pc.Headers {
+			h[k] = v
+		}
+		for k, v := range md.Headers {
+			h[k] = v
+		}
+		md.Headers = h
+	}
+	if md.ContextWindow <= 0 {
+		md.ContextWindow = DefaultContextWindow
+	}
+	if md.MaxTokens <= 0 {
+		md.MaxTokens = DefaultMaxTokens
+	}
+	return md
+}
+
+// provider returns the named provider.
+func (r *Registry) provider(name string) (ProviderConfig, bool) {
+	for _, p := range r.providers {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return ProviderConfig{}, false
+}
+
+// Providers returns the providers in listing order (built-in first).
+func (r *Registry) Providers() []ProviderConfig {
+	return slices.Clone(r.providers)
+}
+
+// Find returns the known model provider/id.
+func (r *Registry) Find(provider, id string) (Model, bool) {
+	p, ok := r.provider(provider)
+	if !ok {
+		return Model{}, false
+	}
+	for _, md := range p.Models {
+		if md.ID == id {
+			return md, true
+		}
+	}
+	return Model{}, false
+}
+
+// Resolve turns a --model value into a model: "provider/id" (an id the
+// table does not know gets the provider's API and defaults: 128k window),
+// or a bare id looked up in the table, providers with a key first.
+func (r *Registry) Resolve(spec string) (Model, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return Model{}, errors.New("empty model name")
+	}
+	if name, id, ok := strings.Cut(spec, "/"); ok {
+		if p, known := r.provider(name); known {
+			if id == "" {
+				return Model{}, fmt.Errorf("model %q: missing model id after %q", spec, name+"/")
+			}
+			if md, found := r.Find(name, id); found {
+				return md, nil
+			}
+			return modelOf(p, Model{ID: id}), nil
+		}
+	}
+	var fallback *Model
+	for _, p := range r.providers {
+		for _, md := range p.Models {
+			if md.ID != spec {
+				continue
+			}
+			if _, _, err := r.APIKey(p.Name); err == nil {
+				return md, nil
+			}
+			if fallback == nil {
+				fallback = &md
+			}
+		}
+	}
+	if fallback != nil {
+		return *fallback, nil
+	}
+	if name, _, ok := strings.Cut(spec, "/"); ok {
+		return Model{}, fmt.Errorf("unknown provider %q in model %q (providers: %s)", name, spec, strings.Join(r.names(), ", "))
+	}
+	return Model{}, fmt.Errorf("unknown model %q: give it as provider/id (providers: %s)", spec, strings.Join(r.names(), ", "))
+}
+
+func (r *Registry) names() []string {
+	names := make([]string, len(r.providers))
+	for i, p := range r.providers {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// All returns every known model, provider by provider.
+func (r *Registry) All() []Model {
+	var all []Model
+	for _, p := range r.providers {
+		all = append(all, p.Models...)
+	}
+	return all
+}
+
+// Available returns the models of providers that can be used now: those
+// whose key is set, and those that need none (Ollama).
+func (r *Registry) Available() []Model {
+	var out []Model
+	for _, p := range r.providers {
+		if _, _, err := r.APIKey(p.Name); err == nil {
+			out = append(out, p.Models...)
+		}
+	}
+	return out
+}
+
+// APIKey returns the key of a provider and the variable it came from ("" for
+// a literal key from config, or for providers that need none). A missing
+// key is an error naming the variable to set.
+func (r *Registry) APIKey(provider string) (key, envVar string, err error) {
+	p, ok := r.provider(provider)
+	if !ok {
+		return "", "", fmt.Errorf("unknown provider %q (providers: %s)", provider, strings.Join(r.names(), ", "))
+	}
+	if p.APIKey != "" {
+		return p.APIKey, "", nil
+	}
+	if p.APIKeyEnv == "" {
+		return "", "", nil
+	}
+	getenv := r.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if v := strings.TrimSpace(getenv(p.APIKeyEnv)); v != "" {
+		return v, p.APIKeyEnv, nil
+	}
+	return "", p.APIKeyEnv, fmt.Errorf("no API key for provider %q: set %s", provider, p.APIKeyEnv)
+}
+
+// DefaultModel is anthropic/claude-sonnet-4-5 when ANTHROPIC_API_KEY is
+// set, else openai/gpt-4.1 when OPENAI_API_KEY is, else ollama/llama3.1.
+func (r *Registry) DefaultModel() Model {
+	for _, c := range [][2]string{{"anthropic", "claude-sonnet-4-5"}, {"openai", "gpt-4.1"}} {
+		if p, ok := r.provider(c[0]); ok && p.APIKeyEnv != "" {
+			if _, _, err := r.APIKey(c[0]); err == nil {
+				if md, ok := r.Find(c[0], c[1]); ok {
+					return md
+				}
+			}
+		}
+	}
+	if md, ok := r.Find("ollama", "llama3.1"); ok {
+		return md
+	}
+	md, _ := r.Resolve("ollama/llama3.1")
+	return md
+}
+
+// NewProvider returns the client that speaks m's API, with the registry's
+// retry and HTTP settings. A model with an unknown API gets a provider
+// whose every call fails saying so.
+func (r *Registry) NewProvider(m Model) Provider {
+	switch m.API {
+	case APIOpenAICompletions, "":
+		return &OpenAIProvider{MaxRetries: r.MaxRetries, HTTPClient: r.HTTPClient}
+	case APIAnthropicMessages:
+		return &AnthropicProvider{MaxRetries: r.MaxRetries, HTTPClient: r.HTTPClient}
+	}
+	return unsupportedProvider{}
+}
+
+// unsupportedProvider answers every call with an error.
+type unsupportedProvider struct{}
+
+func (unsupportedProvider) Stream(_ context.Context, req *Request, _ func(StreamEvent)) (*session.Message, error) {
+	msg := newAssistantMessage(req.Model)
+	err := fmt.Errorf("%s: unsupported api %q (want %q or %q)", providerName(req.Model, "lunar"), req.Model.API,
+		APIOpenAICompletions, APIAnthropicMessages)
+	msg.StopReason, msg.ErrorMessage = session.StopError, err.Error()
+	return msg, err
+}
+
+// CostOf prices a usage at a model's rates (dollars per million tokens).
+func CostOf(m Model, u session.Usage) session.Cost {
+	c := session.Cost{
+		Input:      float64(u.Input) * m.Cost.Input / 1e6,
+		Output:     float64(u.Output) * m.Cost.Output / 1e6,
+		CacheRead:  float64(u.CacheRead) * m.Cost.CacheRead / 1e6,
+		CacheWrite: float64(u.CacheWrite) * m.Cost.CacheWrite / 1e6,
+	}
+	c.Total = c.Input + c.Output + c.CacheRead + c.CacheWrite
+	return c
+}

@@ -219,7 +219,8 @@ func anthropicRequest(req *Request) (anthropic.MessageNewParams, []option.Reques
 	if m.Reasoning {
 		budget = ThinkingBudgets[req.Params.ThinkingLevel]
 	}
-	if budget > 0 {
+	adaptive := budget > 0 && anthropicAdaptive(m.ID)
+	if budget > 0 && !adaptive {
 		maxTokens += budget
 		if m.MaxTokens > 0 {
 			maxTokens = min(maxTokens, m.MaxTokens)
@@ -256,9 +257,17 @@ func anthropicRequest(req *Request) (anthropic.MessageNewParams, []option.Reques
 	for _, t := range req.Tools {
 		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: anthropicTool(t)})
 	}
-	if budget > 0 {
+	switch {
+	case adaptive: // the model decides how much to think; the level sets the effort
+		params.Thinking = anthropic.ThinkingConfigParamUnion{OfAdaptive: &anthropic.ThinkingConfigAdaptiveParam{}}
+		effort := anthropic.OutputConfigEffort(req.Params.ThinkingLevel)
+		if req.Params.ThinkingLevel == ThinkingMinimal {
+			effort = anthropic.OutputConfigEffortLow
+		}
+		params.OutputConfig = anthropic.OutputConfigParam{Effort: effort}
+	case budget > 0:
 		params.Thinking = anthropic.ThinkingConfigParamUnion{OfEnabled: &anthropic.ThinkingConfigEnabledParam{BudgetTokens: int64(budget)}}
-	} else {
+	default:
 		// The API rejects temperature and top_p with thinking.
 		if t := req.Params.Temperature; t != nil {
 			params.Temperature = anthropic.Float(*t)
@@ -280,6 +289,12 @@ func anthropicRequest(req *Request) (anthropic.MessageNewParams, []option.Reques
 		opts = append(opts, option.WithJSONSet(sjsonKey(k), req.Params.Extra[k]))
 	}
 	return params, opts
+}
+
+// anthropicAdaptive reports whether a model takes adaptive thinking
+// (with an effort) instead of a token budget, which it deprecates.
+func anthropicAdaptive(id string) bool {
+	return strings.Contains(id, "opus-4-6") || strings.Contains(id, "opus-4.6") || strings.Contains(id, "mythos")
 }
 
 // anthropicTool converts a tool spec: input_schema carries the schema's

@@ -115,7 +115,7 @@ func TestAnthropicThinkingBudget(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			req := &Request{Model: Model{ID: "claude", Reasoning: tc.reasoning, MaxTokens: tc.modelMax},
+			req := &Request{Model: Model{ID: "claude-x", Reasoning: tc.reasoning, MaxTokens: tc.modelMax},
 				Params: Params{ThinkingLevel: tc.level, MaxTokens: tc.paramsMax, Temperature: &temp}}
 			params, _ := anthropicRequest(req)
 			body, err := json.Marshal(params)
@@ -131,6 +131,20 @@ func TestAnthropicThinkingBudget(t *testing.T) {
 				assert.Nil(t, v["temperature"], "temperature is not allowed with thinking")
 			}
 		})
+	}
+}
+
+func TestAnthropicAdaptiveThinking(t *testing.T) {
+	for level, effort := range map[string]string{ThinkingMinimal: "low", ThinkingLow: "low", ThinkingMedium: "medium", ThinkingHigh: "high"} {
+		req := &Request{Model: Model{ID: "claude-opus-4-6", Reasoning: true, MaxTokens: 128000}, Params: Params{ThinkingLevel: level}}
+		params, _ := anthropicRequest(req)
+		body, err := json.Marshal(params)
+		require.NoError(t, err)
+		var v map[string]any
+		require.NoError(t, json.Unmarshal(body, &v))
+		assert.Equal(t, map[string]any{"type": "adaptive"}, v["thinking"], level)
+		assert.Equal(t, map[string]any{"effort": effort}, v["output_config"], level)
+		assert.Equal(t, 32000.0, v["max_tokens"], "no budget is added")
 	}
 }
 

@@ -100,12 +100,15 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 			}
 			b.thinking(i, text)
 		}
-		if d.Content != "" {
+		for _, text := range [...]string{d.Content, d.Refusal} { // a refusal is the model's answer too
+			if text == "" {
+				continue
+			}
 			i := b.open
 			if i < 0 || msg.Content[i].Type != session.BlockText {
 				i = b.add(session.ContentBlock{Type: session.BlockText}, StreamTextStart)
 			}
-			b.text(i, d.Content)
+			b.text(i, text)
 		}
 		for k := range d.ToolCalls {
 			tc := &d.ToolCalls[k]

@@ -3,6 +3,9 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -217,6 +220,22 @@ func TestOpenAIFinishReasons(t *testing.T) {
 			assert.NoError(t, err)
 		}
 	}
+}
+
+func TestOpenAIRefusalIsText(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, d := range []string{`{"role":"assistant","content":null,"refusal":"I can"}`, `{"refusal":"not help."}`} {
+			fmt.Fprintf(w, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":%s,\"finish_reason\":null}]}\n\n", d)
+		}
+		fmt.Fprint(w, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	req := &Request{Model: Model{Provider: "p", ID: "m", API: APIOpenAICompletions, BaseURL: srv.URL}, Messages: []session.Message{llmUser("hi")}}
+	msg, err := (&OpenAIProvider{}).Stream(context.Background(), req, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "I cannot help.", msg.Text())
+	assert.Equal(t, "c1", msg.ResponseID)
 }
 
 // BenchmarkOpenAIStream streams a 2,000-chunk reply through the SDK.

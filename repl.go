@@ -1,0 +1,1028 @@
+// The interactive REPL: the terminal (liner line editing with persistent
+// history, Ctrl+R search and tab completion), an input filter in front of
+// it (bracketed paste, Ctrl+C detection), and the read–dispatch loop for
+// slash commands, !shell commands and prompts.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/peterh/liner"
+	"golang.org/x/sys/unix"
+
+	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/agent/tools"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// Runes that stand for what a liner line cannot hold. liner edits a single
+// line and treats a newline as Enter and a tab as completion, so pasted
+// newlines and tabs travel through it as these visible stand-ins and are
+// turned back on submit. interruptMarker is invisible: the input filter
+// appends it (then Enter) when the user presses Ctrl+C at a prompt, so the
+// REPL learns both that Ctrl+C was pressed and what the line held.
+const (
+	newlineMarker   = '␤'
+	tabMarker       = '␉'
+	interruptMarker = '\u2063'
+)
+
+// Bracketed paste (xterm): the terminal wraps pasted text in these.
+const (
+	pasteStart    = "\x1b[200~"
+	pasteEnd      = "\x1b[201~"
+	pasteModeOn   = "\x1b[?2004h"
+	pasteModeOff  = "\x1b[?2004l"
+	exitHintDelay = 2 * time.Second
+)
+
+// errInterrupted is returned by a prompt the user left with Ctrl+C.
+var errInterrupted = errors.New("interrupted")
+
+// inputFilter sits between the terminal and liner: it turns Ctrl+C into
+// an interrupt marker plus Enter, and bracketed pastes into text liner can
+// edit (one line as is, several lines as a "[paste #N +M lines]"
+// placeholder that expands on submit).
+type inputFilter struct {
+	mu     sync.Mutex
+	pastes map[string]string // placeholder → pasted text
+	n      int
+
+	inPaste bool
+	paste   []byte
+	carry   []byte // the start of a marker split across reads
+}
+
+func newInputFilter() *inputFilter { return &inputFilter{pastes: map[string]string{}} }
+
+// run copies src to dst through the filter until either fails.
+func (f *inputFilter) run(src io.Reader, dst io.WriteCloser) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if out := f.process(buf[:n]); len(out) > 0 {
+				if _, werr := dst.Write(out); werr != nil {
+					return
+				}
+			}
+		}
+		if err != nil {
+			dst.Close()
+			return
+		}
+	}
+}
+
+// process filters one chunk read from the terminal.
+func (f *inputFilter) process(chunk []byte) []byte {
+	data := append(f.carry, chunk...)
+	f.carry = nil
+	if !f.inPaste && !bytes.Contains(data, []byte(pasteStart)) && looksPasted(data) {
+		// A terminal without bracketed paste: several lines in one read
+		// cannot have been typed.
+		return f.pasted(data)
+	}
+	var out []byte
+	for len(data) > 0 {
+		if f.inPaste {
+			i := bytes.Index(data, []byte(pasteEnd))
+			if i < 0 {
+				keep := partialSuffix(data, pasteEnd)
+				f.paste = append(f.paste, data[:len(data)-keep]...)
+				f.carry = append([]byte(nil), data[len(data)-keep:]...)
+				return out
+			}
+			f.paste = append(f.paste, data[:i]...)
+			data = data[i+len(pasteEnd):]
+			f.inPaste = false
+			out = append(out, f.pasted(f.paste)...)
+			f.paste = nil
+			continue
+		}
+		i := bytes.Index(data, []byte(pasteStart))
+		if i < 0 {
+			keep := partialSuffix(data, pasteStart)
+			if keep == 1 {
+				keep = 0 // a lone ESC is the Escape key
+			}
+			out = append(out, typed(data[:len(data)-keep])...)
+			f.carry = append([]byte(nil), data[len(data)-keep:]...)
+			return out
+		}
+		out = append(out, typed(data[:i])...)
+		data = data[i+len(pasteStart):]
+		f.inPaste = true
+	}
+	return out
+}
+
+// typed passes keystrokes on, replacing Ctrl+C with: Ctrl+G (leaves a
+// reverse search), Ctrl+E (end of line), the interrupt marker and Enter.
+func typed(b []byte) []byte {
+	if bytes.IndexByte(b, 3) < 0 {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte{3}, []byte("\x07\x05"+string(interruptMarker)+"\r"))
+}
+
+// looksPasted reports whether a chunk holds a line break followed by more
+// text, which typing cannot produce in one read.
+func looksPasted(b []byte) bool {
+	if len(b) < 3 || b[0] == 0x1b {
+		return false
+	}
+	t := bytes.TrimRight(b, "\r\n")
+	return bytes.ContainsAny(t, "\r\n")
+}
+
+// partialSuffix is the length of the longest suffix of b that is a proper
+// prefix of marker.
+func partialSuffix(b []byte, marker string) int {
+	for n := min(len(marker)-1, len(b)); n > 0; n-- {
+		if bytes.Equal(b[len(b)-n:], []byte(marker[:n])) {
+			return n
+		}
+	}
+	return 0
+}
+
+// pasted turns pasted text into keystrokes for liner.
+func (f *inputFilter) pasted(p []byte) []byte {
+	s := strings.ReplaceAll(string(p), "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	s = strings.TrimRight(s, "\n")
+	if strings.Contains(s, "\n") {
+		f.mu.Lock()
+		f.n++
+		key := fmt.Sprintf("[paste #%d +%d lines]", f.n, strings.Count(s, "\n")+1)
+		f.pastes[key] = s
+		f.mu.Unlock()
+		return []byte(key)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteRune(tabMarker)
+		case r < 0x20 || r == 0x7f:
+			// control characters would act as editing keys
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return []byte(b.String())
+}
+
+// decode turns a line read through liner back into the user's text:
+// paste placeholders expanded, newline and tab stand-ins restored.
+func (f *inputFilter) decode(line string) string {
+	if f != nil && strings.Contains(line, "[paste #") {
+		f.mu.Lock()
+		for k, v := range f.pastes {
+			line = strings.ReplaceAll(line, k, v)
+		}
+		f.mu.Unlock()
+	}
+	return decodeMarkers(line)
+}
+
+func decodeMarkers(s string) string {
+	s = strings.ReplaceAll(s, string(newlineMarker), "\n")
+	return strings.ReplaceAll(s, string(tabMarker), "\t")
+}
+
+// encodeMarkers makes text fit on one liner line (history, prefills).
+func encodeMarkers(s string) string {
+	s = strings.ReplaceAll(s, "\n", string(newlineMarker))
+	return strings.ReplaceAll(s, "\t", string(tabMarker))
+}
+
+// terminal is the REPL's screen and keyboard. mu serialises everything
+// that touches the screen: prompts (the main one and hook dialogs),
+// streamed output and the spinner.
+type terminal struct {
+	mu     sync.Mutex
+	line   *liner.State  // nil: no line editing (not a terminal, TERM=dumb output)
+	filter *inputFilter  // nil without line editing
+	pipeW  io.WriteCloser // liner's input; closing it ends the prompt with EOF
+	plain  *bufio.Reader // input without line editing
+	stdout io.Writer
+	stderr io.Writer
+	color  bool // ANSI colours on stdout
+	ttyOut bool // stdout is a terminal
+	ttyErr bool // stderr is a terminal (spinner)
+	hist   *history
+
+	closeOnce sync.Once
+}
+
+// isTTY reports whether w is a terminal.
+func isTTY(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// newTerminal sets up line editing when stdin and stdout are terminals.
+func newTerminal(stdin io.Reader, stdout, stderr io.Writer, historyFile string) *terminal {
+	t := &terminal{stdout: stdout, stderr: stderr, ttyOut: isTTY(stdout), ttyErr: isTTY(stderr)}
+	t.color = t.ttyOut && os.Getenv("NO_COLOR") == ""
+	t.hist = &history{path: historyFile}
+	in, ok := stdin.(*os.File)
+	if !ok || !isTTY(in) || !t.ttyOut || !liner.TerminalSupported() {
+		t.plain = bufio.NewReader(stdin)
+		return t
+	}
+	// liner reads os.Stdin; hand it the filtered pipe instead while the
+	// terminal modes still apply to the real one (fd 0).
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.plain = bufio.NewReader(stdin)
+		return t
+	}
+	saved := os.Stdin
+	os.Stdin = pr
+	t.line = liner.NewLiner()
+	os.Stdin = saved
+	t.pipeW = pw
+	t.filter = newInputFilter()
+	go t.filter.run(in, pw)
+
+	t.line.SetCtrlCAborts(true)
+	t.line.SetBeep(false)
+	t.line.SetMultiLineMode(true)
+	t.line.SetTabCompletionStyle(liner.TabPrints)
+	t.hist.load(t.line)
+	io.WriteString(stdout, pasteModeOn)
+	return t
+}
+
+// close restores the terminal; it may be called more than once.
+func (t *terminal) close() {
+	t.closeOnce.Do(func() {
+		if t.line != nil {
+			io.WriteString(t.stdout, pasteModeOff)
+			t.line.Close()
+		}
+	})
+}
+
+// closeTerminal restores the terminal if the REPL's UI set it up (for a
+// setup error after interactiveUI, before runREPL).
+func (a *app) closeTerminal() {
+	if u, ok := a.ui.(*replUI); ok {
+		u.r.term.close()
+	}
+}
+
+// stopInput makes the current or next prompt return io.EOF (SIGTERM).
+func (t *terminal) stopInput() {
+	if t.pipeW != nil {
+		t.pipeW.Close()
+	}
+}
+
+// columns is the width of the terminal (80 when unknown).
+func (t *terminal) columns() int {
+	if f, ok := t.stdout.(*os.File); ok {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+			return int(ws.Col)
+		}
+	}
+	return 80
+}
+
+// readLine shows prompt, with prefill as editable text, and returns the
+// line as typed (stand-ins not yet decoded). Ctrl+C returns the line and
+// errInterrupted; Ctrl+D on an empty line io.EOF.
+func (t *terminal) readLine(prompt, prefill string) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.readLineLocked(prompt, prefill)
+}
+
+func (t *terminal) readLineLocked(prompt, prefill string) (string, error) {
+	if t.line == nil {
+		fmt.Fprint(t.promptWriter(), prompt)
+		s, err := t.plain.ReadString('\n')
+		if err != nil && (s == "" || err != io.EOF) {
+			return "", err
+		}
+		return strings.TrimRight(s, "\r\n"), nil
+	}
+	s, err := t.line.PromptWithSuggestion(prompt, encodeMarkers(prefill), -1)
+	if errors.Is(err, liner.ErrPromptAborted) {
+		return "", errInterrupted
+	}
+	if err != nil {
+		return "", err
+	}
+	if strings.ContainsRune(s, interruptMarker) {
+		return strings.ReplaceAll(s, string(interruptMarker), ""), errInterrupted
+	}
+	return s, nil
+}
+
+// promptWriter is where prompts go without line editing: stderr when
+// stdout is a file, so that it holds only answers.
+func (t *terminal) promptWriter() io.Writer {
+	if t.ttyOut {
+		return t.stdout
+	}
+	return t.stderr
+}
+
+// decode turns a line read by readLine into the user's text.
+func (t *terminal) decode(line string) string { return t.filter.decode(line) }
+
+// addHistory records an entry (multi-line text is stored on one line).
+func (t *terminal) addHistory(text string) {
+	if t.line == nil || strings.TrimSpace(text) == "" {
+		return
+	}
+	t.hist.add(t.line, encodeMarkers(text))
+}
+
+// paint wraps s in an ANSI style when colours are on.
+func (t *terminal) paint(style, s string) string {
+	if !t.color || s == "" {
+		return s
+	}
+	return style + s + ansiReset
+}
+
+// ANSI styles.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+// history is the persistent prompt history: one entry a line, appended as
+// entries are made so that concurrent sessions do not overwrite each other.
+type history struct {
+	path string
+	last string
+}
+
+const historyKeep = liner.HistoryLimit
+
+func (h *history) load(l *liner.State) {
+	data, err := os.ReadFile(h.path)
+	if err != nil {
+		return
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > 2*historyKeep {
+		lines = lines[len(lines)-historyKeep:]
+		h.rewrite(lines)
+	}
+	l.ReadHistory(strings.NewReader(strings.Join(lines, "\n") + "\n"))
+	h.last = lines[len(lines)-1]
+}
+
+// rewrite replaces the file with lines (temp file and rename).
+func (h *history) rewrite(lines []string) {
+	tmp := h.path + ".tmp"
+	if os.WriteFile(tmp, []byte(strings.Join(lines, "\n")+"\n"), 0o600) == nil {
+		os.Rename(tmp, h.path)
+	}
+}
+
+func (h *history) add(l *liner.State, entry string) {
+	l.AppendHistory(entry)
+	if entry == h.last {
+		return
+	}
+	h.last = entry
+	if err := os.MkdirAll(filepath.Dir(h.path), 0o700); err != nil {
+		return
+	}
+	f, err := os.OpenFile(h.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	f.WriteString(entry + "\n")
+	f.Close()
+}
+
+// repl is one interactive session of the terminal front end.
+type repl struct {
+	a    *app
+	term *terminal
+	view *view
+	ui   *replUI
+
+	mu        sync.Mutex
+	cancelRun context.CancelFunc // cancels the running reply or command
+	stopping  bool               // SIGTERM/SIGHUP: leave after the current step
+
+	lastInterrupt time.Time
+	exitCode      int
+}
+
+// interactiveUI returns the REPL's hook UI, creating the terminal on first
+// use. The lead calls it before loading hooks so ctx.ui works from the
+// start; runREPL reuses it.
+func (a *app) interactiveUI() *replUI {
+	if u, ok := a.ui.(*replUI); ok {
+		return u
+	}
+	t := newTerminal(a.stdin, a.stdout, a.stderr, filepath.Join(a.paths.State, "history"))
+	r := &repl{a: a, term: t}
+	r.view = newView(t, a.opts.ShowThinking, a.appHookSet)
+	r.ui = &replUI{r: r}
+	a.ui = r.ui
+	if t.line != nil {
+		t.line.SetWordCompleter(r.completeWord)
+	}
+	return r.ui
+}
+
+// runREPL runs the interactive mode and returns the exit code.
+func (a *app) runREPL() int {
+	r := a.interactiveUI().r
+	defer a.closeTerminal()
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+			r.terminate()
+		case <-done:
+		}
+	}()
+
+	r.banner()
+	r.loop()
+	r.shutdown()
+	return r.exitCode
+}
+
+// terminate stops the REPL from a signal: the running step is cancelled
+// and the prompt sees end of input.
+func (r *repl) terminate() {
+	r.mu.Lock()
+	r.stopping = true
+	if r.cancelRun != nil {
+		r.cancelRun()
+	}
+	r.mu.Unlock()
+	r.exitCode = exitInterrupted
+	r.term.stopInput()
+}
+
+func (r *repl) isStopping() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopping
+}
+
+// shutdown fires session.shutdown and flushes the session; app closes it.
+func (r *repl) shutdown() {
+	r.a.appHookSet().Shutdown(context.Background())
+	if r.a.sess != nil {
+		if err := r.a.sess.Sync(); err != nil {
+			r.errorf("saving session: %v", err)
+		}
+	}
+}
+
+// banner greets the user with the model and, for a resumed session, the
+// last messages.
+func (r *repl) banner() {
+	a := r.a
+	r.printf("%s\n", r.term.paint(ansiDim, fmt.Sprintf("lunar %s · %s · thinking %s · /help for commands, Ctrl+D to quit",
+		version, modelSpec(a.model), a.thinking)))
+	if a.resumed {
+		r.replay(4)
+	}
+}
+
+// loop reads and runs input until the user quits.
+func (r *repl) loop() {
+	for !r.isStopping() {
+		text, err := r.read()
+		if errors.Is(err, errInterrupted) {
+			if strings.TrimSpace(text) != "" {
+				r.lastInterrupt = time.Time{}
+				continue
+			}
+			if !r.lastInterrupt.IsZero() && time.Since(r.lastInterrupt) < exitHintDelay {
+				return
+			}
+			r.lastInterrupt = time.Now()
+			r.printf("%s\n", r.term.paint(ansiDim, "(press Ctrl+C again to quit, or Ctrl+D)"))
+			continue
+		}
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			r.errorf("reading input: %v", err)
+			r.exitCode = exitError
+			return
+		}
+		r.lastInterrupt = time.Time{}
+		if quit := r.handle(text); quit {
+			return
+		}
+	}
+}
+
+// read reads one input: a line, continued over more lines while each ends
+// in a backslash. It returns the decoded text.
+func (r *repl) read() (string, error) {
+	prefill := r.ui.takeEditorText()
+	line, err := r.term.readLine("> ", prefill)
+	if err != nil {
+		return r.term.decode(line), err
+	}
+	text := r.term.decode(line)
+	for strings.HasSuffix(text, "\\") && !strings.HasSuffix(text, "\\\\") {
+		more, err := r.term.readLine("… ", "")
+		if err == io.EOF {
+			// Ctrl+D ends the input: send what there is.
+			return strings.TrimSuffix(text, "\\"), nil
+		}
+		if err != nil {
+			return text, err
+		}
+		text = strings.TrimSuffix(text, "\\") + "\n" + r.term.decode(more)
+	}
+	return text, nil
+}
+
+// handle runs one input; it reports whether the user asked to quit.
+func (r *repl) handle(text string) bool {
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		return false
+	}
+	r.term.addHistory(strings.TrimRight(text, " \n"))
+	switch {
+	case isCommand(trimmed):
+		return r.command(trimmed)
+	case strings.HasPrefix(trimmed, "!!"):
+		r.shell(strings.TrimSpace(trimmed[2:]), true)
+	case strings.HasPrefix(trimmed, "!"):
+		r.shell(strings.TrimSpace(trimmed[1:]), false)
+	default:
+		r.prompt(strings.TrimRight(text, " \n"))
+	}
+	return false
+}
+
+// isCommand reports whether input is a slash command rather than a prompt
+// that starts with a path such as /etc/hosts.
+func isCommand(s string) bool {
+	if !strings.HasPrefix(s, "/") || len(s) < 2 {
+		return false
+	}
+	name, _, _ := strings.Cut(s[1:], " ")
+	name, _, _ = strings.Cut(name, "\n")
+	return name != "" && !strings.Contains(name, "/")
+}
+
+// interruptible runs fn with a context that Ctrl+C (SIGINT) cancels. The
+// terminal is not in raw mode outside prompts, so Ctrl+C arrives as a
+// signal; the handler is installed only while fn runs.
+func (r *repl) interruptible(fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.mu.Lock()
+	if r.stopping {
+		r.mu.Unlock()
+		return agent.ErrAborted
+	}
+	r.cancelRun = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.cancelRun = nil
+		r.mu.Unlock()
+	}()
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+			r.view.interrupted()
+			cancel()
+		case <-done:
+		}
+	}()
+	return fn(ctx)
+}
+
+// prompt sends text (with @file attachments) to the agent and streams the
+// reply.
+func (r *repl) prompt(text string) {
+	full, images, notes := expandAttachments(text, r.a.cwd)
+	for _, n := range notes {
+		r.warnf("%s", n)
+	}
+	r.runAgent(func(ctx context.Context) error {
+		return r.a.agent.Prompt(ctx, full, images)
+	})
+}
+
+// runAgent runs one agent call with the streaming view attached.
+func (r *repl) runAgent(fn func(ctx context.Context) error) {
+	r.view.begin()
+	unsub := r.a.agent.Subscribe(r.view.event)
+	err := r.interruptible(fn)
+	unsub()
+	r.view.end(err)
+}
+
+// shell runs a !command, streaming its output, and stores it as a
+// bashExecution message (excluded from the context for !!).
+func (r *repl) shell(command string, exclude bool) {
+	if command == "" {
+		r.warnf("usage: !command (or !!command to keep it out of the context)")
+		return
+	}
+	var res tools.BashResult
+	out := &lineTracker{w: r.term.stdout}
+	err := r.interruptible(func(ctx context.Context) error {
+		var err error
+		res, err = tools.RunBash(ctx, r.a.cwd, command, 0, func(chunk string) {
+			r.term.mu.Lock()
+			out.WriteString(chunk)
+			r.term.mu.Unlock()
+		})
+		return err
+	})
+	r.term.mu.Lock()
+	out.endLine()
+	r.term.mu.Unlock()
+	if err != nil && !res.Cancelled {
+		r.errorf("%v", err)
+		return
+	}
+	switch {
+	case res.Cancelled:
+		r.printf("%s\n", r.term.paint(ansiDim, "(command cancelled)"))
+	case res.ExitCode != nil && *res.ExitCode != 0:
+		r.printf("%s\n", r.term.paint(ansiDim, fmt.Sprintf("(exit code %d)", *res.ExitCode)))
+	}
+	if res.Truncated && res.FullOutputPath != "" {
+		r.printf("%s\n", r.term.paint(ansiDim, "(output truncated; full output in "+res.FullOutputPath+")"))
+	}
+	m := &session.Message{Role: session.RoleBashExecution, Command: command, Output: res.Output, ExitCode: res.ExitCode,
+		Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath,
+		ExcludeFromContext: exclude, Timestamp: time.Now().UnixMilli()}
+	if _, err := r.a.sess.AppendMessage(m); err != nil {
+		r.errorf("saving command output: %v", err)
+		return
+	}
+	if err := r.a.sess.Sync(); err != nil {
+		r.errorf("saving session: %v", err)
+	}
+}
+
+// lineTracker writes through and remembers whether the last line is open.
+type lineTracker struct {
+	w    io.Writer
+	open bool
+}
+
+func (l *lineTracker) WriteString(s string) {
+	if s == "" {
+		return
+	}
+	io.WriteString(l.w, s)
+	l.open = !strings.HasSuffix(s, "\n")
+}
+
+func (l *lineTracker) endLine() {
+	if l.open {
+		io.WriteString(l.w, "\n")
+		l.open = false
+	}
+}
+
+// printf writes to stdout, serialised with everything else on screen.
+func (r *repl) printf(format string, args ...any) {
+	r.view.printf(format, args...)
+}
+
+// warnf writes a warning line.
+func (r *repl) warnf(format string, args ...any) {
+	r.view.printf("%s\n", r.term.paint(ansiYellow, fmt.Sprintf(format, args...)))
+}
+
+// errorf writes an error line.
+func (r *repl) errorf(format string, args ...any) {
+	r.view.printf("%s\n", r.term.paint(ansiRed, "error: "+fmt.Sprintf(format, args...)))
+}
+
+// Attachment limits.
+const (
+	maxAttachmentBytes = 5 << 20
+)
+
+var imageTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+
+// expandAttachments resolves @path words that name files: text files are
+// appended to the prompt as <file name="…"> blocks and images become image
+// parts (with an empty <file> block naming them), as pi does. Words that
+// name no file (e.g. @someone) stay as they are. notes explains files that
+// could not be attached.
+func expandAttachments(text, cwd string) (string, []session.ContentBlock, []string) {
+	var blocks strings.Builder
+	var images []session.ContentBlock
+	var notes []string
+	seen := map[string]bool{}
+	for _, word := range strings.Fields(text) {
+		if !strings.HasPrefix(word, "@") || len(word) < 2 {
+			continue
+		}
+		path, ok := attachmentPath(word[1:], cwd)
+		if !ok || seen[path] {
+			continue
+		}
+		seen[path] = true
+		data, err := os.ReadFile(path)
+		switch {
+		case err != nil:
+			notes = append(notes, fmt.Sprintf("@%s: %v", word[1:], err))
+			continue
+		case len(data) == 0:
+			continue
+		case len(data) > maxAttachmentBytes:
+			notes = append(notes, fmt.Sprintf("@%s: %d bytes is too large to attach (limit %d MB)", word[1:], len(data), maxAttachmentBytes>>20))
+			continue
+		}
+		if mime := imageMime(path, data); mime != "" {
+			images = append(images, session.ContentBlock{Type: session.BlockImage, Data: base64.StdEncoding.EncodeToString(data), MimeType: mime})
+			fmt.Fprintf(&blocks, "<file name=%q></file>\n", path)
+			continue
+		}
+		if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+			notes = append(notes, fmt.Sprintf("@%s: not a text or image file; not attached", word[1:]))
+			continue
+		}
+		fmt.Fprintf(&blocks, "<file name=%q>\n%s\n</file>\n", path, data)
+	}
+	if blocks.Len() == 0 {
+		return text, images, notes
+	}
+	return text + "\n\n" + strings.TrimRight(blocks.String(), "\n"), images, notes
+}
+
+// attachmentPath resolves the path of an @word to an existing regular
+// file, forgiving trailing punctuation ("see @main.go,").
+func attachmentPath(p, cwd string) (string, bool) {
+	for {
+		if strings.HasPrefix(p, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, p[2:])
+			}
+		}
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, p)
+		}
+		if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
+			return abs, true
+		}
+		trimmed := strings.TrimRight(p, ".,;:!?)]}'\"")
+		if trimmed == p || trimmed == "" {
+			return "", false
+		}
+		p = trimmed
+	}
+}
+
+// imageMime is the MIME type of a supported image, judged by content
+// and extension.
+func imageMime(path string, data []byte) string {
+	mime, ok := imageTypes[strings.ToLower(filepath.Ext(path))]
+	sniffed := http.DetectContentType(data)
+	for _, m := range imageTypes {
+		if sniffed == m {
+			return m
+		}
+	}
+	if ok && strings.HasPrefix(sniffed, "image/") {
+		return mime
+	}
+	return ""
+}
+
+// completeWord completes slash commands (and their arguments) at the
+// start of the line and file paths after @.
+func (r *repl) completeWord(line string, pos int) (string, []string, string) {
+	runes := []rune(line)
+	if pos > len(runes) {
+		pos = len(runes)
+	}
+	before, tail := string(runes[:pos]), string(runes[pos:])
+	if strings.HasPrefix(before, "/") {
+		if !strings.Contains(before, " ") {
+			var out []string
+			for _, c := range r.commands() {
+				if strings.HasPrefix("/"+c.Name, before) {
+					out = append(out, "/"+c.Name+" ")
+				}
+			}
+			return "", out, tail
+		}
+		if head, list, ok := r.completeArgument(before); ok {
+			return head, list, tail
+		}
+	}
+	start := strings.LastIndexAny(before, " \t") + 1
+	word := before[start:]
+	if !strings.HasPrefix(word, "@") {
+		return before, nil, tail
+	}
+	dirPart, list := completePath(word[1:], r.a.cwd)
+	return before[:start] + "@" + dirPart, list, tail
+}
+
+// completeArgument completes the argument of /model, /thinking and the
+// commands taking entry or session ids.
+func (r *repl) completeArgument(before string) (string, []string, bool) {
+	name, arg, _ := strings.Cut(before[1:], " ")
+	if strings.Contains(arg, " ") {
+		return "", nil, false
+	}
+	var cands []string
+	switch name {
+	case "model":
+		cands = append(cands, "next")
+		for _, m := range r.modelChoices() {
+			cands = append(cands, modelSpec(m))
+		}
+	case "thinking":
+		cands = thinkingLevels
+	case "branch", "fork", "label":
+		for _, e := range r.a.sess.Entries() {
+			cands = append(cands, e.ID)
+		}
+	case "resume":
+		infos, _ := r.sessionInfos()
+		for _, in := range infos {
+			cands = append(cands, in.ID)
+		}
+	default:
+		return "", nil, false
+	}
+	var out []string
+	for _, c := range cands {
+		if strings.HasPrefix(c, arg) {
+			out = append(out, c+" ")
+		}
+	}
+	return "/" + name + " ", out, true
+}
+
+// completePath lists the entries of the folder named by the part of p up
+// to its last slash that start with the rest; folders end in "/".
+func completePath(p, cwd string) (string, []string) {
+	dirPart, base := "", p
+	if i := strings.LastIndex(p, "/"); i >= 0 {
+		dirPart, base = p[:i+1], p[i+1:]
+	}
+	dir := dirPart
+	if strings.HasPrefix(dir, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			dir = filepath.Join(home, dir[2:])
+		}
+	}
+	if dir == "" {
+		dir = "."
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cwd, dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return dirPart, nil
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasPrefix(n, base) || (strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".")) {
+			continue
+		}
+		if e.IsDir() {
+			n += "/"
+		}
+		out = append(out, n)
+	}
+	return dirPart, out
+}
+
+// replay prints the last n messages of the current context, so a resumed
+// session shows where it stands.
+func (r *repl) replay(n int) {
+	msgs := r.a.sess.BuildContext().Messages
+	var shown []string
+	for i := len(msgs) - 1; i >= 0 && len(shown) < n; i-- {
+		m := &msgs[i].Message
+		if m.Role == session.RoleToolResult {
+			continue
+		}
+		if s := messagePreview(m); s != "" {
+			shown = append(shown, s)
+		}
+	}
+	if len(shown) == 0 {
+		return
+	}
+	width := r.term.columns() - 2
+	if skipped := len(msgs) - len(shown); skipped > 0 {
+		r.printf("%s\n", r.term.paint(ansiDim, fmt.Sprintf("… %d earlier message%s", skipped, plural(skipped))))
+	}
+	for i := len(shown) - 1; i >= 0; i-- {
+		r.printf("%s\n", r.term.paint(ansiDim, truncateRunes(shown[i], width)))
+	}
+}
+
+// messagePreview renders a message as "role: first line".
+func messagePreview(m *session.Message) string {
+	switch m.Role {
+	case session.RoleUser:
+		return "you: " + firstLine(m.Text(), 200)
+	case session.RoleAssistant:
+		if t := strings.TrimSpace(m.Text()); t != "" {
+			return "assistant: " + firstLine(t, 200)
+		}
+		var names []string
+		for _, c := range m.ToolCalls() {
+			names = append(names, c.Name)
+		}
+		if len(names) > 0 {
+			return "assistant: (calls " + strings.Join(names, ", ") + ")"
+		}
+		if m.StopReason == session.StopError {
+			return "assistant: (error: " + firstLine(m.ErrorMessage, 150) + ")"
+		}
+		return "assistant: (no text)"
+	case session.RoleToolResult:
+		return m.ToolName + " result: " + firstLine(m.Text(), 200)
+	case session.RoleBashExecution:
+		return "!" + firstLine(m.Command, 200)
+	case session.RoleCustom:
+		return "[" + m.CustomType + "] " + firstLine(m.Text(), 200)
+	case session.RoleBranchSummary:
+		return "branch summary: " + firstLine(strings.TrimPrefix(m.Summary, branchSummaryPreamble), 200)
+	case session.RoleCompactionSummary:
+		return "compaction summary: " + firstLine(m.Summary, 200)
+	}
+	return ""
+}
+
+// truncateRunes cuts s to at most n runes, ending in … when cut.
+func truncateRunes(s string, n int) string {
+	if n < 2 {
+		n = 2
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// atoiOK parses a positive number.
+func atoiOK(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return n, err == nil && n > 0
+}

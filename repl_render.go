@@ -1,0 +1,384 @@
+// The REPL's streaming display: assistant text as it arrives, thinking
+// collapsed to one dimmed line, one line per tool call with a short result
+// preview, hook-rendered custom messages, and a spinner with elapsed
+// seconds while the model or a tool is working.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// Tool result previews.
+const (
+	previewLines     = 3
+	thinkingRedrawMs = 80
+)
+
+// view renders agent events on the terminal. Its state is guarded by the
+// terminal's mutex, which every method takes.
+type view struct {
+	t            *terminal
+	showThinking bool
+	hooks        func() appHooks
+
+	open      bool   // the stdout line is not finished
+	section   string // last kind of block written: text, thinking, tool, note
+	wrote     bool   // something was written during this run
+	errShown  bool   // an error of this run was already printed
+	abortSeen bool   // "(interrupted)" was already printed
+
+	thinkingChars int
+	thinkingOpen  bool // a collapsed thinking line is on screen
+	thinkingDrawn time.Time
+
+	spin *spinner
+}
+
+func newView(t *terminal, showThinking bool, hooks func() appHooks) *view {
+	return &view{t: t, showThinking: showThinking, hooks: hooks}
+}
+
+// spinner animates "⠋ label 3s" on stderr until stopped.
+type spinner struct {
+	stopped bool // guarded by the terminal's mutex
+	stop    chan struct{}
+}
+
+var spinFrames = []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+
+// startSpinner shows the spinner (terminal mutex held; stdout line closed).
+func (v *view) startSpinner(label string) {
+	if !v.t.ttyErr || v.spin != nil {
+		return
+	}
+	s := &spinner{stop: make(chan struct{})}
+	v.spin = s
+	start := time.Now()
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-s.stop:
+				return
+			case <-tick.C:
+			}
+			v.t.mu.Lock()
+			if !s.stopped {
+				fmt.Fprintf(v.t.stderr, "\r%s\x1b[K", v.t.paint(ansiDim, fmt.Sprintf("%c %s %ds", spinFrames[i%len(spinFrames)], label,
+					int(time.Since(start).Seconds()))))
+			}
+			v.t.mu.Unlock()
+		}
+	}()
+}
+
+// stopSpinner removes the spinner (terminal mutex held).
+func (v *view) stopSpinner() {
+	if v.spin == nil {
+		return
+	}
+	v.spin.stopped = true
+	close(v.spin.stop)
+	v.spin = nil
+	io.WriteString(v.t.stderr, "\r\x1b[K")
+}
+
+// write writes s to stdout and tracks whether the line is left open.
+func (v *view) write(s string) {
+	if s == "" {
+		return
+	}
+	io.WriteString(v.t.stdout, s)
+	v.open = !strings.HasSuffix(s, "\n")
+	v.wrote = true
+}
+
+func (v *view) endLine() {
+	v.finishThinking()
+	if v.open {
+		v.write("\n")
+	}
+}
+
+// startSection ends the current line and separates blocks of different
+// kinds by a blank line (consecutive tool calls and thinking followed by
+// its answer stay together).
+func (v *view) startSection(kind string) {
+	v.stopSpinner()
+	v.endLine()
+	if v.section != "" && !(v.section == "tool" && kind == "tool") && v.section != "thinking" {
+		v.write("\n")
+	}
+	v.section = kind
+}
+
+// printf prints a line of REPL output (command results, notices).
+func (v *view) printf(format string, args ...any) {
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	v.stopSpinner()
+	v.endLine()
+	v.write(fmt.Sprintf(format, args...))
+}
+
+// suspend clears the screen state before a dialog takes the terminal.
+func (v *view) suspend() {
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	v.stopSpinner()
+	v.endLine()
+	v.section = ""
+}
+
+// begin resets the state for a new run.
+func (v *view) begin() {
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	v.open, v.section, v.wrote, v.errShown, v.abortSeen = false, "", false, false, false
+	v.thinkingOpen = false
+}
+
+// end finishes a run: the spinner goes, a run error that no message
+// showed is printed, and a blank line separates the reply from the next
+// prompt.
+func (v *view) end(err error) {
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	v.stopSpinner()
+	v.endLine()
+	switch {
+	case err == nil:
+	case errors.Is(err, agent.ErrAborted) || errors.Is(err, errInterrupted):
+		if !v.abortSeen {
+			v.abortSeen = true
+			v.write(v.t.paint(ansiDim, "(interrupted)") + "\n")
+		}
+	case !v.errShown:
+		v.write(v.t.paint(ansiRed, "error: "+err.Error()) + "\n")
+	}
+	if v.wrote {
+		v.write("\n")
+	}
+}
+
+// interrupted is called from the signal handler when Ctrl+C aborts a run.
+func (v *view) interrupted() {
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	v.stopSpinner()
+}
+
+// event renders one agent event. It runs on the loop's goroutine.
+func (v *view) event(ev agent.Event) {
+	var custom string
+	if (ev.Type == agent.EventMessageEnd) && ev.Message != nil && ev.Message.Role == session.RoleCustom {
+		if !ev.Message.Display {
+			return
+		}
+		custom = v.renderCustom(ev.Message) // may run Lua: outside the lock
+	}
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	switch ev.Type {
+	case agent.EventAgentStart, agent.EventTurnStart:
+		v.endLine()
+		v.startSpinner("working")
+	case agent.EventMessageUpdate:
+		if ev.Stream != nil {
+			v.stream(ev.Stream)
+		}
+	case agent.EventMessageEnd:
+		v.messageEnd(ev.Message, custom)
+	case agent.EventToolExecutionStart:
+		v.startSection("tool")
+		v.write(v.t.paint(ansiCyan, "→ ") + v.t.paint(ansiBold, toolCallSummary(ev.ToolName, ev.Args)) + "\n")
+		v.startSpinner(ev.ToolName)
+	case agent.EventToolExecutionEnd:
+		v.stopSpinner()
+		v.toolResult(ev.ToolName, ev.Result, ev.IsError)
+	case agent.EventAgentEnd:
+		v.stopSpinner()
+		v.endLine()
+	}
+}
+
+func (v *view) stream(se *agent.StreamEvent) {
+	switch se.Type {
+	case agent.StreamThinkingStart:
+		v.startSection("thinking")
+		v.thinkingChars = 0
+		if v.showThinking {
+			return
+		}
+		v.thinkingOpen = true
+		v.drawThinking(true)
+	case agent.StreamThinkingDelta:
+		if v.showThinking {
+			v.write(v.t.paint(ansiDim, se.Delta))
+			return
+		}
+		v.thinkingChars += len([]rune(se.Delta))
+		v.drawThinking(false)
+	case agent.StreamThinkingEnd:
+		v.finishThinking()
+		v.endLine()
+	case agent.StreamTextStart:
+		v.startSection("text")
+	case agent.StreamTextDelta:
+		if v.section != "text" {
+			v.startSection("text")
+		}
+		v.write(se.Delta)
+	case agent.StreamToolCallStart:
+		v.stopSpinner()
+		v.endLine()
+		v.startSpinner("preparing a tool call")
+	}
+}
+
+// drawThinking updates the collapsed thinking line in place (on a
+// terminal, at most every few frames); elsewhere it is written once when
+// thinking ends.
+func (v *view) drawThinking(first bool) {
+	if !v.t.ttyOut {
+		return
+	}
+	if !first && time.Since(v.thinkingDrawn) < thinkingRedrawMs*time.Millisecond {
+		return
+	}
+	v.thinkingDrawn = time.Now()
+	label := "thinking…"
+	if v.thinkingChars > 0 {
+		label = fmt.Sprintf("thinking… (%d chars)", v.thinkingChars)
+	}
+	io.WriteString(v.t.stdout, "\r\x1b[K"+v.t.paint(ansiDim, label))
+	v.open, v.wrote = true, true
+}
+
+// finishThinking leaves the final collapsed thinking line on screen.
+func (v *view) finishThinking() {
+	if !v.thinkingOpen {
+		return
+	}
+	v.thinkingOpen = false
+	label := fmt.Sprintf("thinking… (%d chars)", v.thinkingChars)
+	if v.t.ttyOut {
+		io.WriteString(v.t.stdout, "\r\x1b[K")
+	}
+	io.WriteString(v.t.stdout, v.t.paint(ansiDim, label)+"\n")
+	v.open, v.wrote = false, true
+}
+
+func (v *view) messageEnd(m *session.Message, custom string) {
+	if m == nil {
+		return
+	}
+	switch m.Role {
+	case session.RoleAssistant:
+		v.stopSpinner()
+		v.endLine()
+		switch m.StopReason {
+		case session.StopError:
+			v.startSection("note")
+			v.write(v.t.paint(ansiRed, "error: "+m.ErrorMessage) + "\n")
+			v.errShown = true
+		case session.StopAborted:
+			if !v.abortSeen {
+				v.abortSeen = true
+				v.write(v.t.paint(ansiDim, "(interrupted)") + "\n")
+			}
+		case session.StopLength:
+			v.write(v.t.paint(ansiYellow, "(the reply hit the output token limit)") + "\n")
+		}
+	case session.RoleCustom:
+		v.startSection("note")
+		v.write(strings.TrimRight(custom, "\n") + "\n")
+	}
+}
+
+// renderCustom renders a displayed custom message with its hook renderer,
+// or as "[type] text".
+func (v *view) renderCustom(m *session.Message) string {
+	if v.hooks != nil {
+		if s, ok := v.hooks().Render(m, false); ok {
+			return s
+		}
+	}
+	return v.t.paint(ansiDim, "["+m.CustomType+"]") + " " + m.Text()
+}
+
+// toolResult prints the first lines of a tool's output under its call.
+func (v *view) toolResult(name string, r *agent.ToolResult, isError bool) {
+	if r == nil {
+		return
+	}
+	text := strings.TrimRight(cleanForTerminal(resultText(r)), "\n")
+	images := 0
+	for _, c := range r.Content {
+		if c.Type == session.BlockImage {
+			images++
+		}
+	}
+	width := v.t.columns() - 4
+	var lines []string
+	if text != "" {
+		lines = strings.Split(text, "\n")
+	}
+	switch {
+	case isError:
+		first := "failed"
+		if len(lines) > 0 {
+			first, lines = lines[0], lines[1:]
+		}
+		v.write("  " + v.t.paint(ansiRed, "✗ "+truncateRunes(first, width-2)) + "\n")
+	case name == "read" && len(lines) > 0:
+		v.write(v.t.paint(ansiDim, fmt.Sprintf("  %d line%s", len(lines), plural(len(lines)))) + "\n")
+		lines = nil
+	case len(lines) == 0 && images == 0:
+		v.write(v.t.paint(ansiDim, "  (no output)") + "\n")
+	}
+	shown := min(len(lines), previewLines)
+	for _, l := range lines[:shown] {
+		v.write(v.t.paint(ansiDim, "  "+truncateRunes(l, width)) + "\n")
+	}
+	if rest := len(lines) - shown; rest > 0 {
+		v.write(v.t.paint(ansiDim, fmt.Sprintf("  … +%d more line%s", rest, plural(rest))) + "\n")
+	}
+	if images > 0 {
+		v.write(v.t.paint(ansiDim, fmt.Sprintf("  (%d image%s)", images, plural(images))) + "\n")
+	}
+}
+
+// cleanForTerminal drops escape sequences and control characters (other
+// than newlines) from tool output and expands tabs, so a preview cannot
+// move the cursor or change colours.
+func cleanForTerminal(s string) string {
+	var b strings.Builder
+	esc := false
+	for _, r := range s {
+		switch {
+		case esc:
+			if r >= '@' && r <= '~' && r != '[' {
+				esc = false
+			}
+		case r == 0x1b:
+			esc = true
+		case r == '\t':
+			b.WriteString("    ")
+		case r == '\n':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,717 @@
+// Tests of the REPL: the input filter, attachments and completion as
+// units, and end-to-end runs of the real binary in a pseudo-terminal
+// against the fake LLM server.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+	"github.com/lunar-cli/lunar/session"
+)
+
+func TestInputFilter(t *testing.T) {
+	ctrlC := "\x07\x05" + string(interruptMarker) + "\r"
+	tests := []struct {
+		name   string
+		chunks []string
+		want   string
+		pastes map[string]string // placeholder → text
+	}{
+		{name: "typing passes through", chunks: []string{"hello", "\r"}, want: "hello\r"},
+		{name: "arrow keys pass through", chunks: []string{"\x1b[A", "\x1b[B"}, want: "\x1b[A\x1b[B"},
+		{name: "lone escape is not held", chunks: []string{"\x1b"}, want: "\x1b"},
+		{name: "ctrl+c becomes marker and enter", chunks: []string{"ab\x03"}, want: "ab" + ctrlC},
+		{name: "single-line paste", chunks: []string{pasteStart + "git\tstatus" + pasteEnd}, want: "git" + string(tabMarker) + "status"},
+		{name: "single line paste drops trailing newline", chunks: []string{pasteStart + "ls -la\n" + pasteEnd}, want: "ls -la"},
+		{name: "ctrl+c inside a paste is text", chunks: []string{pasteStart + "a\x03b" + pasteEnd}, want: "ab"},
+		{
+			name: "multi-line paste becomes a placeholder", chunks: []string{"x ", pasteStart + "one\r\ntwo\rthree\n" + pasteEnd, "\r"},
+			want: "x [paste #1 +3 lines]\r", pastes: map[string]string{"[paste #1 +3 lines]": "one\ntwo\nthree"},
+		},
+		{
+			name: "markers split across reads", chunks: []string{"\x1b[20", "0~one\ntw", "o\x1b[2", "01~!"},
+			want: "[paste #1 +2 lines]!", pastes: map[string]string{"[paste #1 +2 lines]": "one\ntwo"},
+		},
+		{
+			name: "several lines in one read without bracketed paste", chunks: []string{"first\nsecond\n"},
+			want: "[paste #1 +2 lines]", pastes: map[string]string{"[paste #1 +2 lines]": "first\nsecond"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newInputFilter()
+			var out []byte
+			for _, c := range tt.chunks {
+				out = append(out, f.process([]byte(c))...)
+			}
+			assert.Equal(t, tt.want, string(out))
+			for k, v := range tt.pastes {
+				assert.Equal(t, v, f.decode(k))
+			}
+		})
+	}
+}
+
+func TestInputFilterRun(t *testing.T) {
+	f := newInputFilter()
+	pr, pw := io.Pipe()
+	go f.run(strings.NewReader("hi\x03"), pw)
+	got, err := io.ReadAll(pr)
+	require.NoError(t, err)
+	assert.Equal(t, "hi\x07\x05"+string(interruptMarker)+"\r", string(got))
+}
+
+func TestMarkersRoundTrip(t *testing.T) {
+	for _, s := range []string{"", "plain", "a\nb", "tab\there\nand more\n"} {
+		enc := encodeMarkers(s)
+		assert.NotContains(t, enc, "\n")
+		assert.NotContains(t, enc, "\t")
+		assert.Equal(t, s, decodeMarkers(enc))
+	}
+}
+
+func TestIsCommand(t *testing.T) {
+	tests := map[string]bool{
+		"/help": true, "/model openai/gpt-4.1": true, "/x": true, "/branch\nabc": true,
+		"/": false, "/etc/hosts is broken": false, "hello": false, "//": false,
+	}
+	for in, want := range tests {
+		assert.Equal(t, want, isCommand(in), in)
+	}
+}
+
+func TestExpandAttachments(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("remember the milk"), 0o644))
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pic.png"), png, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "blob.bin"), []byte{0, 1, 2, 3}, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "empty.txt"), nil, 0o644))
+
+	tests := []struct {
+		name       string
+		in         string
+		wantText   string
+		wantImages int
+		wantNotes  int
+	}{
+		{name: "no attachments", in: "hello @someone", wantText: "hello @someone"},
+		{name: "text file", in: "read @notes.txt please", wantText: "read @notes.txt please\n\n<file name=\"" + filepath.Join(dir, "notes.txt") + "\">\nremember the milk\n</file>"},
+		{name: "trailing punctuation", in: "see @notes.txt, ok", wantText: "see @notes.txt, ok\n\n<file name=\"" + filepath.Join(dir, "notes.txt") + "\">\nremember the milk\n</file>"},
+		{name: "image", in: "look @pic.png", wantText: "look @pic.png\n\n<file name=\"" + filepath.Join(dir, "pic.png") + "\"></file>", wantImages: 1},
+		{name: "binary is refused", in: "@blob.bin", wantText: "@blob.bin", wantNotes: 1},
+		{name: "empty file is skipped", in: "@empty.txt", wantText: "@empty.txt"},
+		{name: "same file once", in: "@notes.txt @notes.txt", wantText: "@notes.txt @notes.txt\n\n<file name=\"" + filepath.Join(dir, "notes.txt") + "\">\nremember the milk\n</file>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, images, notes := expandAttachments(tt.in, dir)
+			assert.Equal(t, tt.wantText, text)
+			assert.Len(t, images, tt.wantImages)
+			assert.Len(t, notes, tt.wantNotes)
+			for _, im := range images {
+				assert.Equal(t, "image/png", im.MimeType)
+				assert.Equal(t, session.BlockImage, im.Type)
+			}
+		})
+	}
+}
+
+func TestCompletePath(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "src", "sub"), 0o755))
+	for _, f := range []string{"src/main.go", "src/util.go", "README.md", ".hidden"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
+	}
+	tests := []struct {
+		in      string
+		wantDir string
+		want    []string
+	}{
+		{"", "", []string{"README.md", "src/"}},
+		{"sr", "", []string{"src/"}},
+		{"src/", "src/", []string{"main.go", "sub/", "util.go"}},
+		{"src/m", "src/", []string{"main.go"}},
+		{".h", "", []string{".hidden"}},
+		{"nope/x", "nope/", nil},
+	}
+	for _, tt := range tests {
+		d, got := completePath(tt.in, dir)
+		assert.Equal(t, tt.wantDir, d, tt.in)
+		assert.ElementsMatch(t, tt.want, got, tt.in)
+	}
+}
+
+func TestCleanForTerminal(t *testing.T) {
+	assert.Equal(t, "red text\n    x", cleanForTerminal("\x1b[31mred\x1b[0m text\r\n\tx\x07"))
+}
+
+func TestEntryPreview(t *testing.T) {
+	user := &session.Message{Role: session.RoleUser, Content: []session.ContentBlock{{Type: session.BlockText, Text: "hello\nworld"}}}
+	call := &session.Message{Role: session.RoleAssistant, Content: []session.ContentBlock{{Type: session.BlockToolCall, Name: "bash"}}}
+	tests := []struct {
+		e    *session.Entry
+		want string
+	}{
+		{&session.Entry{Type: session.TypeMessage, Message: user}, "you: hello …"},
+		{&session.Entry{Type: session.TypeMessage, Message: call}, "assistant: (calls bash)"},
+		{&session.Entry{Type: session.TypeModelChange, Provider: "openai", ModelID: "gpt-4.1"}, "model → openai/gpt-4.1"},
+		{&session.Entry{Type: session.TypeThinkingLevelChange, ThinkingLevel: "high"}, "thinking → high"},
+		{&session.Entry{Type: session.TypeBranchSummary, Summary: branchSummaryPreamble + "## Goal"}, "branch summary: ## Goal"},
+		{&session.Entry{Type: "mystery"}, "mystery"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, entryPreview(tt.e))
+	}
+}
+
+// ---- end-to-end in a pseudo-terminal ----
+
+var (
+	replBuildOnce sync.Once
+	replBin       string
+	replBuildErr  error
+)
+
+// replBinary returns the lunar binary: the one TestMain built, or one
+// built here once.
+func replBinary(t *testing.T) string {
+	t.Helper()
+	if lunarBin != "" {
+		return lunarBin
+	}
+	replBuildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "lunar-repl")
+		if err != nil {
+			replBuildErr = err
+			return
+		}
+		replBin = filepath.Join(dir, "lunar")
+		if out, err := exec.Command("go", "build", "-o", replBin, ".").CombinedOutput(); err != nil {
+			replBuildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, replBuildErr)
+	return replBin
+}
+
+// replEnv is one lunar installation for REPL runs: LUNAR_HOME, working
+// folder and fake LLM server.
+type replEnv struct {
+	t    *testing.T
+	home string
+	cwd  string
+	srv  *llmtest.Server
+}
+
+func newReplEnv(t *testing.T) *replEnv {
+	e := &replEnv{t: t, home: t.TempDir(), cwd: t.TempDir(), srv: llmtest.New(t)}
+	e.cwd, _ = filepath.EvalSymlinks(e.cwd)
+	return e
+}
+
+// ptyREPL is a running lunar in a pseudo-terminal.
+type ptyREPL struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	tty  *os.File
+	mu   sync.Mutex
+	out  bytes.Buffer
+	mark int // expect searches from here
+	more chan struct{}
+	done chan struct{}
+	err  error
+}
+
+// start runs lunar in a 120x40 terminal.
+func (e *replEnv) start(args ...string) *ptyREPL {
+	e.t.Helper()
+	base := []string{"--model", "openai/gpt-4.1", "--base-url", e.srv.URL(), "--api-key", "sk-test"}
+	cmd := exec.Command(replBinary(e.t), append(base, args...)...)
+	cmd.Dir = e.cwd
+	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "NO_COLOR=1", "TERM=xterm-256color", "LUNAR_MAX_RETRIES=0")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	require.NoError(e.t, err)
+	p := &ptyREPL{t: e.t, cmd: cmd, tty: tty, more: make(chan struct{}, 1), done: make(chan struct{})}
+	go p.read()
+	e.t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			<-p.done
+			p.cmd.Wait()
+		}
+		tty.Close()
+	})
+	p.expect("/help for commands")
+	return p
+}
+
+func (p *ptyREPL) read() {
+	buf := make([]byte, 4096)
+	for {
+		n, err := p.tty.Read(buf)
+		p.mu.Lock()
+		p.out.Write(buf[:n])
+		p.mu.Unlock()
+		select {
+		case p.more <- struct{}{}:
+		default:
+		}
+		if err != nil {
+			close(p.done)
+			return
+		}
+	}
+}
+
+const ptyTimeout = 15 * time.Second
+
+// expect waits until s appears in the output after the last match and
+// moves the mark past it.
+func (p *ptyREPL) expect(s string) {
+	p.t.Helper()
+	deadline := time.After(ptyTimeout)
+	for {
+		p.mu.Lock()
+		all := p.out.String()
+		i := strings.Index(all[p.mark:], s)
+		if i >= 0 {
+			p.mark += i + len(s)
+		}
+		p.mu.Unlock()
+		if i >= 0 {
+			return
+		}
+		select {
+		case <-p.more:
+		case <-p.done:
+			p.mu.Lock()
+			all = p.out.String()
+			p.mu.Unlock()
+			if strings.Contains(all[p.mark:], s) {
+				continue
+			}
+			p.t.Fatalf("lunar exited before %q appeared; output:\n%s", s, all)
+		case <-deadline:
+			p.t.Fatalf("timed out waiting for %q; output since last match:\n%q", s, all[p.mark:])
+		}
+	}
+}
+
+// send types s.
+func (p *ptyREPL) send(s string) {
+	p.t.Helper()
+	_, err := p.tty.Write([]byte(s))
+	require.NoError(p.t, err)
+}
+
+// line types s and Enter.
+func (p *ptyREPL) line(s string) {
+	p.t.Helper()
+	p.send(s)
+	p.send("\r")
+}
+
+// wait waits for lunar to exit and returns its exit code.
+func (p *ptyREPL) wait() int {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(ptyTimeout):
+		p.t.Fatalf("lunar did not exit; output:\n%s", p.output())
+	}
+	err := p.cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	require.NoError(p.t, err)
+	return 0
+}
+
+func (p *ptyREPL) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// quit presses Ctrl+D and checks the exit code.
+func (p *ptyREPL) quit() {
+	p.t.Helper()
+	p.send("\x04")
+	assert.Equal(p.t, 0, p.wait(), p.output())
+}
+
+// session loads the only session file of the installation.
+func (e *replEnv) sessions() []string {
+	files, _ := filepath.Glob(filepath.Join(e.home, "data", "sessions", "*", "*.jsonl"))
+	return files
+}
+
+func (e *replEnv) load(path string) *session.Session {
+	e.t.Helper()
+	s, err := session.Load(path)
+	require.NoError(e.t, err)
+	return s
+}
+
+func (e *replEnv) onlySession() *session.Session {
+	e.t.Helper()
+	files := e.sessions()
+	require.Len(e.t, files, 1)
+	return e.load(files[0])
+}
+
+// userTexts lists the user messages on the current path.
+func userTexts(s *session.Session) []string {
+	var out []string
+	for _, m := range s.BuildContext().Messages {
+		if m.Message.Role == session.RoleUser {
+			out = append(out, m.Message.Text())
+		}
+	}
+	return out
+}
+
+func TestREPLPromptStreamsAnswer(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("Hello from the fake model."), llmtest.Usage(10, 5, 0, 0))
+	p := e.start()
+	p.line("hi there")
+	p.expect("Hello from the fake model.")
+	p.expect("> ")
+	p.quit()
+
+	s := e.onlySession()
+	msgs := s.BuildContext().Messages
+	require.Len(t, msgs, 2)
+	assert.Equal(t, "hi there", msgs[0].Message.Text())
+	assert.Equal(t, "Hello from the fake model.", msgs[1].Message.Text())
+}
+
+func TestREPLToolCallLine(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"printf 'a\\nb\\nc\\nd\\ne\\n'"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	p := e.start()
+	p.line("run it")
+	p.expect("→ bash  printf")
+	p.expect("a\r\n")
+	p.expect("… +2 more lines")
+	p.expect("done")
+	p.quit()
+}
+
+func TestREPLTabCompletesSlashCommand(t *testing.T) {
+	e := newReplEnv(t)
+	p := e.start()
+	p.send("/hel\t")
+	p.expect("/help ")
+	p.send("\r")
+	p.expect("Commands")
+	p.expect("/branch ID [--summarize]")
+	p.quit()
+}
+
+func TestREPLCtrlCAbortsReplyAndContinues(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("partial answer"), llmtest.Hang())
+	e.srv.Reply(llmtest.Text("second answer"))
+	p := e.start()
+	p.line("go")
+	p.expect("partial answer")
+	p.send("\x03")
+	p.expect("(interrupted)")
+	p.expect("> ")
+	p.line("again")
+	p.expect("second answer")
+	p.quit()
+
+	s := e.onlySession()
+	var stops []string
+	for _, m := range s.BuildContext().Messages {
+		if m.Message.Role == session.RoleAssistant {
+			stops = append(stops, m.Message.StopReason)
+		}
+	}
+	assert.Equal(t, []string{session.StopAborted, session.StopStop}, stops)
+	assert.Equal(t, []string{"go", "again"}, userTexts(s))
+}
+
+func TestREPLCtrlCTwiceOnEmptyPromptQuits(t *testing.T) {
+	e := newReplEnv(t)
+	p := e.start()
+	p.send("some text\x03")
+	p.expect("> ")
+	p.send("\x03")
+	p.expect("press Ctrl+C again to quit")
+	p.send("\x03")
+	assert.Equal(t, 0, p.wait())
+}
+
+func TestREPLBranchThenPromptLandsOnNewBranch(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("answer one"))
+	e.srv.Reply(llmtest.Text("answer two"))
+	e.srv.Reply(llmtest.Text("answer three"))
+	p := e.start()
+	p.line("question one")
+	p.expect("answer one")
+	p.line("question two")
+	p.expect("answer two")
+
+	s := e.onlySession()
+	var two, ansOne string
+	for _, ent := range s.Entries() {
+		if ent.Message == nil {
+			continue
+		}
+		switch ent.Message.Text() {
+		case "question two":
+			two = ent.ID
+		case "answer one":
+			ansOne = ent.ID
+		}
+	}
+	require.NotEmpty(t, two)
+	p.line("/tree")
+	p.expect(two)
+	p.expect("← leaf")
+	p.line("/branch " + two)
+	p.expect("its text is in the prompt")
+	p.expect("question two") // prefilled for editing
+	p.send("\x15")             // Ctrl+U clears it
+	p.line("question three")
+	p.expect("answer three")
+	p.quit()
+
+	s = e.onlySession()
+	var three *session.Entry
+	for _, ent := range s.Entries() {
+		if ent.Message != nil && ent.Message.Text() == "question three" {
+			three = ent
+		}
+	}
+	require.NotNil(t, three)
+	assert.Equal(t, ansOne, three.ParentID, "the new prompt hangs off the first answer")
+	assert.Equal(t, []string{"question one", "question three"}, userTexts(s))
+	reqs := e.srv.Requests()
+	last := string(reqs[len(reqs)-1].Body)
+	assert.NotContains(t, last, "question two")
+}
+
+func TestREPLResumeSwitchesSession(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("answer in A"))
+	p := e.start()
+	p.line("first session")
+	p.expect("answer in A")
+	p.quit()
+	files := e.sessions()
+	require.Len(t, files, 1)
+	idA := e.load(files[0]).ID()
+
+	e.srv.Reply(llmtest.Text("answer in B"))
+	e.srv.Reply(llmtest.Text("back in A"))
+	p = e.start()
+	p.line("second session")
+	p.expect("answer in B")
+	p.line("/resume " + idA[:8])
+	p.expect("resumed")
+	p.expect("answer in A") // replayed
+	p.line("more for A")
+	p.expect("back in A")
+	p.quit()
+
+	a := e.load(files[0])
+	assert.Equal(t, []string{"first session", "more for A"}, userTexts(a))
+	body := string(e.srv.Requests()[2].Body)
+	assert.Contains(t, body, "answer in A")
+	assert.NotContains(t, body, "second session")
+}
+
+func TestREPLSessionsPicksByNumber(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("old answer"))
+	p := e.start()
+	p.line("old question")
+	p.expect("old answer")
+	p.quit()
+
+	e.srv.Reply(llmtest.Text("new answer"))
+	p = e.start()
+	p.line("new question")
+	p.expect("new answer")
+	p.line("/sessions")
+	p.expect("choose 1-2")
+	p.line("2") // newest first: 1 is the current session
+	p.expect("resumed")
+	p.expect("old answer")
+	p.line("/session")
+	p.expect("2 user")
+	p.quit()
+}
+
+func TestREPLHistorySurvivesRestart(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("noted"))
+	p := e.start()
+	p.line("remember this line")
+	p.expect("noted")
+	p.quit()
+
+	p = e.start()
+	p.send("\x1b[A") // Up
+	p.expect("remember this line")
+	p.send("\x03")
+	p.expect("> ")
+	p.quit()
+	data, err := os.ReadFile(filepath.Join(e.home, "state", "history"))
+	require.NoError(t, err)
+	assert.Equal(t, "remember this line\n", string(data))
+}
+
+func TestREPLBangCommandsAreStored(t *testing.T) {
+	e := newReplEnv(t)
+	p := e.start()
+	p.line("!echo hi from shell")
+	p.expect("hi from shell")
+	p.expect("> ")
+	p.line("!!echo secret; exit 3")
+	p.expect("(exit code 3)")
+	p.quit()
+
+	s := e.onlySession()
+	var bash []*session.Message
+	for _, ent := range s.Entries() {
+		if ent.Message != nil && ent.Message.Role == session.RoleBashExecution {
+			bash = append(bash, ent.Message)
+		}
+	}
+	require.Len(t, bash, 2)
+	assert.Equal(t, "echo hi from shell", bash[0].Command)
+	assert.Equal(t, "hi from shell\n", bash[0].Output)
+	require.NotNil(t, bash[0].ExitCode)
+	assert.Equal(t, 0, *bash[0].ExitCode)
+	assert.False(t, bash[0].ExcludeFromContext)
+	assert.True(t, bash[1].ExcludeFromContext)
+	require.NotNil(t, bash[1].ExitCode)
+	assert.Equal(t, 3, *bash[1].ExitCode)
+}
+
+func TestREPLMultiLineInput(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("got the paste"))
+	e.srv.Reply(llmtest.Text("got the continuation"))
+	e.srv.Reply(llmtest.Text("got the file"))
+	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("file body"), 0o644))
+	p := e.start()
+	p.send("look: ")
+	p.send(pasteStart + "line one\nline two\n" + pasteEnd)
+	p.expect("[paste #1 +2 lines]")
+	p.send("\r")
+	p.expect("got the paste")
+	p.send("first part \\\r")
+	p.expect("… ")
+	p.line("second part")
+	p.expect("got the continuation")
+	p.line("summarise @notes.txt")
+	p.expect("got the file")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, "look: line one\nline two", lastUserText(t, reqs[0]))
+	assert.Equal(t, "first part \nsecond part", lastUserText(t, reqs[1]))
+	assert.Equal(t, "summarise @notes.txt\n\n<file name=\""+filepath.Join(e.cwd, "notes.txt")+"\">\nfile body\n</file>", lastUserText(t, reqs[2]))
+}
+
+// lastUserText is the text of the last user message of an OpenAI request.
+func lastUserText(t *testing.T, r llmtest.Request) string {
+	t.Helper()
+	var body struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &body))
+	for i := len(body.Messages) - 1; i >= 0; i-- {
+		m := body.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) == nil {
+			return s
+		}
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		require.NoError(t, json.Unmarshal(m.Content, &parts))
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	t.Fatalf("no user message in %s", r.Body)
+	return ""
+}
+
+func TestREPLModelAndThinkingCommands(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("from mini"))
+	p := e.start()
+	p.line("/model")
+	p.expect("* openai/gpt-4.1 ")
+	p.line("/model openai/gpt-4.1-mini")
+	p.expect("model: openai/gpt-4.1-mini")
+	p.line("/thinking high")
+	p.expect("thinking: high")
+	p.line("/thinking extreme")
+	p.expect("is not one of")
+	p.line("hello")
+	p.expect("from mini")
+	p.line("/nonsense")
+	p.expect("unknown command /nonsense, see /help")
+	p.quit()
+
+	assert.Equal(t, "gpt-4.1-mini", e.srv.Requests()[0].Field("model"))
+	s := e.onlySession()
+	var kinds []string
+	for _, ent := range s.Entries() {
+		switch ent.Type {
+		case session.TypeModelChange:
+			kinds = append(kinds, "model "+ent.ModelID)
+		case session.TypeThinkingLevelChange:
+			kinds = append(kinds, "thinking "+ent.ThinkingLevel)
+		}
+	}
+	assert.Equal(t, []string{"model gpt-4.1", "thinking off", "model gpt-4.1-mini", "thinking high"}, kinds)
+}
+
+func TestREPLSigtermExitsCleanly(t *testing.T) {
+	e := newReplEnv(t)
+	p := e.start()
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	assert.Equal(t, exitInterrupted, p.wait())
+}

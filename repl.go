@@ -219,10 +219,10 @@ func encodeMarkers(s string) string {
 // streamed output and the spinner.
 type terminal struct {
 	mu     sync.Mutex
-	line   *liner.State  // nil: no line editing (not a terminal, TERM=dumb output)
-	filter *inputFilter  // nil without line editing
+	line   *liner.State   // nil: no line editing (not a terminal, TERM=dumb output)
+	filter *inputFilter   // nil without line editing
 	pipeW  io.WriteCloser // liner's input; closing it ends the prompt with EOF
-	plain  *bufio.Reader // input without line editing
+	plain  *bufio.Reader  // input without line editing
 	stdout io.Writer
 	stderr io.Writer
 	color  bool // ANSI colours on stdout

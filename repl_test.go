@@ -497,7 +497,7 @@ func TestREPLBranchThenPromptLandsOnNewBranch(t *testing.T) {
 	p.line("/branch " + two)
 	p.expect("its text is in the prompt")
 	p.expect("question two") // prefilled for editing
-	p.send("\x15")             // Ctrl+U clears it
+	p.send("\x15")           // Ctrl+U clears it
 	p.line("question three")
 	p.expect("answer three")
 	p.quit()

@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -133,10 +135,31 @@ func violation(k jsonschema.ErrorKind) string {
 		return "unknown properties " + quoteAll(k.Properties)
 	case *kind.Type:
 		return fmt.Sprintf("expected %s, got %s", strings.Join(k.Want, " or "), k.Got)
+	case *kind.Minimum:
+		return "must be >= " + ratString(k.Want) + ", got " + ratString(k.Got)
+	case *kind.Maximum:
+		return "must be <= " + ratString(k.Want) + ", got " + ratString(k.Got)
+	case *kind.ExclusiveMinimum:
+		return "must be > " + ratString(k.Want) + ", got " + ratString(k.Got)
+	case *kind.ExclusiveMaximum:
+		return "must be < " + ratString(k.Want) + ", got " + ratString(k.Got)
+	case *kind.MinItems:
+		return fmt.Sprintf("must have at least %d item(s), got %d", k.Want, k.Got)
+	case *kind.MaxItems:
+		return fmt.Sprintf("must have at most %d item(s), got %d", k.Want, k.Got)
+	case *kind.MinLength:
+		return fmt.Sprintf("must be at least %d character(s) long, got %d", k.Want, k.Got)
+	case *kind.MaxLength:
+		return fmt.Sprintf("must be at most %d character(s) long, got %d", k.Want, k.Got)
 	case *kind.FalseSchema:
 		return "not allowed"
 	}
 	return k.LocalizedString(schemaPrinter)
+}
+
+func ratString(r *big.Rat) string {
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 func quoteAll(names []string) string {

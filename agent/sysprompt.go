@@ -1,0 +1,198 @@
+// This file builds the system prompt: the base coding-assistant prompt (or
+// the user's --system-prompt), --append-system-prompt, the project's
+// AGENTS.md/CLAUDE.md files, and the date and working directory.
+
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// contextFileNames are the project context files looked for in each
+// folder, in order of preference: the first one present is used.
+var contextFileNames = []string{"AGENTS.md", "CLAUDE.md"}
+
+// SystemPromptOptions are the inputs of SystemPrompt.
+type SystemPromptOptions struct {
+	Cwd   string  // working directory, shown to the model and where context files are searched from
+	Tools []*Tool // tools the model may call, listed with the first sentence of their description
+	// Custom replaces the base prompt (--system-prompt). If it names an
+	// existing file (relative to Cwd), the file's content is used.
+	Custom string
+	// Append is added after the base or custom prompt
+	// (--append-system-prompt), with the same file rule.
+	Append string
+	// Now gives the date shown to the model; zero means time.Now().
+	Now time.Time
+	// ContextFiles includes AGENTS.md (or CLAUDE.md) from GlobalDir and from
+	// every folder from / down to Cwd.
+	ContextFiles bool
+	// GlobalDir is the user's lunar config folder
+	// ($XDG_CONFIG_HOME/lunar); "" skips the global context file.
+	GlobalDir string
+}
+
+// SystemPrompt builds the system prompt. Files that cannot be read are
+// skipped: a prompt is always returned.
+func SystemPrompt(opts SystemPromptOptions) string {
+	var sb strings.Builder
+	if custom := promptText(opts.Custom, opts.Cwd); custom != "" {
+		sb.WriteString(custom)
+	} else {
+		sb.WriteString(basePrompt(opts.Tools))
+	}
+	if appendix := promptText(opts.Append, opts.Cwd); appendix != "" {
+		sb.WriteString("\n\n")
+		sb.WriteString(appendix)
+	}
+	if opts.ContextFiles {
+		if files := loadContextFiles(opts.Cwd, opts.GlobalDir); len(files) > 0 {
+			sb.WriteString("\n\n# Project context\n\nProject-specific instructions and guidelines:")
+			for _, f := range files {
+				sb.WriteString("\n\n## ")
+				sb.WriteString(f.path)
+				sb.WriteString("\n\n")
+				sb.WriteString(strings.TrimRight(f.content, "\n"))
+			}
+		}
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	sb.WriteString("\n\nCurrent date: ")
+	sb.WriteString(now.Format("2006-01-02"))
+	sb.WriteString("\nCurrent working directory: ")
+	sb.WriteString(opts.Cwd)
+	return sb.String()
+}
+
+// basePrompt is lunar's own prompt: who the model is, its tools, and
+// guidelines that depend on which tools it has.
+func basePrompt(tools []*Tool) string {
+	var sb strings.Builder
+	sb.WriteString("You are an expert coding assistant working in the user's terminal through lunar, a minimal coding agent. " +
+		"You help the user by reading files, running commands, editing code and writing new files.\n\n")
+
+	sb.WriteString("Available tools:\n")
+	has := map[string]bool{}
+	for _, t := range tools {
+		has[t.Name] = true
+		sb.WriteString("- ")
+		sb.WriteString(t.Name)
+		if d := firstSentence(t.Description); d != "" {
+			sb.WriteString(": ")
+			sb.WriteString(d)
+		}
+		sb.WriteString("\n")
+	}
+	if len(tools) == 0 {
+		sb.WriteString("(none: answer from the conversation alone)\n")
+	}
+
+	var guidelines []string
+	if has["bash"] {
+		guidelines = append(guidelines, "Use bash for file operations like ls, rg and find, and to run builds, tests and git.")
+	}
+	if has["read"] && has["edit"] {
+		guidelines = append(guidelines, "Read a file before editing it. Use read to examine files, not cat or sed.")
+	}
+	if has["edit"] {
+		guidelines = append(guidelines, "Use edit for precise changes: each oldText must match the file exactly, once. Put several changes to one file in one edit call.")
+	}
+	if has["write"] {
+		guidelines = append(guidelines, "Use write only for new files or complete rewrites.")
+	}
+	if has["edit"] || has["write"] {
+		guidelines = append(guidelines, "When summarizing what you did, write plain text: do not use cat or bash to display it.")
+	}
+	guidelines = append(guidelines,
+		"Be concise in your responses.",
+		"Show file paths clearly when working with files.")
+	sb.WriteString("\nGuidelines:")
+	for _, g := range guidelines {
+		sb.WriteString("\n- ")
+		sb.WriteString(g)
+	}
+	return sb.String()
+}
+
+// firstSentence is a tool description's first sentence (or first line).
+func firstSentence(desc string) string {
+	desc = strings.TrimSpace(desc)
+	if i := strings.IndexByte(desc, '\n'); i >= 0 {
+		desc = desc[:i]
+	}
+	if i := strings.Index(desc, ". "); i >= 0 {
+		desc = desc[:i+1]
+	}
+	return desc
+}
+
+// promptText returns s, or the content of the file s names. A value that
+// reads as a prompt (several lines, very long) is never taken for a path.
+func promptText(s, cwd string) string {
+	if s == "" || strings.ContainsRune(s, '\n') || len(s) > 4096 {
+		return s
+	}
+	p := s
+	if strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[2:])
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cwd, p)
+	}
+	if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+		if b, err := os.ReadFile(p); err == nil {
+			return strings.TrimRight(string(b), "\n")
+		}
+	}
+	return s
+}
+
+type contextFile struct {
+	path, content string
+}
+
+// loadContextFiles returns the global context file, then those of every
+// folder from / down to cwd: outermost first, so the nearest has the last
+// word.
+func loadContextFiles(cwd, globalDir string) []contextFile {
+	var files []contextFile
+	seen := map[string]bool{}
+	add := func(dir string) {
+		for _, name := range contextFileNames {
+			p := filepath.Join(dir, name)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			if !seen[p] {
+				seen[p] = true
+				files = append(files, contextFile{p, string(b)})
+			}
+			return
+		}
+	}
+	if globalDir != "" {
+		add(globalDir)
+	}
+	var dirs []string
+	for dir := filepath.Clean(cwd); ; dir = filepath.Dir(dir) {
+		dirs = append(dirs, dir)
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	slices.Reverse(dirs)
+	for _, dir := range dirs {
+		add(dir)
+	}
+	return files
+}

@@ -26,24 +26,23 @@ const (
 	diffInsert diffKind = '+'
 )
 
-// diffOp is one line of an edit script; a and b index the old and new
-// lines (only the side the kind uses is meaningful).
-type diffOp struct {
-	kind diffKind
-	a, b int
+// diffRun is a run of n lines of one kind in an edit script, starting at
+// line a of the old text and line b of the new one.
+type diffRun struct {
+	kind    diffKind
+	a, b, n int
 }
 
 // lineDiff returns the rendered diff from oldText to newText and the
 // 1-based line of the first change in newText (0 when they are equal).
 func lineDiff(oldText, newText string) (string, int) {
 	a, b := strings.Split(oldText, "\n"), strings.Split(newText, "\n")
-	ops := diffLines(a, b)
-	return renderDiff(ops, a, b)
+	return renderDiff(diffLines(a, b), a, b)
 }
 
 // diffLines computes an edit script turning a into b: the common prefix
 // and suffix are matched directly, the rest by Myers' algorithm.
-func diffLines(a, b []string) []diffOp {
+func diffLines(a, b []string) []diffRun {
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++
@@ -52,42 +51,42 @@ func diffLines(a, b []string) []diffOp {
 	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
 		suf++
 	}
-	ops := make([]diffOp, 0, len(a)+len(b)-pre-suf)
-	for i := range pre {
-		ops = append(ops, diffOp{diffEqual, i, i})
-	}
 	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
 	mid, ok := myers(ma, mb)
 	if !ok {
-		mid = mid[:0]
-		for i := range ma {
-			mid = append(mid, diffOp{diffDelete, i, 0})
+		mid = []diffRun{{diffDelete, 0, 0, len(ma)}, {diffInsert, len(ma), 0, len(mb)}}
+	}
+	runs := []diffRun{{diffEqual, 0, 0, pre}}
+	for _, r := range mid {
+		runs = append(runs, diffRun{r.kind, r.a + pre, r.b + pre, r.n})
+	}
+	runs = append(runs, diffRun{diffEqual, len(a) - suf, len(b) - suf, suf})
+	// Drop empty runs and merge neighbours of the same kind.
+	out := runs[:0]
+	for _, r := range runs {
+		switch {
+		case r.n == 0:
+		case len(out) > 0 && out[len(out)-1].kind == r.kind:
+			out[len(out)-1].n += r.n
+		default:
+			out = append(out, r)
 		}
-		for j := range mb {
-			mid = append(mid, diffOp{diffInsert, len(ma), j})
-		}
 	}
-	for _, op := range mid {
-		ops = append(ops, diffOp{op.kind, op.a + pre, op.b + pre})
-	}
-	for i := range suf {
-		ops = append(ops, diffOp{diffEqual, len(a) - suf + i, len(b) - suf + i})
-	}
-	return ops
+	return out
 }
 
 // myers is Myers' O(ND) shortest edit script. It gives up (false) when
 // more than diffMaxD lines differ.
-func myers(a, b []string) ([]diffOp, bool) {
+func myers(a, b []string) ([]diffRun, bool) {
 	n, m := len(a), len(b)
 	if n == 0 && m == 0 {
 		return nil, true
 	}
-	total := n + m
-	off := total + 1
-	v := make([]int, 2*total+3)
-	var trace [][]int // trace[d][k+d] = furthest x on diagonal k after d edits
-	for d := 0; d <= min(total, diffMaxD); d++ {
+	maxD := min(n+m, diffMaxD)
+	off := maxD + 1
+	v := make([]int, 2*maxD+3) // diagonals -maxD-1 … maxD+1
+	var trace [][]int          // trace[d][k+d] = furthest x on diagonal k after d edits
+	for d := 0; d <= maxD; d++ {
 		for k := -d; k <= d; k += 2 {
 			var x int
 			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
@@ -111,8 +110,10 @@ func myers(a, b []string) ([]diffOp, bool) {
 	return nil, false
 }
 
-func backtrack(trace [][]int, n, m int) []diffOp {
-	var rev []diffOp
+// backtrack walks the trace from (n, m) back to (0, 0), collecting each
+// step's edit and the snake of equal lines after it.
+func backtrack(trace [][]int, n, m int) []diffRun {
+	var rev []diffRun
 	x, y := n, m
 	for d := len(trace) - 1; d > 0; d-- {
 		prev := trace[d-1]
@@ -120,47 +121,41 @@ func backtrack(trace [][]int, n, m int) []diffOp {
 		k := x - y
 		var pk int
 		if k == -d || (k != d && at(k-1) < at(k+1)) {
-			pk = k + 1
+			pk = k + 1 // reached by an insertion
 		} else {
-			pk = k - 1
+			pk = k - 1 // reached by a deletion
 		}
 		px := at(pk)
 		py := px - pk
-		for x > px && y > py {
-			x--
-			y--
-			rev = append(rev, diffOp{diffEqual, x, y})
+		edit := diffRun{diffInsert, px, py, 1}
+		if pk == k-1 {
+			edit.kind = diffDelete
 		}
-		if x == px {
-			y--
-			rev = append(rev, diffOp{diffInsert, x, y})
-		} else {
-			x--
-			rev = append(rev, diffOp{diffDelete, x, y})
+		snakeX := px
+		if edit.kind == diffDelete {
+			snakeX++
 		}
+		if l := x - snakeX; l > 0 {
+			rev = append(rev, diffRun{diffEqual, x - l, y - l, l})
+		}
+		rev = append(rev, edit)
+		x, y = px, py
 	}
-	for x > 0 && y > 0 {
-		x--
-		y--
-		rev = append(rev, diffOp{diffEqual, x, y})
+	if x > 0 {
+		rev = append(rev, diffRun{diffEqual, 0, 0, x})
 	}
 	slices.Reverse(rev)
 	return rev
 }
 
-// renderDiff prints the changes of ops with diffContextLines of context.
-func renderDiff(ops []diffOp, a, b []string) (string, int) {
-	visible := make([]bool, len(ops))
+// renderDiff prints the changes of runs with diffContextLines of context
+// around each, and "..." for the unchanged lines it skips.
+func renderDiff(runs []diffRun, a, b []string) (string, int) {
 	first := 0
-	for i, op := range ops {
-		if op.kind == diffEqual {
-			continue
-		}
-		if first == 0 {
-			first = op.b + 1
-		}
-		for j := max(0, i-diffContextLines); j <= min(len(ops)-1, i+diffContextLines); j++ {
-			visible[j] = true
+	for _, r := range runs {
+		if r.kind != diffEqual {
+			first = r.b + 1
+			break
 		}
 	}
 	if first == 0 {
@@ -168,23 +163,37 @@ func renderDiff(ops []diffOp, a, b []string) (string, int) {
 	}
 	width := len(fmt.Sprint(max(len(a), len(b))))
 	var sb strings.Builder
-	skipping := false
-	for i, op := range ops {
-		if !visible[i] {
-			if !skipping {
-				fmt.Fprintf(&sb, " %*s ...\n", width, "")
-				skipping = true
+	line := func(kind diffKind, num int, text string) {
+		fmt.Fprintf(&sb, "%c%*d %s\n", kind, width, num, text)
+	}
+	for i, r := range runs {
+		switch r.kind {
+		case diffDelete:
+			for j := range r.n {
+				line(diffDelete, r.a+j+1, a[r.a+j])
+			}
+			continue
+		case diffInsert:
+			for j := range r.n {
+				line(diffInsert, r.b+j+1, b[r.b+j])
 			}
 			continue
 		}
-		skipping = false
-		switch op.kind {
-		case diffInsert:
-			fmt.Fprintf(&sb, "+%*d %s\n", width, op.b+1, b[op.b])
-		case diffDelete:
-			fmt.Fprintf(&sb, "-%*d %s\n", width, op.a+1, a[op.a])
-		default:
-			fmt.Fprintf(&sb, " %*d %s\n", width, op.a+1, a[op.a])
+		head, tail := 0, 0
+		if i > 0 {
+			head = min(diffContextLines, r.n)
+		}
+		if i < len(runs)-1 {
+			tail = min(diffContextLines, r.n-head)
+		}
+		for j := range head {
+			line(diffEqual, r.a+j+1, a[r.a+j])
+		}
+		if head+tail < r.n {
+			fmt.Fprintf(&sb, " %*s ...\n", width, "")
+		}
+		for j := r.n - tail; j < r.n; j++ {
+			line(diffEqual, r.a+j+1, a[r.a+j])
 		}
 	}
 	return strings.TrimSuffix(sb.String(), "\n"), first

@@ -272,32 +272,48 @@ func TestLineDiffTooDifferent(t *testing.T) {
 		a = append(a, fmt.Sprint("a", i))
 		b = append(b, fmt.Sprint("b", i))
 	}
-	ops := diffLines(a, b)
-	assert.Len(t, ops, 6*diffMaxD)
-	assert.Equal(t, diffDelete, ops[0].kind)
-	assert.Equal(t, diffInsert, ops[len(ops)-1].kind)
+	a = append(a, "same")
+	b = append(b, "same")
+	assert.Equal(t, []diffRun{
+		{diffDelete, 0, 0, 3 * diffMaxD},
+		{diffInsert, 3 * diffMaxD, 0, 3 * diffMaxD},
+		{diffEqual, 3 * diffMaxD, 3 * diffMaxD, 1},
+	}, diffLines(a, b))
 }
 
-// TestDiffLinesApplies checks that edit scripts rebuild the new text.
+// TestDiffLinesApplies checks that edit scripts are consistent and
+// rebuild the new text from the old.
 func TestDiffLinesApplies(t *testing.T) {
 	pairs := [][2]string{
 		{"a\nb\nc\nd\ne", "a\nc\nd\nx\ne\nf"},
 		{"", "x\ny"},
 		{"x\ny", ""},
 		{"1\n2\n3\n1\n2\n3", "3\n2\n1\n3\n2\n1"},
+		{"a\nb\na\nb\na\nb", "b\nZ\nb\nZ\na\nb"},
 	}
 	for _, p := range pairs {
 		a, b := strings.Split(p[0], "\n"), strings.Split(p[1], "\n")
 		var rebuilt []string
-		for _, op := range diffLines(a, b) {
-			switch op.kind {
+		ai, bi := 0, 0
+		for _, r := range diffLines(a, b) {
+			require.Positive(t, r.n)
+			switch r.kind {
 			case diffEqual:
-				assert.Equal(t, a[op.a], b[op.b])
-				rebuilt = append(rebuilt, a[op.a])
+				require.Equal(t, ai, r.a)
+				require.Equal(t, bi, r.b)
+				assert.Equal(t, a[r.a:r.a+r.n], b[r.b:r.b+r.n])
+				rebuilt = append(rebuilt, a[r.a:r.a+r.n]...)
+				ai, bi = ai+r.n, bi+r.n
+			case diffDelete:
+				require.Equal(t, ai, r.a)
+				ai += r.n
 			case diffInsert:
-				rebuilt = append(rebuilt, b[op.b])
+				require.Equal(t, bi, r.b)
+				rebuilt = append(rebuilt, b[r.b:r.b+r.n]...)
+				bi += r.n
 			}
 		}
+		assert.Equal(t, len(a), ai)
 		assert.Equal(t, b, rebuilt, "%q -> %q", p[0], p[1])
 	}
 }

@@ -107,9 +107,6 @@ func bashTool(cwd string) *agent.Tool {
 // bashToolResult phrases a BashResult for the model as pi does.
 func bashToolResult(res BashResult, timeout *float64) agent.ToolResult {
 	text := res.Output
-	if text == "" {
-		text = "(no output)"
-	}
 	var details any
 	if res.Truncated {
 		tr := res.Truncation
@@ -121,8 +118,7 @@ func bashToolResult(res BashResult, timeout *float64) agent.ToolResult {
 		first, last := tr.TotalLines-tr.OutputLines+1, tr.TotalLines
 		switch {
 		case tr.LastLinePartial:
-			lastLine := res.Output // the kept part is all of one line
-			text += fmt.Sprintf("\n\n[Showing last %s of line %d (line is longer). %s]", formatSize(len(lastLine)), last, full)
+			text += fmt.Sprintf("\n\n[Showing last %s of line %d (line is longer). %s]", formatSize(len(res.Output)), last, full)
 		case tr.TruncatedBy == "lines":
 			text += fmt.Sprintf("\n\n[Showing lines %d-%d of %d. %s]", first, last, tr.TotalLines, full)
 		default:
@@ -132,21 +128,31 @@ func bashToolResult(res BashResult, timeout *float64) agent.ToolResult {
 	var r agent.ToolResult
 	switch {
 	case res.Cancelled:
-		r = agent.TextResult(appendNote(res.Output, "Command aborted"), true)
+		r = agent.TextResult(appendNote(text, "Command aborted"), true)
 	case res.TimedOut:
-		secs := strconv.FormatFloat(*timeout, 'f', -1, 64)
-		r = agent.TextResult(appendNote(res.Output, "Command timed out after "+secs+" seconds"), true)
+		secs := "the timeout"
+		if timeout != nil {
+			secs = strconv.FormatFloat(*timeout, 'f', -1, 64) + " seconds"
+		}
+		r = agent.TextResult(appendNote(text, "Command timed out after "+secs), true)
 	case res.ExitCode == nil:
-		r = agent.TextResult(text+"\n\nCommand was killed by a signal", true)
+		r = agent.TextResult(appendNote(orNoOutput(text), "Command was killed by a signal"), true)
 	case *res.ExitCode != 0:
-		r = agent.TextResult(text+fmt.Sprintf("\n\nCommand exited with code %d", *res.ExitCode), true)
+		r = agent.TextResult(appendNote(orNoOutput(text), fmt.Sprintf("Command exited with code %d", *res.ExitCode)), true)
 	default:
-		r = agent.TextResult(text, false)
+		r = agent.TextResult(orNoOutput(text), false)
 	}
 	if details != nil {
 		r = withDetails(r, details)
 	}
 	return r
+}
+
+func orNoOutput(s string) string {
+	if s == "" {
+		return "(no output)"
+	}
+	return s
 }
 
 func appendNote(output, note string) string {
@@ -262,6 +268,7 @@ func shellPath() string {
 // not exited after killGrace, and returns the shell's wait error.
 func killGroup(pgid int, waitDone <-chan error) error {
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	_ = syscall.Kill(-pgid, syscall.SIGCONT) // a stopped process only sees SIGTERM once continued
 	t := time.NewTimer(killGrace)
 	defer t.Stop()
 	select {

@@ -163,6 +163,18 @@ func TestBashTruncatedByBytes(t *testing.T) {
 	assert.Equal(t, int64(3000*101), info.Size())
 }
 
+// TestBashTimeoutKeepsTruncationNote: a command killed after much output
+// still says where its full output is.
+func TestBashTimeoutKeepsTruncationNote(t *testing.T) {
+	res := call(t, builtin(t, "bash", t.TempDir()), `{"command":"seq 1 5000; sleep 5","timeout":0.5}`)
+	assert.True(t, res.IsError)
+	var d bashDetails
+	require.NoError(t, json.Unmarshal(res.Details, &d))
+	require.NotEmpty(t, d.FullOutputPath)
+	t.Cleanup(func() { os.Remove(d.FullOutputPath) })
+	assert.True(t, strings.HasSuffix(text(res), "\n\n[Showing lines 3002-5001 of 5001. Full output: "+d.FullOutputPath+"]\n\nCommand timed out after 0.5 seconds"), text(res)[len(text(res))-150:])
+}
+
 func TestBashLongLastLine(t *testing.T) {
 	res, err := RunBash(context.Background(), t.TempDir(), `head -c 200000 /dev/zero | tr '\0' 'x'`, 0, nil)
 	require.NoError(t, err)

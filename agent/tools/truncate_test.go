@@ -133,3 +133,56 @@ func BenchmarkTruncateHead10MB(b *testing.B) {
 		}
 	}
 }
+
+// FuzzTruncate checks the invariants of both truncations on any input:
+// limits respected, output is a prefix/suffix of the input made of whole
+// lines (except a partial last line), and the counts add up.
+func FuzzTruncate(f *testing.F) {
+	f.Add("a\nb\nc", 2, 3)
+	f.Add("héllo wörld\n€€€\n", 1, 4)
+	f.Add("\n\n\n", 1, 0)
+	f.Fuzz(func(t *testing.T, text string, maxLines, maxBytes int) {
+		if maxLines < 1 || maxLines > 1000 || maxBytes < 0 || maxBytes > 1<<16 {
+			t.Skip()
+		}
+		head, htr := TruncateHead(text, maxLines, maxBytes)
+		if !strings.HasPrefix(text, head) || len(head) != htr.OutputBytes {
+			t.Fatalf("head %q not a prefix of %q", head, text)
+		}
+		if htr.Truncated {
+			if len(head) > maxBytes || htr.OutputLines > maxLines {
+				t.Fatalf("head over limits: %+v", htr)
+			}
+			if htr.FirstLineExceedsLimit != (head == "" && len(text) > 0 && text[0] != '\n') {
+				t.Fatalf("FirstLineExceedsLimit %v with head %q", htr.FirstLineExceedsLimit, head)
+			}
+			if !htr.FirstLineExceedsLimit && len(head) < len(text) && text[len(head)] != '\n' {
+				t.Fatalf("head cut inside a line: %q of %q", head, text)
+			}
+		} else if head != text {
+			t.Fatalf("untruncated head changed text")
+		}
+
+		tail, ttr := TruncateTail(text, maxLines, maxBytes)
+		if !strings.HasSuffix(text, tail) || len(tail) != ttr.OutputBytes {
+			t.Fatalf("tail %q not a suffix of %q", tail, text)
+		}
+		if ttr.Truncated {
+			if len(tail) > maxBytes || ttr.OutputLines > maxLines {
+				t.Fatalf("tail over limits: %+v", ttr)
+			}
+			start := len(text) - len(tail)
+			if !ttr.LastLinePartial && start > 0 && text[start-1] != '\n' {
+				t.Fatalf("tail cut inside a line: %q of %q", tail, text)
+			}
+			if ttr.LastLinePartial && utf8.ValidString(text) && !utf8.ValidString(tail) {
+				t.Fatalf("tail cut a rune: %q", tail)
+			}
+		} else if tail != text {
+			t.Fatalf("untruncated tail changed text")
+		}
+		if htr.TotalLines != strings.Count(text, "\n")+1 || htr.TotalLines != ttr.TotalLines {
+			t.Fatalf("line counts: %d %d", htr.TotalLines, ttr.TotalLines)
+		}
+	})
+}

@@ -1,0 +1,354 @@
+package lua
+
+// This file is the `lunar` module (global, and require("lunar")): event
+// handlers, commands, tools, renderers and the actions hooks take.
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/stdlib"
+)
+
+// BuiltinCommands are lunar's own slash commands; hooks may not shadow them.
+var BuiltinCommands = []string{"help", "model", "thinking", "clear", "compact", "tree", "branch", "fork",
+	"label", "name", "sessions", "resume", "session", "export", "hooks", "tools", "quit"}
+
+// lunarModule describes the lunar module, bound to h (nil h: description
+// only, for TypesMeta).
+func lunarModule(h *hook) *stdlib.Module {
+	return &stdlib.Module{
+		Name: "lunar",
+		Doc:  "lunar's hook API: the global `lunar`, also require(\"lunar\").",
+		Funcs: []stdlib.Func{
+			{Name: "on", Fn: h.luaOn, Params: []stdlib.Param{{Name: "event", Type: "lunar.EventName"}, {Name: "handler", Type: "fun(ev: table, ctx: lunar.Ctx): table?"}},
+				Doc: "Registers a handler. pi's event names are accepted as aliases; an unknown name is a load warning naming the closest known one."},
+			{Name: "command", Fn: h.luaCommand, Params: []stdlib.Param{{Name: "name", Type: "string"}, {Name: "spec", Type: "lunar.CommandSpec"}},
+				Doc: "Registers a slash command. Built-in commands cannot be shadowed; the first hook to register a name keeps it."},
+			{Name: "tool", Fn: h.luaTool, Params: []stdlib.Param{{Name: "spec", Type: "lunar.ToolSpec"}},
+				Doc: "Registers a tool the model may call. Arguments are validated against parameters before execute runs; tool events run for it like for built-in tools."},
+			{Name: "send", Fn: h.luaSend, Returns: "true?, string?", Params: []stdlib.Param{{Name: "text", Type: "string"}, {Name: "opts", Type: "lunar.SendOptions", Optional: true}},
+				Doc: "Submits text as if the user typed it (queued while the agent is busy)."},
+			{Name: "send_message", Fn: h.luaSendMessage, Returns: "true?, string?", Params: []stdlib.Param{{Name: "message", Type: "lunar.CustomMessage"}, {Name: "opts", Type: "lunar.SendMessageOptions", Optional: true}},
+				Doc: "Appends a custom_message entry (sent to the model as user content); trigger_turn runs the agent on it."},
+			{Name: "append_entry", Fn: h.luaAppendEntry, Returns: "string?, string?", Params: []stdlib.Param{{Name: "custom_type", Type: "string"}, {Name: "data", Type: "any", Optional: true}},
+				Doc: "Appends a custom entry: hook state kept in the session, never sent to the model. Returns the entry id."},
+			{Name: "renderer", Fn: h.luaRenderer, Params: []stdlib.Param{{Name: "custom_type", Type: "string"}, {Name: "fn", Type: "fun(message: lunar.Message, opts: {expanded: boolean}): string?"}},
+				Doc: "Sets how the REPL prints custom messages of a type (nil: the default)."},
+			{Name: "complete", Fn: h.luaComplete, Returns: "string?, string?", Params: []stdlib.Param{{Name: "input", Type: "string|lunar.Message[]"}, {Name: "opts", Type: "lunar.CompleteOptions", Optional: true}},
+				Doc: "Makes one model call (e.g. for a summary) and returns its text."},
+			{Name: "exec", Fn: h.luaExec, Returns: "lunar.ExecResult?, string?", Params: []stdlib.Param{{Name: "cmd", Type: "string"}, {Name: "args", Type: "string[]", Optional: true}, {Name: "opts", Type: "lunar.ExecOptions", Optional: true}},
+				Doc: "Runs a program (no shell) and waits for it. On timeout or cancellation its whole process group is killed."},
+			{Name: "log", Fn: h.luaLog, Params: []stdlib.Param{{Name: "level", Type: `"debug"|"info"|"warn"|"error"`}, {Name: "message", Type: "string"}},
+				Doc: "Logs a line on stderr (debug lines only with --debug)."},
+		},
+		Classes: []stdlib.Class{
+			{Name: "lunar.CommandSpec", Fields: []stdlib.Field{
+				{Name: "description", Type: "string?"},
+				{Name: "handler", Type: "fun(args: string, ctx: lunar.CommandCtx): string?", Doc: "args is the raw text after the name; a returned string is sent as the user's prompt"}}},
+			{Name: "lunar.ToolSpec", Fields: []stdlib.Field{
+				{Name: "name", Type: "string", Doc: "letters, digits, _ and -"},
+				{Name: "description", Type: "string"},
+				{Name: "parameters", Type: "table?", Doc: `JSON schema of the arguments (type = "object")`},
+				{Name: "execute", Type: "fun(args: table, ctx: lunar.Ctx): string|lunar.ToolResult", Doc: "runs under the hook timeout; an error becomes an error result"}}},
+			{Name: "lunar.ToolResult", Fields: []stdlib.Field{
+				{Name: "content", Type: "string|lunar.ContentBlock[]"},
+				{Name: "details", Type: "any", Doc: "stored with the result, not sent to the model"},
+				{Name: "is_error", Type: "boolean?"}}},
+			{Name: "lunar.SendOptions", Fields: []stdlib.Field{
+				{Name: "attachments", Type: "(string|lunar.ContentBlock)[]?", Doc: "file paths, or image blocks"}}},
+			{Name: "lunar.SendMessageOptions", Fields: []stdlib.Field{
+				{Name: "trigger_turn", Type: "boolean?", Doc: "run the agent on the message"}}},
+			{Name: "lunar.CustomMessage", Fields: []stdlib.Field{
+				{Name: "custom_type", Type: "string"},
+				{Name: "content", Type: "string|lunar.ContentBlock[]"},
+				{Name: "display", Type: "boolean?", Doc: "show it in the REPL (default true)"},
+				{Name: "details", Type: "any"}}},
+			{Name: "lunar.CompleteOptions", Fields: []stdlib.Field{
+				{Name: "model", Type: "string?", Doc: `"provider/id"; default: the current model`},
+				{Name: "system", Type: "string?"},
+				{Name: "max_tokens", Type: "integer?"}}},
+			{Name: "lunar.ExecOptions", Fields: []stdlib.Field{
+				{Name: "timeout_ms", Type: "integer?"},
+				{Name: "cwd", Type: "string?", Doc: "default: the working folder"}}},
+			{Name: "lunar.ExecResult", Fields: []stdlib.Field{
+				{Name: "code", Type: "integer", Doc: "exit code; -1 when killed"},
+				{Name: "stdout", Type: "string"},
+				{Name: "stderr", Type: "string"},
+				{Name: "killed", Type: "boolean", Doc: "stopped by timeout_ms or cancellation"}}},
+		},
+	}
+}
+
+// where returns "file:line" of the calling Lua code.
+func where(L *glua.LState) string {
+	return strings.TrimSuffix(L.Where(1), ": ")
+}
+
+func (h *hook) luaOn(L *glua.LState) int {
+	name := L.CheckString(1)
+	fn := L.CheckFunction(2)
+	ids := lookupEvent(name)
+	if len(ids) == 0 {
+		h.warn("%s: unknown event %q (did you mean %q?)", where(L), name, closestEvent(name))
+		return 0
+	}
+	r := h.rt
+	r.regMu.Lock()
+	for _, id := range ids {
+		h.handlers = append(h.handlers, handler{h: h, ev: id, fn: fn})
+	}
+	live := h.loaded
+	r.regMu.Unlock()
+	if live {
+		r.rebuild()
+	}
+	return 0
+}
+
+// command is one lunar.command registration.
+type command struct {
+	name, description string
+	h                 *hook
+	fn                *glua.LFunction
+}
+
+var commandNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_:.-]*$`)
+
+func (h *hook) luaCommand(L *glua.LState) int {
+	name := strings.TrimPrefix(L.CheckString(1), "/")
+	spec := L.CheckTable(2)
+	fn, ok := spec.RawGetString("handler").(*glua.LFunction)
+	if !ok {
+		L.ArgError(2, "handler must be a function")
+	}
+	desc, ok := spec.RawGetString("description").(glua.LString)
+	if !ok && spec.RawGetString("description") != glua.LNil {
+		L.ArgError(2, "description must be a string")
+	}
+	if !commandNameRE.MatchString(name) {
+		L.ArgError(1, fmt.Sprintf("invalid command name %q", name))
+	}
+	if slices.Contains(BuiltinCommands, name) {
+		h.warn("%s: command /%s would shadow the built-in command: ignored", where(L), name)
+		return 0
+	}
+	r := h.rt
+	r.regMu.Lock()
+	if owner := r.commandOwner(name); owner != nil {
+		r.regMu.Unlock()
+		h.warn("%s: command /%s is already registered by %s: ignored", where(L), name, owner.src.Name)
+		return 0
+	}
+	h.commands = append(h.commands, &command{name: name, description: string(desc), h: h, fn: fn})
+	live := h.loaded
+	r.regMu.Unlock()
+	if live {
+		r.rebuild()
+	}
+	return 0
+}
+
+// commandOwner returns the hook holding a command name (regMu held).
+func (r *Runtime) commandOwner(name string) *hook {
+	for _, o := range r.hooks {
+		if len(o.errs) > 0 {
+			continue
+		}
+		for _, c := range o.commands {
+			if c.name == name {
+				return o
+			}
+		}
+	}
+	return nil
+}
+
+// renderer is one lunar.renderer registration.
+type renderer struct {
+	customType string
+	h          *hook
+	fn         *glua.LFunction
+}
+
+func (h *hook) luaRenderer(L *glua.LState) int {
+	ct := L.CheckString(1)
+	fn := L.CheckFunction(2)
+	r := h.rt
+	r.regMu.Lock()
+	for _, o := range r.hooks {
+		for _, rd := range o.renderers {
+			if rd.customType == ct && len(o.errs) == 0 {
+				r.regMu.Unlock()
+				h.warn("%s: renderer for %q is already set by %s: ignored", where(L), ct, o.src.Name)
+				return 0
+			}
+		}
+	}
+	h.renderers = append(h.renderers, &renderer{customType: ct, h: h, fn: fn})
+	live := h.loaded
+	r.regMu.Unlock()
+	if live {
+		r.rebuild()
+	}
+	return 0
+}
+
+func (h *hook) luaSend(L *glua.LState) int {
+	text := L.CheckString(1)
+	var atts []Attachment
+	if opts, ok := L.Get(2).(*glua.LTable); ok {
+		if list, ok := opts.RawGetString("attachments").(*glua.LTable); ok {
+			for i := 1; i <= list.Len(); i++ {
+				switch a := list.RawGetInt(i).(type) {
+				case glua.LString:
+					atts = append(atts, Attachment{Path: string(a)})
+				case *glua.LTable:
+					b, err := h.luaBlock(a)
+					if err != nil {
+						L.ArgError(2, fmt.Sprintf("attachments[%d]: %v", i, err))
+					}
+					atts = append(atts, Attachment{Image: &b})
+				default:
+					L.ArgError(2, fmt.Sprintf("attachments[%d]: a path or an image block expected", i))
+				}
+			}
+		}
+	}
+	return pushResult(L, h.rt.host.Send(L.Context(), text, atts))
+}
+
+// pushResult pushes true, or nil and the error's message.
+func pushResult(L *glua.LState, err error) int {
+	if err != nil {
+		L.Push(glua.LNil)
+		L.Push(errString(err))
+		return 2
+	}
+	L.Push(glua.LTrue)
+	return 1
+}
+
+// customMessage reads a {custom_type, content, display, details} table.
+func (h *hook) customMessage(t *glua.LTable) (agent.CustomMessage, error) {
+	var cm agent.CustomMessage
+	ct, ok := t.RawGetString("custom_type").(glua.LString)
+	if !ok || ct == "" {
+		return cm, fmt.Errorf("custom_type must be a non-empty string")
+	}
+	cm.CustomType = string(ct)
+	content, err := h.luaContent(t.RawGetString("content"))
+	if err != nil {
+		return cm, fmt.Errorf("content: %w", err)
+	}
+	cm.Content = content
+	cm.Display = true
+	switch d := t.RawGetString("display").(type) {
+	case *glua.LNilType:
+	case glua.LBool:
+		cm.Display = bool(d)
+	default:
+		return cm, fmt.Errorf("display must be a boolean")
+	}
+	if d := t.RawGetString("details"); d != glua.LNil {
+		if cm.Details, err = h.luaJSON(d); err != nil {
+			return cm, fmt.Errorf("details: %w", err)
+		}
+	}
+	return cm, nil
+}
+
+func (h *hook) luaSendMessage(L *glua.LState) int {
+	cm, err := h.customMessage(L.CheckTable(1))
+	if err != nil {
+		L.ArgError(1, err.Error())
+	}
+	trigger := false
+	if opts, ok := L.Get(2).(*glua.LTable); ok {
+		trigger = glua.LVAsBool(opts.RawGetString("trigger_turn"))
+	}
+	return pushResult(L, h.rt.host.SendMessage(L.Context(), cm, trigger))
+}
+
+func (h *hook) luaAppendEntry(L *glua.LState) int {
+	ct := L.CheckString(1)
+	var data json.RawMessage
+	if v := L.Get(2); v != glua.LNil {
+		var err error
+		if data, err = h.luaJSON(v); err != nil {
+			L.ArgError(2, err.Error())
+		}
+	}
+	s := h.rt.host.Session()
+	if s == nil {
+		return pushResult(L, fmt.Errorf("no session: %w", ErrNotAvailable))
+	}
+	id, err := s.AppendCustom(ct, data)
+	if err != nil {
+		return pushResult(L, err)
+	}
+	L.Push(glua.LString(id))
+	return 1
+}
+
+func (h *hook) luaComplete(L *glua.LState) int {
+	var req CompleteRequest
+	switch in := L.Get(1).(type) {
+	case glua.LString:
+		req.Prompt = string(in)
+	case *glua.LTable:
+		for i := 1; i <= in.Len(); i++ {
+			m, err := h.luaMessage(in.RawGetInt(i))
+			if err != nil {
+				L.ArgError(1, fmt.Sprintf("messages[%d]: %v", i, err))
+			}
+			req.Messages = append(req.Messages, m)
+		}
+	default:
+		L.ArgError(1, "prompt string or messages table expected")
+	}
+	if opts, ok := L.Get(2).(*glua.LTable); ok {
+		req.Model = luaOptString(L, opts, "model", 2)
+		req.System = luaOptString(L, opts, "system", 2)
+		if n, ok := opts.RawGetString("max_tokens").(glua.LNumber); ok {
+			req.MaxTokens = int(n)
+		}
+	}
+	text, err := h.rt.host.Complete(L.Context(), req)
+	if err != nil {
+		return pushResult(L, err)
+	}
+	L.Push(glua.LString(text))
+	return 1
+}
+
+func (h *hook) luaLog(L *glua.LState) int {
+	level := L.CheckString(1)
+	switch level {
+	case "debug", "info", "warn", "error":
+	default:
+		L.ArgError(1, `level must be "debug", "info", "warn" or "error"`)
+	}
+	h.rt.log(h, level, L.CheckString(2))
+	return 0
+}
+
+// luaOptString reads an optional string field, raising an argument error
+// for other types.
+func luaOptString(L *glua.LState, t *glua.LTable, key string, arg int) string {
+	switch v := t.RawGetString(key).(type) {
+	case *glua.LNilType:
+		return ""
+	case glua.LString:
+		return string(v)
+	default:
+		L.ArgError(arg, key+" must be a string")
+		return ""
+	}
+}

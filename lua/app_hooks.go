@@ -1,0 +1,272 @@
+package lua
+
+// This file holds the typed entry points for the application's events:
+// startup, the session lifecycle, compaction, model changes and exit.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// AppStart fires app.start once the hooks are loaded; mode is "repl",
+// "oneshot" or "json".
+func (r *Runtime) AppStart(ctx context.Context, version, mode string) {
+	if len(r.listeners(evAppStart)) == 0 {
+		return
+	}
+	r.notify(ctx, evAppStart, setStr("version", version, "mode", mode))
+}
+
+// SessionStart fires session.start for a new session, or session.resume
+// for a loaded one.
+func (r *Runtime) SessionStart(ctx context.Context, id, file string, resumed bool) {
+	ev := evSessionStart
+	if resumed {
+		ev = evSessionResume
+	}
+	if len(r.listeners(ev)) == 0 {
+		return
+	}
+	r.notify(ctx, ev, setStr("session_id", id, "session_file", file))
+}
+
+// BeforeClear fires session.before_clear (/clear); a handler may cancel.
+func (r *Runtime) BeforeClear(ctx context.Context, id string) (cancel bool, reason string) {
+	if len(r.listeners(evSessionBeforeClear)) == 0 {
+		return false, ""
+	}
+	return r.cancelable(ctx, evSessionBeforeClear, setStr("session_id", id))
+}
+
+// Clear fires session.clear with the new session's id.
+func (r *Runtime) Clear(ctx context.Context, newID string) {
+	if len(r.listeners(evSessionClear)) == 0 {
+		return
+	}
+	r.notify(ctx, evSessionClear, setStr("session_id", newID))
+}
+
+// BeforeSwitch fires session.before_switch (/resume, a /sessions pick); a
+// handler may cancel.
+func (r *Runtime) BeforeSwitch(ctx context.Context, target string) (cancel bool, reason string) {
+	if len(r.listeners(evSessionBeforeSwitch)) == 0 {
+		return false, ""
+	}
+	return r.cancelable(ctx, evSessionBeforeSwitch, setStr("target_session_file", target))
+}
+
+// Switch fires session.switch after switching sessions.
+func (r *Runtime) Switch(ctx context.Context, previous string) {
+	if len(r.listeners(evSessionSwitch)) == 0 {
+		return
+	}
+	r.notify(ctx, evSessionSwitch, setStr("previous_session_file", previous))
+}
+
+// BeforeBranch fires session.before_branch (/branch, ctx.session.branch):
+// the first cancel stops; otherwise the last summary given wins (use it
+// instead of asking the model for a branch summary).
+func (r *Runtime) BeforeBranch(ctx context.Context, targetID, fromID string) (cancel bool, summary string) {
+	if len(r.listeners(evSessionBeforeBranch)) == 0 {
+		return false, ""
+	}
+	return r.beforeBranch(ctx, targetID, fromID)
+}
+
+func (r *Runtime) beforeBranch(ctx context.Context, targetID, fromID string) (cancel bool, summary string) {
+	for _, hd := range r.listeners(evSessionBeforeBranch) {
+		var c bool
+		var s string
+		var set bool
+		err := r.invoke(ctx, hd, setStr("target_id", targetID, "from_id", fromID), func(rr *resultReader) error {
+			c, _ = rr.boolean("cancel")
+			rr.str("reason")
+			s, set = rr.str("summary")
+			return nil
+		})
+		if err != nil {
+			continue
+		}
+		if c {
+			return true, ""
+		}
+		if set {
+			summary = s
+		}
+	}
+	return false, summary
+}
+
+// Branch fires session.branch after the leaf moved.
+func (r *Runtime) Branch(ctx context.Context, targetID, fromID string) {
+	if len(r.listeners(evSessionBranch)) == 0 {
+		return
+	}
+	r.notify(ctx, evSessionBranch, setStr("target_id", targetID, "from_id", fromID))
+}
+
+// BeforeFork fires session.before_fork (/fork); a handler may cancel.
+func (r *Runtime) BeforeFork(ctx context.Context, entryID string) (cancel bool, reason string) {
+	if len(r.listeners(evSessionBeforeFork)) == 0 {
+		return false, ""
+	}
+	return r.cancelable(ctx, evSessionBeforeFork, setStr("entry_id", entryID))
+}
+
+// Fork fires session.fork in the new session.
+func (r *Runtime) Fork(ctx context.Context, entryID, previousFile string) {
+	if len(r.listeners(evSessionFork)) == 0 {
+		return
+	}
+	r.notify(ctx, evSessionFork, setStr("entry_id", entryID, "previous_session_file", previousFile))
+}
+
+// Compaction reasons.
+const (
+	CompactManual   = "manual"
+	CompactAuto     = "auto"
+	CompactOverflow = "overflow"
+	CompactHook     = "hook"
+)
+
+// CompactEvent describes a compaction about to happen.
+type CompactEvent struct {
+	Reason       string // CompactManual, CompactAuto, CompactOverflow or CompactHook
+	Instructions string // custom instructions, "" for none
+	Preparation  CompactPreparation
+	// PreviousCompactions are the compaction entries on the path, newest first.
+	PreviousCompactions []*session.Entry
+	Model               agent.Model // the model that would summarise
+}
+
+// CompactPreparation is what the compaction would do.
+type CompactPreparation struct {
+	Messages         []session.Message // to summarise
+	FirstKeptEntryID string
+	TokensBefore     int
+}
+
+// CompactResult is what the session.before_compact handlers decided.
+type CompactResult struct {
+	Cancel       bool
+	Reason       string
+	Summary      string          // non-empty: use it, skip the model call (FromHook)
+	Details      json.RawMessage // stored with a hook summary
+	Instructions string          // the instructions after every handler (chained)
+}
+
+// BeforeCompact fires session.before_compact, without a timeout (handlers
+// may call a model); ctx cancels. The first cancel stops; summary and
+// details: the last handler giving them wins; instructions chain.
+func (r *Runtime) BeforeCompact(ctx context.Context, ev CompactEvent) CompactResult {
+	if len(r.listeners(evSessionBeforeCompact)) == 0 {
+		return CompactResult{Instructions: ev.Instructions}
+	}
+	return r.beforeCompact(ctx, ev)
+}
+
+func (r *Runtime) beforeCompact(ctx context.Context, ev CompactEvent) CompactResult {
+	res := CompactResult{Instructions: ev.Instructions}
+	for _, hd := range r.listeners(evSessionBeforeCompact) {
+		var cancel bool
+		var reason, summary, instr string
+		var setSummary, setInstr bool
+		var details json.RawMessage
+		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, t *glua.LTable) error {
+			t.RawSetString("reason", glua.LString(ev.Reason))
+			t.RawSetString("instructions", glua.LString(res.Instructions))
+			prep := L.CreateTable(0, 3)
+			msgs, err := h.messagesLua(ev.Preparation.Messages)
+			if err != nil {
+				return err
+			}
+			prep.RawSetString("messages", msgs)
+			prep.RawSetString("first_kept_entry_id", glua.LString(ev.Preparation.FirstKeptEntryID))
+			prep.RawSetString("tokens_before", glua.LNumber(ev.Preparation.TokensBefore))
+			t.RawSetString("preparation", prep)
+			prev, err := h.entriesLua(ev.PreviousCompactions)
+			if err != nil {
+				return err
+			}
+			t.RawSetString("previous_compactions", prev)
+			t.RawSetString("model", modelLua(L, ev.Model))
+			return nil
+		}, func(rr *resultReader) error {
+			cancel, _ = rr.boolean("cancel")
+			reason, _ = rr.str("reason")
+			summary, setSummary = rr.str("summary")
+			instr, setInstr = rr.str("instructions")
+			if d := rr.t.RawGetString("details"); d != glua.LNil && !rr.h.codec.IsNull(d) {
+				var err error
+				if details, err = rr.h.luaJSON(d); err != nil {
+					return fmt.Errorf("details: %w", err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			continue
+		}
+		if cancel {
+			return CompactResult{Cancel: true, Reason: reason, Instructions: res.Instructions}
+		}
+		if setInstr {
+			res.Instructions = instr
+		}
+		if setSummary && summary != "" {
+			res.Summary, res.Details = summary, details
+		}
+	}
+	return res
+}
+
+// CompactInfo describes a finished compaction.
+type CompactInfo struct {
+	Summary          string
+	FromHook         bool
+	TokensBefore     int
+	FirstKeptEntryID string
+	EntryID          string // the compaction entry
+}
+
+// Compact fires session.compact after a compaction.
+func (r *Runtime) Compact(ctx context.Context, info CompactInfo) {
+	if len(r.listeners(evSessionCompact)) == 0 {
+		return
+	}
+	r.compact(ctx, info)
+}
+
+func (r *Runtime) compact(ctx context.Context, info CompactInfo) {
+	r.notify(ctx, evSessionCompact, func(_ *hook, _ *glua.LState, t *glua.LTable) error {
+		t.RawSetString("summary", glua.LString(info.Summary))
+		t.RawSetString("from_hook", glua.LBool(info.FromHook))
+		t.RawSetString("tokens_before", glua.LNumber(info.TokensBefore))
+		t.RawSetString("first_kept_entry_id", glua.LString(info.FirstKeptEntryID))
+		t.RawSetString("entry_id", glua.LString(info.EntryID))
+		return nil
+	})
+}
+
+// Shutdown fires session.shutdown on exit.
+func (r *Runtime) Shutdown(ctx context.Context, id string) {
+	if len(r.listeners(evSessionShutdown)) == 0 {
+		return
+	}
+	r.notify(ctx, evSessionShutdown, setStr("session_id", id))
+}
+
+// ModelChange fires model.change (/model, cycling, ctx.set_model).
+func (r *Runtime) ModelChange(ctx context.Context, prevProvider, prevID, newProvider, newID, thinking string) {
+	if len(r.listeners(evModelChange)) == 0 {
+		return
+	}
+	r.notify(ctx, evModelChange, setStr("previous_provider", prevProvider, "previous_model_id", prevID,
+		"new_provider", newProvider, "new_model_id", newID, "thinking_level", thinking))
+}

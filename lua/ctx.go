@@ -1,0 +1,441 @@
+package lua
+
+// This file builds `ctx`, the second argument of every handler: live
+// fields (cwd, model, session_id, ...) read through a metatable, and the
+// ui, session and models tables. Each hook gets its ctx once; command
+// handlers get a variant that adds set_model, set_thinking_level and abort.
+
+import (
+	"fmt"
+	"strings"
+
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/stdlib"
+)
+
+// ctxFields are ctx's live fields.
+var ctxFields = []stdlib.Field{
+	{Name: "cwd", Type: "string", Doc: "the working folder"},
+	{Name: "has_ui", Type: "boolean", Doc: "false in one-shot and JSON modes: dialogs answer nil/false"},
+	{Name: "session_id", Type: "string?"},
+	{Name: "session_file", Type: "string?", Doc: "nil without a session file (--no-session)"},
+	{Name: "model", Type: "lunar.Model"},
+	{Name: "thinking_level", Type: `"off"|"minimal"|"low"|"medium"|"high"`},
+	{Name: "data_dir", Type: "string?", Doc: "this hook's own writable folder (created on first use)"},
+	{Name: "ui", Type: "lunar.UI"},
+	{Name: "session", Type: "lunar.SessionAPI"},
+	{Name: "models", Type: "lunar.Models"},
+}
+
+// commandFields are what command handlers' ctx adds.
+var commandFields = []stdlib.Field{
+	{Name: "args", Type: "string[]", Doc: "the arguments split into words"},
+}
+
+// ctxTables describes ctx's function tables, bound to h (nil: description only).
+func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
+	ui = &stdlib.Module{Name: "lunar.UI", Doc: "Talking to the user: numbered prompts in the REPL; without a UI dialogs return nil (confirm: false) and notify prints to stderr.",
+		Funcs: []stdlib.Func{
+			{Name: "select", Fn: h.uiSelect, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "options", Type: "string[]"}},
+				Doc: "Lets the user pick one option; nil when dismissed or without a UI."},
+			{Name: "confirm", Fn: h.uiConfirm, Returns: "boolean", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "message", Type: "string", Optional: true}},
+				Doc: "Asks a yes/no question; false without a UI."},
+			{Name: "input", Fn: h.uiInput, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "placeholder", Type: "string", Optional: true}},
+				Doc: "Asks for a line of text; nil when dismissed or without a UI."},
+			{Name: "notify", Fn: h.uiNotify, Params: []stdlib.Param{{Name: "message", Type: "string"}, {Name: "level", Type: `"info"|"warning"|"error"`, Optional: true}},
+				Doc: "Shows a notice."},
+			{Name: "set_editor_text", Fn: h.uiSetEditorText, Params: []stdlib.Param{{Name: "text", Type: "string"}},
+				Doc: "Prefills the next prompt line."},
+			{Name: "get_editor_text", Fn: h.uiGetEditorText, Returns: "string",
+				Doc: "Returns the prefilled prompt line."},
+		}}
+	sess = &stdlib.Module{Name: "lunar.SessionAPI", Doc: "The current session. Entries are session JSON (camelCase, as stored).",
+		Funcs: []stdlib.Func{
+			{Name: "entries", Fn: h.sessEntries, Returns: "lunar.Entry[]", Doc: "The entries on the current path, root to leaf."},
+			{Name: "all_entries", Fn: h.sessAllEntries, Returns: "lunar.Entry[]", Doc: "Every entry, in file order (all branches)."},
+			{Name: "get", Fn: h.sessGet, Returns: "lunar.Entry?", Params: []stdlib.Param{{Name: "id", Type: "string"}}, Doc: "One entry by id."},
+			{Name: "leaf_id", Fn: h.sessLeafID, Returns: "string?", Doc: "The id of the current leaf."},
+			{Name: "tree", Fn: h.sessTree, Returns: "lunar.TreeNode[]", Doc: "The whole tree: root nodes, children in file order."},
+			{Name: "label", Fn: h.sessLabel, Returns: "string?", Params: []stdlib.Param{{Name: "id", Type: "string"}}, Doc: "The label of an entry."},
+			{Name: "set_label", Fn: h.sessSetLabel, Returns: "string?, string?", Params: []stdlib.Param{{Name: "id", Type: "string"}, {Name: "text", Type: "string?"}},
+				Doc: "Labels an entry (nil or \"\" clears); returns the label entry's id."},
+			{Name: "branch", Fn: h.sessBranch, Returns: "true?, string?", Params: []stdlib.Param{{Name: "id", Type: "string"}, {Name: "summary", Type: "string", Optional: true}},
+				Doc: "Moves the leaf to an entry (the branch events fire), storing summary as a branch summary when given."},
+			{Name: "compact", Fn: h.sessCompact, Returns: "true?, string?", Params: []stdlib.Param{{Name: "instructions", Type: "string", Optional: true}},
+				Doc: "Compacts the session (reason \"hook\"); may answer nil, \"not available\"."},
+			{Name: "rebuild_context", Fn: h.sessRebuildContext, Returns: "{messages: integer, tokens: integer}?, string?",
+				Doc: "Builds the context as the next model call would (running the context hooks) and measures it."},
+			{Name: "token_usage", Fn: h.sessTokenUsage, Returns: "lunar.Tokens?", Doc: "Token usage of the session so far."},
+			{Name: "context_limit", Fn: h.sessContextLimit, Returns: "integer", Doc: "The current model's context window."},
+			{Name: "toast", Fn: h.sessToast, Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "message", Type: "string"}, {Name: "level", Type: `"info"|"warning"|"error"|"success"`, Optional: true}},
+				Doc: "A short notice (ctx.ui.notify with a title)."},
+		}}
+	models = &stdlib.Module{Name: "lunar.Models", Doc: "The model registry.",
+		Funcs: []stdlib.Func{
+			{Name: "find", Fn: h.modelsFind, Returns: "lunar.Model?", Params: []stdlib.Param{{Name: "provider", Type: "string"}, {Name: "id", Type: "string"}}, Doc: "Looks a model up."},
+			{Name: "available", Fn: h.modelsAvailable, Returns: "lunar.Model[]", Doc: "Models whose provider has credentials."},
+			{Name: "resolve_api_key", Fn: h.modelsResolveAPIKey, Returns: "string?, string?", Params: []stdlib.Param{{Name: "model", Type: "lunar.Model|string", Doc: `a model table or "provider/id"`}},
+				Doc: "The API key lunar would use for a model."},
+		}}
+	cmd = &stdlib.Module{Name: "lunar.CommandCtx", Doc: "ctx of command handlers: ctx plus these.",
+		Funcs: []stdlib.Func{
+			{Name: "set_model", Fn: h.cmdSetModel, Returns: "true?, string?", Params: []stdlib.Param{{Name: "provider", Type: "string"}, {Name: "id", Type: "string"}},
+				Doc: "Switches the model (model.change fires)."},
+			{Name: "set_thinking_level", Fn: h.cmdSetThinkingLevel, Returns: "true?, string?", Params: []stdlib.Param{{Name: "level", Type: "string"}},
+				Doc: "Sets the thinking level."},
+			{Name: "abort", Fn: h.cmdAbort, Doc: "Stops the running reply, if any."},
+		}}
+	return ui, sess, models, cmd
+}
+
+// newCtxTables builds the hook's ctx and command ctx.
+func (h *hook) newCtxTables() (ctx, cmdCtx *glua.LTable) {
+	L := h.L
+	ui, sess, models, cmd := ctxTables(h)
+	uiT, sessT, modelsT := ui.Table(L), sess.Table(L), models.Table(L)
+	meta := L.CreateTable(0, 1)
+	meta.RawSetString("__index", L.NewFunction(h.ctxIndex))
+	build := func(extra *stdlib.Module) *glua.LTable {
+		t := L.CreateTable(0, 8)
+		t.RawSetString("ui", uiT)
+		t.RawSetString("session", sessT)
+		t.RawSetString("models", modelsT)
+		if extra != nil {
+			for _, f := range extra.Funcs {
+				t.RawSetString(f.Name, L.NewFunction(f.Fn))
+			}
+		}
+		t.Metatable = meta
+		return t
+	}
+	return build(nil), build(cmd)
+}
+
+// ctxIndex serves ctx's live fields.
+func (h *hook) ctxIndex(L *glua.LState) int {
+	host := h.rt.host
+	switch L.CheckString(2) {
+	case "cwd":
+		L.Push(glua.LString(h.rt.cwd()))
+	case "has_ui":
+		L.Push(glua.LBool(host.UI().HasUI()))
+	case "session_id":
+		if s := host.Session(); s != nil {
+			L.Push(strOrNil(s.ID()))
+		} else {
+			L.Push(glua.LNil)
+		}
+	case "session_file":
+		if s := host.Session(); s != nil {
+			L.Push(strOrNil(s.File()))
+		} else {
+			L.Push(glua.LNil)
+		}
+	case "model":
+		L.Push(modelLua(L, host.Model()))
+	case "thinking_level":
+		L.Push(glua.LString(host.ThinkingLevel()))
+	case "data_dir":
+		dir, err := h.dataDirPath()
+		if err != nil {
+			L.Push(glua.LNil)
+		} else {
+			L.Push(glua.LString(dir))
+		}
+	default:
+		L.Push(glua.LNil)
+	}
+	return 1
+}
+
+func (h *hook) uiSelect(L *glua.LState) int {
+	title := L.CheckString(1)
+	opts := L.CheckTable(2)
+	var options []string
+	for i := 1; i <= opts.Len(); i++ {
+		options = append(options, L.ToStringMeta(opts.RawGetInt(i)).String())
+	}
+	defer pauseTimeout(L.Context())()
+	choice, ok := h.rt.host.UI().Select(title, options)
+	if !ok {
+		L.Push(glua.LNil)
+	} else {
+		L.Push(glua.LString(choice))
+	}
+	return 1
+}
+
+func (h *hook) uiConfirm(L *glua.LState) int {
+	title := L.CheckString(1)
+	msg := L.OptString(2, "")
+	defer pauseTimeout(L.Context())()
+	L.Push(glua.LBool(h.rt.host.UI().Confirm(title, msg)))
+	return 1
+}
+
+func (h *hook) uiInput(L *glua.LState) int {
+	title := L.CheckString(1)
+	ph := L.OptString(2, "")
+	defer pauseTimeout(L.Context())()
+	text, ok := h.rt.host.UI().Input(title, ph)
+	if !ok {
+		L.Push(glua.LNil)
+	} else {
+		L.Push(glua.LString(text))
+	}
+	return 1
+}
+
+func (h *hook) uiNotify(L *glua.LState) int {
+	h.rt.host.UI().Notify(L.CheckString(1), L.OptString(2, "info"))
+	return 0
+}
+
+func (h *hook) uiSetEditorText(L *glua.LState) int {
+	h.rt.host.UI().SetEditorText(L.CheckString(1))
+	return 0
+}
+
+func (h *hook) uiGetEditorText(L *glua.LState) int {
+	L.Push(glua.LString(h.rt.host.UI().EditorText()))
+	return 1
+}
+
+func (h *hook) pushEntries(L *glua.LState, entries []*session.Entry) int {
+	t, err := h.entriesLua(entries)
+	if err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+	L.Push(t)
+	return 1
+}
+
+func (h *hook) sessEntries(L *glua.LState) int {
+	s := h.rt.host.Session()
+	if s == nil {
+		L.Push(h.codec.NewArray(0))
+		return 1
+	}
+	return h.pushEntries(L, s.Path(""))
+}
+
+func (h *hook) sessAllEntries(L *glua.LState) int {
+	s := h.rt.host.Session()
+	if s == nil {
+		L.Push(h.codec.NewArray(0))
+		return 1
+	}
+	return h.pushEntries(L, s.Entries())
+}
+
+func (h *hook) sessGet(L *glua.LState) int {
+	id := L.CheckString(1)
+	s := h.rt.host.Session()
+	if s == nil {
+		L.Push(glua.LNil)
+		return 1
+	}
+	e := s.Get(id)
+	if e == nil {
+		L.Push(glua.LNil)
+		return 1
+	}
+	v, err := h.valueLua(e)
+	if err != nil {
+		L.RaiseError("entry %s: %s", id, err.Error())
+	}
+	L.Push(v)
+	return 1
+}
+
+func (h *hook) sessLeafID(L *glua.LState) int {
+	if s := h.rt.host.Session(); s != nil {
+		L.Push(strOrNil(s.LeafID()))
+	} else {
+		L.Push(glua.LNil)
+	}
+	return 1
+}
+
+// sessTree builds {entry=, label=, children={...}} nodes from the entries'
+// parent links; an entry whose parent is unknown is a root.
+func (h *hook) sessTree(L *glua.LState) int {
+	roots := h.codec.NewArray(0)
+	s := h.rt.host.Session()
+	if s == nil {
+		L.Push(roots)
+		return 1
+	}
+	entries := s.Entries()
+	nodes := make(map[string]*glua.LTable, len(entries))
+	for _, e := range entries {
+		v, err := h.valueLua(e)
+		if err != nil {
+			L.RaiseError("entry %s: %s", e.ID, err.Error())
+		}
+		n := L.CreateTable(0, 3)
+		n.RawSetString("entry", v)
+		n.RawSetString("children", h.codec.NewArray(0))
+		if lbl := s.Label(e.ID); lbl != "" {
+			n.RawSetString("label", glua.LString(lbl))
+		}
+		nodes[e.ID] = n
+		parent := nodes[e.ParentID]
+		if e.ParentID == "" || parent == nil {
+			roots.Append(n)
+		} else {
+			parent.RawGetString("children").(*glua.LTable).Append(n)
+		}
+	}
+	L.Push(roots)
+	return 1
+}
+
+func (h *hook) sessLabel(L *glua.LState) int {
+	id := L.CheckString(1)
+	if s := h.rt.host.Session(); s != nil {
+		L.Push(strOrNil(s.Label(id)))
+	} else {
+		L.Push(glua.LNil)
+	}
+	return 1
+}
+
+func (h *hook) sessSetLabel(L *glua.LState) int {
+	id := L.CheckString(1)
+	text := L.OptString(2, "")
+	s := h.rt.host.Session()
+	if s == nil {
+		return pushResult(L, fmt.Errorf("no session: %w", ErrNotAvailable))
+	}
+	lid, err := s.SetLabel(id, text)
+	if err != nil {
+		return pushResult(L, err)
+	}
+	L.Push(glua.LString(lid))
+	return 1
+}
+
+func (h *hook) sessBranch(L *glua.LState) int {
+	id := L.CheckString(1)
+	summary := L.OptString(2, "")
+	defer pauseTimeout(L.Context())()
+	return pushResult(L, h.rt.host.Branch(L.Context(), id, summary))
+}
+
+func (h *hook) sessCompact(L *glua.LState) int {
+	instr := L.OptString(1, "")
+	defer pauseTimeout(L.Context())()
+	return pushResult(L, h.rt.host.Compact(L.Context(), instr))
+}
+
+func (h *hook) sessRebuildContext(L *glua.LState) int {
+	n, tokens, err := h.rt.host.RebuildContext(L.Context())
+	if err != nil {
+		return pushResult(L, err)
+	}
+	t := L.CreateTable(0, 2)
+	t.RawSetString("messages", glua.LNumber(n))
+	t.RawSetString("tokens", glua.LNumber(tokens))
+	L.Push(t)
+	return 1
+}
+
+func (h *hook) sessTokenUsage(L *glua.LState) int {
+	u, ok := h.rt.host.TokenUsage()
+	if !ok {
+		L.Push(glua.LNil)
+		return 1
+	}
+	L.Push(tokensLua(L, u))
+	return 1
+}
+
+func (h *hook) sessContextLimit(L *glua.LState) int {
+	L.Push(glua.LNumber(h.rt.host.ContextLimit()))
+	return 1
+}
+
+func (h *hook) sessToast(L *glua.LState) int {
+	title := L.CheckString(1)
+	msg := L.CheckString(2)
+	level := L.OptString(3, "info")
+	text := msg
+	if title != "" {
+		text = title + ": " + msg
+	}
+	h.rt.host.UI().Notify(text, level)
+	return 0
+}
+
+func (h *hook) modelsFind(L *glua.LState) int {
+	m, ok := h.rt.host.FindModel(L.CheckString(1), L.CheckString(2))
+	if !ok {
+		L.Push(glua.LNil)
+		return 1
+	}
+	L.Push(modelLua(L, m))
+	return 1
+}
+
+func (h *hook) modelsAvailable(L *glua.LState) int {
+	ms := h.rt.host.AvailableModels()
+	t := h.codec.NewArray(len(ms))
+	for i, m := range ms {
+		t.RawSetInt(i+1, modelLua(L, m))
+	}
+	L.Push(t)
+	return 1
+}
+
+func (h *hook) modelsResolveAPIKey(L *glua.LState) int {
+	var provider, id string
+	switch v := L.Get(1).(type) {
+	case glua.LString:
+		var ok bool
+		if provider, id, ok = strings.Cut(string(v), "/"); !ok {
+			L.ArgError(1, `"provider/id" expected`)
+		}
+	case *glua.LTable:
+		provider = luaOptString(L, v, "provider", 1)
+		id = luaOptString(L, v, "id", 1)
+	default:
+		L.ArgError(1, "model table or \"provider/id\" expected")
+	}
+	m, ok := h.rt.host.FindModel(provider, id)
+	if !ok {
+		m = agent.Model{Provider: provider, ID: id}
+	}
+	key, err := h.rt.host.ResolveAPIKey(m)
+	if err != nil {
+		return pushResult(L, err)
+	}
+	L.Push(glua.LString(key))
+	return 1
+}
+
+// commandOnly raises unless a command handler of this hook is running.
+func (h *hook) commandOnly(L *glua.LState, name string) {
+	if ctx := L.Context(); ctx == nil || ctx.Value(commandKey{}) != h {
+		L.RaiseError("ctx.%s is only available in command handlers", name)
+	}
+}
+
+func (h *hook) cmdSetModel(L *glua.LState) int {
+	h.commandOnly(L, "set_model")
+	return pushResult(L, h.rt.host.SetModel(L.Context(), L.CheckString(1), L.CheckString(2)))
+}
+
+func (h *hook) cmdSetThinkingLevel(L *glua.LState) int {
+	h.commandOnly(L, "set_thinking_level")
+	return pushResult(L, h.rt.host.SetThinkingLevel(L.Context(), L.CheckString(1)))
+}
+
+func (h *hook) cmdAbort(L *glua.LState) int {
+	h.commandOnly(L, "abort")
+	h.rt.host.Abort()
+	return 0
+}

@@ -1,0 +1,253 @@
+package lua
+
+// This file is the event catalogue: every event a hook can listen to, its
+// kind (how results chain), pi's names for it, and its payload and result
+// shapes. The same table drives lunar.on's validation, dispatch, the
+// LuaLS annotations (TypesMeta) and the reference in docs/hooks.md.
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/lunar-cli/lunar/stdlib"
+)
+
+// eventID indexes the catalogue.
+type eventID int
+
+// The events, in catalogue order.
+const (
+	evAppStart eventID = iota
+	evSessionStart
+	evSessionResume
+	evSessionBeforeClear
+	evSessionClear
+	evSessionBeforeSwitch
+	evSessionSwitch
+	evSessionBeforeBranch
+	evSessionBranch
+	evSessionBeforeFork
+	evSessionFork
+	evSessionBeforeCompact
+	evSessionCompact
+	evSessionShutdown
+	evChatMessage
+	evAgentBeforeStart
+	evAgentStart
+	evAgentEnd
+	evTurnStart
+	evTurnEnd
+	evContext
+	evSystemTransform
+	evChatParams
+	evModelResolve
+	evAuthGet
+	evToolBefore
+	evToolAfter
+	evModelChange
+	numEvents
+)
+
+// eventKind says how the results of several handlers combine.
+type eventKind int
+
+const (
+	// kindNotify: every handler runs, results are ignored.
+	kindNotify eventKind = iota
+	// kindTransform: each handler's result feeds the next, in load order.
+	kindTransform
+	// kindCancel: handlers run in load order until one cancels.
+	kindCancel
+)
+
+func (k eventKind) String() string {
+	switch k {
+	case kindTransform:
+		return "transform"
+	case kindCancel:
+		return "cancel"
+	}
+	return "notification"
+}
+
+// eventSpec describes one event.
+type eventSpec struct {
+	Name      string
+	Aliases   []string // pi's (and marvin's) names; an alias may name several events
+	Kind      eventKind
+	NoTimeout bool // handlers may run as long as they like (they may call a model)
+	When      string
+	Payload   []stdlib.Field
+	Result    []stdlib.Field // nil: results are ignored
+	ResultDoc string
+}
+
+// Shared field shapes.
+var (
+	fSessionID = stdlib.Field{Name: "session_id", Type: "string"}
+	fMessages  = stdlib.Field{Name: "messages", Type: "lunar.Message[]", Doc: "session JSON"}
+	fCancel    = stdlib.Field{Name: "cancel", Type: "boolean?", Doc: "true stops the operation (and later handlers)"}
+	fReason    = stdlib.Field{Name: "reason", Type: "string?", Doc: "shown to the user when cancelling"}
+	fTokens    = stdlib.Field{Name: "tokens", Type: "lunar.Tokens"}
+	fCtxTokens = stdlib.Field{Name: "context_tokens", Type: "integer", Doc: "tokens of the context now (provider usage, else estimate)"}
+	fCtxLimit  = stdlib.Field{Name: "context_limit", Type: "integer", Doc: "the model's context window"}
+)
+
+var events = [numEvents]eventSpec{
+	evAppStart: {Name: "app.start", When: "hooks loaded", Payload: []stdlib.Field{
+		{Name: "version", Type: "string"}, {Name: "mode", Type: "string", Doc: `"repl", "oneshot" or "json"`}}},
+	evSessionStart: {Name: "session.start", Aliases: []string{"session_start"}, When: "a new session starts",
+		Payload: []stdlib.Field{fSessionID, {Name: "session_file", Type: "string", Doc: `"" without a file (--no-session)`}}},
+	evSessionResume: {Name: "session.resume", Aliases: []string{"session_start"}, When: "a stored session is loaded",
+		Payload: []stdlib.Field{fSessionID, {Name: "session_file", Type: "string"}}},
+	evSessionBeforeClear: {Name: "session.before_clear", Aliases: []string{"session_before_switch"}, Kind: kindCancel, When: "/clear, before the new session",
+		Payload: []stdlib.Field{fSessionID}, Result: []stdlib.Field{fCancel, fReason}},
+	evSessionClear: {Name: "session.clear", When: "after /clear",
+		Payload: []stdlib.Field{{Name: "session_id", Type: "string", Doc: "the new session"}}},
+	evSessionBeforeSwitch: {Name: "session.before_switch", Aliases: []string{"session_before_switch"}, Kind: kindCancel, When: "/resume or a /sessions pick",
+		Payload: []stdlib.Field{{Name: "target_session_file", Type: "string"}}, Result: []stdlib.Field{fCancel, fReason}},
+	evSessionSwitch: {Name: "session.switch", When: "after switching sessions",
+		Payload: []stdlib.Field{{Name: "previous_session_file", Type: "string"}}},
+	evSessionBeforeBranch: {Name: "session.before_branch", Aliases: []string{"session_before_tree"}, Kind: kindCancel, When: "/branch, ctx.session.branch",
+		Payload: []stdlib.Field{{Name: "target_id", Type: "string"}, {Name: "from_id", Type: "string", Doc: "the leaf before branching"}},
+		Result:  []stdlib.Field{fCancel, fReason, {Name: "summary", Type: "string?", Doc: "branch summary to store (skips the model call); the last one wins"}}},
+	evSessionBranch: {Name: "session.branch", Aliases: []string{"session_tree"}, When: "after branching",
+		Payload: []stdlib.Field{{Name: "target_id", Type: "string"}, {Name: "from_id", Type: "string"}}},
+	evSessionBeforeFork: {Name: "session.before_fork", Aliases: []string{"session_before_fork"}, Kind: kindCancel, When: "/fork",
+		Payload: []stdlib.Field{{Name: "entry_id", Type: "string"}}, Result: []stdlib.Field{fCancel, fReason}},
+	evSessionFork: {Name: "session.fork", When: "after /fork (in the new session)",
+		Payload: []stdlib.Field{{Name: "entry_id", Type: "string"}, {Name: "previous_session_file", Type: "string"}}},
+	evSessionBeforeCompact: {Name: "session.before_compact", Aliases: []string{"session_before_compact", "compact.before"}, Kind: kindCancel, NoTimeout: true,
+		When: "any compaction",
+		Payload: []stdlib.Field{
+			{Name: "reason", Type: `"manual"|"auto"|"overflow"|"hook"`},
+			{Name: "instructions", Type: "string", Doc: `custom instructions ("" for none); chained from earlier handlers`},
+			{Name: "preparation", Type: "lunar.CompactPreparation"},
+			{Name: "previous_compactions", Type: "lunar.Entry[]", Doc: "compaction entries on the path, newest first"},
+			{Name: "model", Type: "lunar.Model", Doc: "the model that would summarise"},
+		},
+		Result: []stdlib.Field{fCancel, fReason,
+			{Name: "summary", Type: "string?", Doc: "use this summary and skip the model call; the last one wins"},
+			{Name: "details", Type: "any", Doc: "stored with a hook summary"},
+			{Name: "instructions", Type: "string?", Doc: "replace the instructions (chains)"}}},
+	evSessionCompact: {Name: "session.compact", Aliases: []string{"session_compact", "compact.after"}, When: "after compaction",
+		Payload: []stdlib.Field{{Name: "summary", Type: "string"}, {Name: "from_hook", Type: "boolean"},
+			{Name: "tokens_before", Type: "integer"}, {Name: "first_kept_entry_id", Type: "string"}, {Name: "entry_id", Type: "string", Doc: "the compaction entry"}}},
+	evSessionShutdown: {Name: "session.shutdown", Aliases: []string{"session_shutdown"}, When: "exit",
+		Payload: []stdlib.Field{fSessionID}},
+	evChatMessage: {Name: "chat.message", Aliases: []string{"input"}, Kind: kindTransform, When: "user input, before it is stored",
+		Payload: []stdlib.Field{{Name: "text", Type: "string"}, {Name: "parts", Type: "lunar.ContentBlock[]", Doc: "attachments (images), session JSON"}},
+		Result: []stdlib.Field{{Name: "text", Type: "string?", Doc: "replaces the text"},
+			{Name: "parts", Type: "lunar.ContentBlock[]?", Doc: "replaces the attachments"}}},
+	evAgentBeforeStart: {Name: "agent.before_start", Aliases: []string{"before_agent_start"}, Kind: kindTransform, When: "once per prompt",
+		Payload: []stdlib.Field{{Name: "prompt", Type: "string"}, {Name: "images", Type: "lunar.ContentBlock[]"},
+			{Name: "system_prompt", Type: "string", Doc: "the system prompt so far (chained)"}},
+		Result: []stdlib.Field{{Name: "message", Type: "lunar.CustomMessage?", Doc: "persisted, injected after the prompt; every handler's message is kept"},
+			{Name: "system_prompt", Type: "string?", Doc: "system prompt for this prompt's model calls (chains)"}}},
+	evAgentStart: {Name: "agent.start", Aliases: []string{"agent_start"}, When: "a run begins"},
+	evAgentEnd: {Name: "agent.end", Aliases: []string{"agent_end"}, When: "a run ends",
+		Payload: []stdlib.Field{{Name: "messages", Type: "lunar.Message[]", Doc: "the messages of this run"},
+			{Name: "total_tokens", Type: "integer"}, fTokens, fCtxTokens, fCtxLimit}},
+	evTurnStart: {Name: "turn.start", Aliases: []string{"turn_start"}, When: "each model call",
+		Payload: []stdlib.Field{{Name: "turn_index", Type: "integer", Doc: "0-based within the run"}}},
+	evTurnEnd: {Name: "turn.end", Aliases: []string{"turn_end"}, When: "after each model call and its tools",
+		Payload: []stdlib.Field{{Name: "turn_index", Type: "integer"}, {Name: "message", Type: "lunar.Message?", Doc: "the assistant message"},
+			{Name: "tool_results", Type: "lunar.Message[]"}, fTokens, fCtxTokens, fCtxLimit}},
+	evContext: {Name: "context", Aliases: []string{"chat.messages.transform"}, Kind: kindTransform, When: "before every model call",
+		Payload: []stdlib.Field{{Name: "messages", Type: "lunar.ContextMessage[]", Doc: "session JSON plus entry_id (nil for synthetic messages)"}},
+		Result:  []stdlib.Field{{Name: "messages", Type: "lunar.ContextMessage[]?", Doc: "replaces the messages of this call only; never stored"}}},
+	evSystemTransform: {Name: "chat.system.transform", Kind: kindTransform, When: "before every model call",
+		Payload: []stdlib.Field{{Name: "system_prompt", Type: "string"}},
+		Result:  []stdlib.Field{{Name: "system_prompt", Type: "string?"}}},
+	evChatParams: {Name: "chat.params", Kind: kindTransform, When: "before every model call",
+		Payload: []stdlib.Field{{Name: "params", Type: "lunar.Params"}},
+		Result:  []stdlib.Field{{Name: "params", Type: "lunar.Params?", Doc: "fields present replace the current ones; json.null clears"}}},
+	evModelResolve: {Name: "model.resolve", Kind: kindTransform, When: "before every model call",
+		Payload: []stdlib.Field{{Name: "model", Type: "lunar.Model"}},
+		Result:  []stdlib.Field{{Name: "model", Type: "lunar.Model?", Doc: "fields present replace the current ones"}}},
+	evAuthGet: {Name: "auth.get", Kind: kindTransform, When: "before every model call",
+		Payload: []stdlib.Field{{Name: "provider", Type: "string"}, {Name: "model_id", Type: "string"}},
+		Result: []stdlib.Field{{Name: "api_key", Type: "string?"}, {Name: "headers", Type: "table<string,string>?", Doc: "merged over earlier handlers' headers"},
+			{Name: "base_url", Type: "string?"}}},
+	evToolBefore: {Name: "tool.execute.before", Aliases: []string{"tool_call"}, Kind: kindCancel, When: "before a tool runs (arguments already validated)",
+		Payload: []stdlib.Field{{Name: "tool_name", Type: "string"}, {Name: "tool_call_id", Type: "string"}, {Name: "input", Type: "table", Doc: "the arguments"}},
+		Result: []stdlib.Field{{Name: "block", Type: "boolean?", Doc: "true refuses the call; the model gets reason as an error result"}, fReason,
+			{Name: "input", Type: "table?", Doc: "replaces the arguments (chains; not validated again)"}},
+		ResultDoc: "An error in the handler blocks the call with the error as the reason."},
+	evToolAfter: {Name: "tool.execute.after", Aliases: []string{"tool_result"}, Kind: kindTransform, When: "after a tool ran, also on error",
+		Payload: []stdlib.Field{{Name: "tool_name", Type: "string"}, {Name: "tool_call_id", Type: "string"}, {Name: "input", Type: "table"},
+			{Name: "content", Type: "lunar.ContentBlock[]"}, {Name: "details", Type: "any"}, {Name: "is_error", Type: "boolean"}},
+		Result: []stdlib.Field{{Name: "content", Type: "string|lunar.ContentBlock[]?"}, {Name: "details", Type: "any"}, {Name: "is_error", Type: "boolean?"}}},
+	evModelChange: {Name: "model.change", Aliases: []string{"model_select"}, When: "/model, cycling, ctx.set_model",
+		Payload: []stdlib.Field{{Name: "previous_provider", Type: "string"}, {Name: "previous_model_id", Type: "string"},
+			{Name: "new_provider", Type: "string"}, {Name: "new_model_id", Type: "string"}, {Name: "thinking_level", Type: "string"}}},
+}
+
+// eventNames maps every accepted name (canonical and alias) to its events.
+var eventNames = func() map[string][]eventID {
+	m := make(map[string][]eventID)
+	for id := eventID(0); id < numEvents; id++ {
+		e := &events[id]
+		m[e.Name] = append(m[e.Name], id)
+		for _, a := range e.Aliases {
+			m[a] = append(m[a], id)
+		}
+	}
+	return m
+}()
+
+// lookupEvent returns the events a name (canonical or alias) stands for.
+func lookupEvent(name string) []eventID { return eventNames[name] }
+
+// closestEvent returns the known name nearest to name (Levenshtein).
+func closestEvent(name string) string {
+	names := make([]string, 0, len(eventNames))
+	for n := range eventNames {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return closest(name, names)
+}
+
+// closest returns the candidate with the smallest edit distance to s.
+func closest(s string, candidates []string) string {
+	best, bestD := "", -1
+	ls := strings.ToLower(s)
+	for _, c := range candidates {
+		d := levenshtein(ls, strings.ToLower(c))
+		if bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// EventNames returns the canonical event names, in catalogue order.
+func EventNames() []string {
+	names := make([]string, numEvents)
+	for id := range events {
+		names[id] = events[id].Name
+	}
+	return names
+}

@@ -1,0 +1,666 @@
+package lua
+
+// This file implements agent.Hooks: the events of the agent loop.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/stdlib"
+)
+
+var _ agent.Hooks = (*Runtime)(nil)
+
+// ChatMessage implements agent.Hooks (chat.message): each handler may
+// replace the text and the attachments.
+func (r *Runtime) ChatMessage(ctx context.Context, text string, parts []session.ContentBlock) (string, []session.ContentBlock) {
+	if len(r.listeners(evChatMessage)) == 0 {
+		return text, parts
+	}
+	return r.chatMessage(ctx, text, parts)
+}
+
+func (r *Runtime) chatMessage(ctx context.Context, text string, parts []session.ContentBlock) (string, []session.ContentBlock) {
+	for _, hd := range r.listeners(evChatMessage) {
+		var newText string
+		var newParts []session.ContentBlock
+		var setText, setParts bool
+		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
+			ev.RawSetString("text", glua.LString(text))
+			pt, err := h.blocksLua(parts)
+			ev.RawSetString("parts", pt)
+			return err
+		}, func(rr *resultReader) error {
+			newText, setText = rr.str("text")
+			if t, ok := rr.table("parts"); ok {
+				var err error
+				if newParts, err = rr.h.luaContent(t); err != nil {
+					return fmt.Errorf("parts: %w", err)
+				}
+				setParts = true
+			}
+			return nil
+		})
+		if err != nil {
+			continue
+		}
+		if setText {
+			text = newText
+		}
+		if setParts {
+			parts = newParts
+		}
+	}
+	return text, parts
+}
+
+// BeforeStart implements agent.Hooks (agent.before_start): every
+// handler's message is collected; system_prompt chains. The returned
+// prompt is "" when no handler set one.
+func (r *Runtime) BeforeStart(ctx context.Context, prompt string, images []session.ContentBlock, systemPrompt string) ([]agent.CustomMessage, string) {
+	if len(r.listeners(evAgentBeforeStart)) == 0 {
+		return nil, ""
+	}
+	return r.beforeStart(ctx, prompt, images, systemPrompt)
+}
+
+func (r *Runtime) beforeStart(ctx context.Context, prompt string, images []session.ContentBlock, systemPrompt string) ([]agent.CustomMessage, string) {
+	var msgs []agent.CustomMessage
+	override := ""
+	for _, hd := range r.listeners(evAgentBeforeStart) {
+		var msg *agent.CustomMessage
+		var sys string
+		var setSys bool
+		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
+			ev.RawSetString("prompt", glua.LString(prompt))
+			it, err := h.blocksLua(images)
+			ev.RawSetString("images", it)
+			ev.RawSetString("system_prompt", glua.LString(systemPrompt))
+			return err
+		}, func(rr *resultReader) error {
+			sys, setSys = rr.str("system_prompt")
+			if t, ok := rr.table("message"); ok {
+				cm, err := rr.h.customMessage(t)
+				if err != nil {
+					return fmt.Errorf("message: %w", err)
+				}
+				msg = &cm
+			}
+			return nil
+		})
+		if err != nil {
+			continue
+		}
+		if msg != nil {
+			msgs = append(msgs, *msg)
+		}
+		if setSys {
+			systemPrompt, override = sys, sys
+		}
+	}
+	return msgs, override
+}
+
+// Context implements agent.Hooks (context): each handler may replace the
+// messages of this model call. A message table handed back unchanged keeps
+// its original Go value (checked by re-encoding it), so a handler that
+// drops or adds a few messages costs no full round trip.
+func (r *Runtime) Context(ctx context.Context, msgs []agent.ContextMessage) []agent.ContextMessage {
+	if len(r.listeners(evContext)) == 0 {
+		return msgs
+	}
+	return r.contextHook(ctx, msgs)
+}
+
+func (r *Runtime) contextHook(ctx context.Context, msgs []agent.ContextMessage) []agent.ContextMessage {
+	for _, hd := range r.listeners(evContext) {
+		cur := msgs
+		var orig [][]byte
+		var tables map[*glua.LTable]int
+		var out []agent.ContextMessage
+		replaced := false
+		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
+			arr := h.codec.NewArray(len(cur))
+			orig = make([][]byte, len(cur))
+			tables = make(map[*glua.LTable]int, len(cur))
+			for i := range cur {
+				b, err := json.Marshal(&cur[i].Message)
+				if err != nil {
+					return fmt.Errorf("message %d: %w", i+1, err)
+				}
+				v, err := h.codec.Decode(b)
+				if err != nil {
+					return fmt.Errorf("message %d: %w", i+1, err)
+				}
+				t, ok := v.(*glua.LTable)
+				if !ok {
+					return fmt.Errorf("message %d is not an object", i+1)
+				}
+				if cur[i].EntryID != "" {
+					t.RawSetString("entry_id", glua.LString(cur[i].EntryID))
+				}
+				arr.RawSetInt(i+1, t)
+				orig[i] = b
+				tables[t] = i
+			}
+			ev.RawSetString("messages", arr)
+			return nil
+		}, func(rr *resultReader) error {
+			mt, ok := rr.table("messages")
+			if !ok {
+				return nil
+			}
+			h := rr.h
+			n := mt.Len()
+			out = make([]agent.ContextMessage, 0, n)
+			var buf []byte
+			for i := 1; i <= n; i++ {
+				t, ok := mt.RawGetInt(i).(*glua.LTable)
+				if !ok {
+					return fmt.Errorf("messages[%d]: a message table expected, got %s", i, mt.RawGetInt(i).Type())
+				}
+				var entryID string
+				switch e := t.RawGetString("entry_id").(type) {
+				case glua.LString:
+					entryID = string(e)
+				case *glua.LNilType:
+				default:
+					if !h.codec.IsNull(e) {
+						return fmt.Errorf("messages[%d].entry_id: string expected, got %s", i, e.Type())
+					}
+				}
+				var err error
+				buf, err = h.codec.Encode(buf[:0], t, stdlib.EncodeOptions{SkipKey: "entry_id"})
+				if err != nil {
+					return fmt.Errorf("messages[%d]: %w", i, err)
+				}
+				if idx, ok := tables[t]; ok && bytes.Equal(buf, orig[idx]) {
+					cm := cur[idx]
+					cm.EntryID = entryID
+					out = append(out, cm)
+					continue
+				}
+				m, err := decodeMessage(buf)
+				if err != nil {
+					return fmt.Errorf("messages[%d]: %w", i, err)
+				}
+				out = append(out, agent.ContextMessage{EntryID: entryID, Message: m})
+			}
+			replaced = true
+			return nil
+		})
+		if err == nil && replaced {
+			msgs = out
+		}
+	}
+	return msgs
+}
+
+// SystemPrompt implements agent.Hooks (chat.system.transform).
+func (r *Runtime) SystemPrompt(ctx context.Context, prompt string) string {
+	if len(r.listeners(evSystemTransform)) == 0 {
+		return prompt
+	}
+	return r.systemPrompt(ctx, prompt)
+}
+
+func (r *Runtime) systemPrompt(ctx context.Context, prompt string) string {
+	for _, hd := range r.listeners(evSystemTransform) {
+		var sys string
+		var set bool
+		err := r.invoke(ctx, hd, func(_ *hook, _ *glua.LState, ev *glua.LTable) error {
+			ev.RawSetString("system_prompt", glua.LString(prompt))
+			return nil
+		}, func(rr *resultReader) error {
+			sys, set = rr.str("system_prompt")
+			return nil
+		})
+		if err == nil && set {
+			prompt = sys
+		}
+	}
+	return prompt
+}
+
+// Params implements agent.Hooks (chat.params): fields present in the
+// result replace the current ones; json.null clears an optional one.
+func (r *Runtime) Params(ctx context.Context, p agent.Params) agent.Params {
+	if len(r.listeners(evChatParams)) == 0 {
+		return p
+	}
+	return r.params(ctx, p)
+}
+
+func (r *Runtime) params(ctx context.Context, p agent.Params) agent.Params {
+	for _, hd := range r.listeners(evChatParams) {
+		var np agent.Params
+		set := false
+		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
+			t := L.CreateTable(0, 5)
+			if p.Temperature != nil {
+				t.RawSetString("temperature", glua.LNumber(*p.Temperature))
+			}
+			t.RawSetString("max_tokens", glua.LNumber(p.MaxTokens))
+			if p.TopP != nil {
+				t.RawSetString("top_p", glua.LNumber(*p.TopP))
+			}
+			t.RawSetString("thinking_level", glua.LString(p.ThinkingLevel))
+			if p.Extra != nil {
+				v, err := h.valueLua(p.Extra)
+				if err != nil {
+					return err
+				}
+				t.RawSetString("extra", v)
+			}
+			ev.RawSetString("params", t)
+			return nil
+		}, func(rr *resultReader) error {
+			t, ok := rr.table("params")
+			if !ok {
+				return nil
+			}
+			var err error
+			np, err = rr.h.mergeParams(p, t)
+			set = err == nil
+			return err
+		})
+		if err == nil && set {
+			p = np
+		}
+	}
+	return p
+}
+
+func (h *hook) mergeParams(p agent.Params, t *glua.LTable) (agent.Params, error) {
+	optFloat := func(key string, dst **float64) error {
+		switch v := t.RawGetString(key).(type) {
+		case *glua.LNilType:
+		case glua.LNumber:
+			f := float64(v)
+			*dst = &f
+		default:
+			if !h.codec.IsNull(v) {
+				return fmt.Errorf("params.%s: number expected, got %s", key, v.Type())
+			}
+			*dst = nil
+		}
+		return nil
+	}
+	if err := checkFields(t, "params", "temperature", "max_tokens", "top_p", "thinking_level", "extra"); err != nil {
+		return p, err
+	}
+	if err := optFloat("temperature", &p.Temperature); err != nil {
+		return p, err
+	}
+	if err := optFloat("top_p", &p.TopP); err != nil {
+		return p, err
+	}
+	switch v := t.RawGetString("max_tokens").(type) {
+	case *glua.LNilType:
+	case glua.LNumber:
+		p.MaxTokens = int(v)
+	default:
+		return p, fmt.Errorf("params.max_tokens: number expected, got %s", v.Type())
+	}
+	switch v := t.RawGetString("thinking_level").(type) {
+	case *glua.LNilType:
+	case glua.LString:
+		switch string(v) {
+		case agent.ThinkingOff, agent.ThinkingMinimal, agent.ThinkingLow, agent.ThinkingMedium, agent.ThinkingHigh:
+			p.ThinkingLevel = string(v)
+		default:
+			return p, fmt.Errorf("params.thinking_level: unknown level %q", string(v))
+		}
+	default:
+		return p, fmt.Errorf("params.thinking_level: string expected, got %s", v.Type())
+	}
+	switch v := t.RawGetString("extra").(type) {
+	case *glua.LNilType:
+	case *glua.LTable:
+		raw, err := h.luaJSON(v)
+		if err != nil {
+			return p, fmt.Errorf("params.extra: %w", err)
+		}
+		var extra map[string]any
+		if err := json.Unmarshal(raw, &extra); err != nil {
+			return p, fmt.Errorf("params.extra: an object expected")
+		}
+		p.Extra = extra
+	default:
+		if !h.codec.IsNull(v) {
+			return p, fmt.Errorf("params.extra: table expected, got %s", v.Type())
+		}
+		p.Extra = nil
+	}
+	return p, nil
+}
+
+// checkFields refuses keys of t outside known.
+func checkFields(t *glua.LTable, what string, known ...string) error {
+	rr := resultReader{t: t, known: known}
+	if err := rr.checkKeys(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// ResolveModel implements agent.Hooks (model.resolve): fields present in
+// the result replace the current ones.
+func (r *Runtime) ResolveModel(ctx context.Context, m agent.Model) agent.Model {
+	if len(r.listeners(evModelResolve)) == 0 {
+		return m
+	}
+	return r.resolveModel(ctx, m)
+}
+
+func (r *Runtime) resolveModel(ctx context.Context, m agent.Model) agent.Model {
+	for _, hd := range r.listeners(evModelResolve) {
+		var nm agent.Model
+		set := false
+		err := r.invoke(ctx, hd, func(_ *hook, L *glua.LState, ev *glua.LTable) error {
+			ev.RawSetString("model", modelLua(L, m))
+			return nil
+		}, func(rr *resultReader) error {
+			t, ok := rr.table("model")
+			if !ok {
+				return nil
+			}
+			var err error
+			nm, err = mergeModel(m, t)
+			set = err == nil
+			return err
+		})
+		if err == nil && set {
+			m = nm
+		}
+	}
+	return m
+}
+
+func mergeModel(m agent.Model, t *glua.LTable) (agent.Model, error) {
+	if err := checkFields(t, "model", "provider", "id", "api", "base_url", "context_window", "max_tokens", "reasoning"); err != nil {
+		return m, err
+	}
+	rr := resultReader{t: t}
+	if v, ok := rr.str("provider"); ok {
+		m.Provider = v
+	}
+	if v, ok := rr.str("id"); ok {
+		m.ID = v
+	}
+	if v, ok := rr.str("api"); ok {
+		if v != agent.APIOpenAICompletions && v != agent.APIAnthropicMessages {
+			return m, fmt.Errorf("model.api: unknown API %q", v)
+		}
+		m.API = v
+	}
+	if v, ok := rr.str("base_url"); ok {
+		m.BaseURL = v
+	}
+	if v, ok := rr.boolean("reasoning"); ok {
+		m.Reasoning = v
+	}
+	for key, dst := range map[string]*int{"context_window": &m.ContextWindow, "max_tokens": &m.MaxTokens} {
+		switch v := t.RawGetString(key).(type) {
+		case *glua.LNilType:
+		case glua.LNumber:
+			*dst = int(v)
+		default:
+			return m, fmt.Errorf("model.%s: number expected, got %s", key, v.Type())
+		}
+	}
+	if rr.err != nil {
+		return m, fmt.Errorf("model.%w", rr.err)
+	}
+	return m, nil
+}
+
+// Auth implements agent.Hooks (auth.get): later handlers override the key
+// and base URL; headers merge.
+func (r *Runtime) Auth(ctx context.Context, provider, modelID string) agent.AuthOverride {
+	if len(r.listeners(evAuthGet)) == 0 {
+		return agent.AuthOverride{}
+	}
+	return r.auth(ctx, provider, modelID)
+}
+
+func (r *Runtime) auth(ctx context.Context, provider, modelID string) agent.AuthOverride {
+	var out agent.AuthOverride
+	for _, hd := range r.listeners(evAuthGet) {
+		var key, base string
+		var setKey, setBase bool
+		var headers map[string]string
+		err := r.invoke(ctx, hd, setStr("provider", provider, "model_id", modelID), func(rr *resultReader) error {
+			key, setKey = rr.str("api_key")
+			base, setBase = rr.str("base_url")
+			if t, ok := rr.table("headers"); ok {
+				headers = map[string]string{}
+				var bad glua.LValue
+				t.ForEach(func(k, v glua.LValue) {
+					ks, ok1 := k.(glua.LString)
+					vs, ok2 := v.(glua.LString)
+					if !ok1 || !ok2 {
+						bad = k
+						return
+					}
+					headers[string(ks)] = string(vs)
+				})
+				if bad != nil {
+					return fmt.Errorf("headers: string names and values expected (at %s)", bad)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			continue
+		}
+		if setKey {
+			out.APIKey = key
+		}
+		if setBase {
+			out.BaseURL = base
+		}
+		if headers != nil {
+			if out.Headers == nil {
+				out.Headers = map[string]string{}
+			}
+			maps.Copy(out.Headers, headers)
+		}
+	}
+	return out
+}
+
+// BeforeTool implements agent.Hooks (tool.execute.before): the first
+// block wins; input replacements chain. A handler that fails in any way
+// blocks the call, with the failure as the reason.
+func (r *Runtime) BeforeTool(ctx context.Context, name, callID string, input json.RawMessage) agent.ToolCallDecision {
+	if len(r.listeners(evToolBefore)) == 0 {
+		return agent.ToolCallDecision{}
+	}
+	return r.beforeTool(ctx, name, callID, input)
+}
+
+func (r *Runtime) beforeTool(ctx context.Context, name, callID string, input json.RawMessage) agent.ToolCallDecision {
+	var dec agent.ToolCallDecision
+	cur := input
+	for _, hd := range r.listeners(evToolBefore) {
+		var block bool
+		var reason string
+		var newInput json.RawMessage
+		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
+			ev.RawSetString("tool_name", glua.LString(name))
+			ev.RawSetString("tool_call_id", glua.LString(callID))
+			in, err := h.jsonLua(cur)
+			if err != nil {
+				return fmt.Errorf("input: %w", err)
+			}
+			if in == glua.LNil {
+				in = L.NewTable()
+			}
+			ev.RawSetString("input", in)
+			return nil
+		}, func(rr *resultReader) error {
+			block, _ = rr.boolean("block")
+			reason, _ = rr.str("reason")
+			if t, ok := rr.table("input"); ok {
+				raw, err := rr.h.luaJSON(t)
+				if err != nil {
+					return fmt.Errorf("input: %w", err)
+				}
+				if len(raw) == 0 || raw[0] != '{' {
+					return fmt.Errorf("input: an object expected")
+				}
+				newInput = raw
+			}
+			return nil
+		})
+		if err != nil {
+			return agent.ToolCallDecision{Block: true, Reason: fmt.Sprintf("hook %s: %s: %v", hd.h.src.Name, events[evToolBefore].Name, err)}
+		}
+		if block {
+			if reason == "" {
+				reason = "Tool call blocked by hook " + hd.h.src.Name
+			}
+			return agent.ToolCallDecision{Block: true, Reason: reason}
+		}
+		if newInput != nil {
+			cur = newInput
+			dec.Input = newInput
+		}
+	}
+	return dec
+}
+
+// AfterTool implements agent.Hooks (tool.execute.after): each handler may
+// replace the content, the details and the error flag.
+func (r *Runtime) AfterTool(ctx context.Context, name, callID string, input json.RawMessage, res agent.ToolResult) agent.ToolResult {
+	if len(r.listeners(evToolAfter)) == 0 {
+		return res
+	}
+	return r.afterTool(ctx, name, callID, input, res)
+}
+
+func (r *Runtime) afterTool(ctx context.Context, name, callID string, input json.RawMessage, res agent.ToolResult) agent.ToolResult {
+	for _, hd := range r.listeners(evToolAfter) {
+		next := res
+		changed := false
+		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
+			ev.RawSetString("tool_name", glua.LString(name))
+			ev.RawSetString("tool_call_id", glua.LString(callID))
+			in, err := h.jsonLua(input)
+			if err != nil {
+				return fmt.Errorf("input: %w", err)
+			}
+			ev.RawSetString("input", in)
+			content, err := h.blocksLua(res.Content)
+			if err != nil {
+				return err
+			}
+			ev.RawSetString("content", content)
+			details, err := h.jsonLua(res.Details)
+			if err != nil {
+				return fmt.Errorf("details: %w", err)
+			}
+			ev.RawSetString("details", details)
+			ev.RawSetString("is_error", glua.LBool(res.IsError))
+			return nil
+		}, func(rr *resultReader) error {
+			h := rr.h
+			switch c := rr.t.RawGetString("content"); c.(type) {
+			case *glua.LNilType:
+			default:
+				content, err := h.luaContent(c)
+				if err != nil {
+					return fmt.Errorf("content: %w", err)
+				}
+				next.Content, changed = content, true
+			}
+			switch d := rr.t.RawGetString("details"); {
+			case d == glua.LNil:
+			case h.codec.IsNull(d):
+				next.Details, changed = nil, true
+			default:
+				raw, err := h.luaJSON(d)
+				if err != nil {
+					return fmt.Errorf("details: %w", err)
+				}
+				next.Details, changed = raw, true
+			}
+			if v, ok := rr.boolean("is_error"); ok {
+				next.IsError, changed = v, true
+			}
+			return nil
+		})
+		if err == nil && changed {
+			res = next
+		}
+	}
+	return res
+}
+
+// Notify implements agent.Hooks: agent_start, turn_start, turn_end and
+// agent_end become agent.start, turn.start, turn.end and agent.end.
+func (r *Runtime) Notify(ctx context.Context, ev agent.Event) {
+	var id eventID
+	switch ev.Type {
+	case agent.EventAgentStart:
+		r.turnIndex.Store(0)
+		id = evAgentStart
+	case agent.EventTurnStart:
+		id = evTurnStart
+	case agent.EventTurnEnd:
+		defer r.turnIndex.Add(1)
+		id = evTurnEnd
+	case agent.EventAgentEnd:
+		id = evAgentEnd
+	default:
+		return
+	}
+	if len(r.listeners(id)) == 0 {
+		return
+	}
+	r.notifyLoop(ctx, id, r.turnIndex.Load(), ev)
+}
+
+func (r *Runtime) notifyLoop(ctx context.Context, id eventID, turn int64, ev agent.Event) {
+	r.notify(ctx, id, func(h *hook, L *glua.LState, t *glua.LTable) error {
+		switch id {
+		case evTurnStart:
+			t.RawSetString("turn_index", glua.LNumber(turn))
+		case evTurnEnd:
+			t.RawSetString("turn_index", glua.LNumber(turn))
+			if ev.Message != nil {
+				m, err := h.messageLua(ev.Message)
+				if err != nil {
+					return err
+				}
+				t.RawSetString("message", m)
+			}
+			results, err := h.messagesLua(ev.ToolResults)
+			if err != nil {
+				return err
+			}
+			t.RawSetString("tool_results", results)
+		case evAgentEnd:
+			msgs, err := h.messagesLua(ev.Messages)
+			if err != nil {
+				return err
+			}
+			t.RawSetString("messages", msgs)
+			t.RawSetString("total_tokens", glua.LNumber(ev.Tokens.Total))
+		}
+		if id == evTurnEnd || id == evAgentEnd {
+			t.RawSetString("tokens", tokensLua(L, ev.Tokens))
+			t.RawSetString("context_tokens", glua.LNumber(ev.ContextTokens))
+			t.RawSetString("context_limit", glua.LNumber(ev.ContextLimit))
+		}
+		return nil
+	})
+}

@@ -1,0 +1,301 @@
+// Package lua is lunar's hook runtime: it loads Lua hook scripts into
+// private sandboxed states, dispatches the events of the agent loop and of
+// the application to them, and exposes what they register (commands, tools,
+// renderers).
+//
+// Runtime implements agent.Hooks for the loop and has typed methods for the
+// application's events (SessionStart, BeforeCompact, ...). Everything
+// app-specific the hooks reach goes through a Host.
+package lua
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/lunar-cli/lunar/agent"
+)
+
+// DefaultTimeout is the hook timeout without hook_timeout_ms.
+const DefaultTimeout = 30 * time.Second
+
+// Options configure a Runtime.
+type Options struct {
+	// Host is the application (nil: NopHost).
+	Host Host
+	// Timeout bounds each handler call of ordinary events, tools and
+	// renderers (0: DefaultTimeout). session.before_compact and command
+	// handlers have none; the caller's context cancels any.
+	Timeout time.Duration
+	// DataDir is lunar's data folder: hooks may write under it, and each
+	// gets its own ctx.data_dir = DataDir/hooks/<name> ("" = none).
+	DataDir string
+	// Report receives every load error, load warning and handler failure,
+	// one line each, e.g. "hook 20-bad.lua: context: 20-bad.lua:7: boom"
+	// (nil: printed to stderr).
+	Report func(msg string)
+	// Debug, when set, gets one line per handler call: hook, event,
+	// duration and outcome.
+	Debug io.Writer
+	// Log receives lunar.log and print output (nil: stderr; "debug" lines
+	// only when Debug is set).
+	Log func(hook, level, msg string)
+	// HTTPClient serves the http module (nil: http.DefaultClient).
+	HTTPClient *http.Client
+}
+
+// Runtime is a set of loaded hooks. Its methods are safe for concurrent
+// use; each hook's state runs one call at a time.
+type Runtime struct {
+	opts  Options
+	host  Host
+	hooks []*hook
+
+	regMu sync.Mutex // guards the hooks' registrations and snapshot rebuilds
+	snap  atomic.Pointer[snapshot]
+
+	turnIndex atomic.Int64
+}
+
+// snapshot is the immutable view dispatch reads: handlers per event in
+// load order, commands, tools and renderers.
+type snapshot struct {
+	handlers  [numEvents][]handler
+	commands  map[string]*command
+	cmdOrder  []*command
+	tools     []*hookTool
+	renderers map[string]*renderer
+}
+
+// Load loads the sources in order into a new Runtime. A hook that fails to
+// load is reported (Options.Report) and listed with its error in Report;
+// the others load regardless. Call Close when done.
+func Load(sources []Source, opts Options) *Runtime {
+	r := newRuntime(opts)
+	for _, src := range sources {
+		r.loadHook(src)
+	}
+	r.rebuild()
+	return r
+}
+
+func newRuntime(opts Options) *Runtime {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	r := &Runtime{opts: opts, host: opts.Host}
+	if r.host == nil {
+		r.host = NopHost{}
+	}
+	r.snap.Store(&snapshot{})
+	return r
+}
+
+func (r *Runtime) cwd() string {
+	if c := r.host.Cwd(); c != "" {
+		return c
+	}
+	c, _ := os.Getwd()
+	return c
+}
+
+// loadHook creates the hook's state and runs its main chunk.
+func (r *Runtime) loadHook(src Source) *hook {
+	h := &hook{rt: r, index: len(r.hooks), src: src}
+	r.hooks = append(r.hooks, h)
+	start := time.Now()
+	defer func() { h.loadTime = time.Since(start) }()
+	h.newState()
+	fn, err := h.L.Load(bytes.NewReader(src.Code), src.Name)
+	if err != nil {
+		h.loadFailed(syntaxMessage(src.Name, err))
+		return h
+	}
+	if err := h.run(context.Background(), r.opts.Timeout, fn, nil, nil); err != nil {
+		h.loadFailed(err.Error())
+		return h
+	}
+	r.regMu.Lock()
+	h.loaded = true
+	r.regMu.Unlock()
+	return h
+}
+
+// loadFailed records a load error and drops whatever the hook registered.
+func (h *hook) loadFailed(msg string) {
+	h.rt.regMu.Lock()
+	h.handlers, h.commands, h.tools, h.renderers = nil, nil, nil, nil
+	h.rt.regMu.Unlock()
+	h.errs = append(h.errs, msg)
+	h.rt.report("hook " + h.src.Name + ": " + msg)
+	h.close()
+	h.broken = "failed to load"
+}
+
+// syntaxMessage turns gopher-lua's compile error into "file:line: message".
+func syntaxMessage(name string, err error) string {
+	msg := err.Error()
+	// gopher-lua: "<name> line:7(column:3) near 'x':   syntax error\n"
+	if i := strings.Index(msg, " line:"); i >= 0 && strings.HasPrefix(msg, name) {
+		rest := msg[i+len(" line:"):]
+		line := rest
+		if j := strings.IndexAny(rest, "(: "); j >= 0 {
+			line = rest[:j]
+			rest = rest[j:]
+		}
+		if k := strings.Index(rest, ") "); k >= 0 && strings.HasPrefix(rest, "(") {
+			rest = rest[k+2:]
+		}
+		rest = strings.Join(strings.Fields(rest), " ")
+		return name + ":" + line + ": " + rest
+	}
+	return strings.TrimSpace(msg)
+}
+
+// rebuild publishes a new snapshot of every live registration.
+func (r *Runtime) rebuild() {
+	r.regMu.Lock()
+	defer r.regMu.Unlock()
+	s := &snapshot{commands: map[string]*command{}, renderers: map[string]*renderer{}}
+	for _, h := range r.hooks {
+		if !h.loaded {
+			continue
+		}
+		for _, hd := range h.handlers {
+			s.handlers[hd.ev] = append(s.handlers[hd.ev], hd)
+		}
+		for _, c := range h.commands {
+			if _, dup := s.commands[c.name]; !dup {
+				s.commands[c.name] = c
+				s.cmdOrder = append(s.cmdOrder, c)
+			}
+		}
+		s.tools = append(s.tools, h.tools...)
+		for _, rd := range h.renderers {
+			if _, dup := s.renderers[rd.customType]; !dup {
+				s.renderers[rd.customType] = rd
+			}
+		}
+	}
+	r.snap.Store(s)
+}
+
+// listeners returns the handlers of an event; it never allocates.
+func (r *Runtime) listeners(ev eventID) []handler {
+	return r.snap.Load().handlers[ev]
+}
+
+// Listening reports whether any hook listens to the event (canonical name
+// or alias). Hosts use it to skip preparing costly payloads.
+func (r *Runtime) Listening(event string) bool {
+	for _, id := range lookupEvent(event) {
+		if len(r.listeners(id)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Close releases every hook state.
+func (r *Runtime) Close() {
+	for _, h := range r.hooks {
+		h.close()
+	}
+}
+
+func (r *Runtime) report(msg string) {
+	if r.opts.Report != nil {
+		r.opts.Report(msg)
+		return
+	}
+	fmt.Fprintln(os.Stderr, "lunar: "+msg)
+}
+
+func (r *Runtime) log(h *hook, level, msg string) {
+	if r.opts.Log != nil {
+		r.opts.Log(h.src.Name, level, msg)
+		return
+	}
+	if level == "debug" && r.opts.Debug == nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "[%s] %s: %s\n", level, h.src.Name, msg)
+}
+
+func (r *Runtime) debugf(format string, args ...any) {
+	if r.opts.Debug != nil {
+		fmt.Fprintf(r.opts.Debug, format+"\n", args...)
+	}
+}
+
+// warn records and reports a load warning of h.
+func (h *hook) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	h.warnings = append(h.warnings, msg)
+	h.rt.report("hook " + h.src.Name + ": warning: " + msg)
+}
+
+// HookReport describes one hook for `lunar hooks`.
+type HookReport struct {
+	Name      string
+	Path      string
+	Origin    string
+	LoadTime  time.Duration
+	Events    []string // canonical names, in registration order
+	Commands  []string
+	Tools     []string
+	Renderers []string
+	Errors    []string // load errors (the hook is not active)
+	Warnings  []string
+}
+
+// Report describes every hook, in load order.
+func (r *Runtime) Report() []HookReport {
+	r.regMu.Lock()
+	defer r.regMu.Unlock()
+	out := make([]HookReport, 0, len(r.hooks))
+	for _, h := range r.hooks {
+		rep := HookReport{Name: h.src.Name, Path: h.src.Path, Origin: h.src.Origin, LoadTime: h.loadTime,
+			Errors: slices.Clone(h.errs), Warnings: slices.Clone(h.warnings)}
+		for _, hd := range h.handlers {
+			if name := events[hd.ev].Name; !slices.Contains(rep.Events, name) {
+				rep.Events = append(rep.Events, name)
+			}
+		}
+		for _, c := range h.commands {
+			rep.Commands = append(rep.Commands, c.name)
+		}
+		for _, t := range h.tools {
+			rep.Tools = append(rep.Tools, t.tool.Name)
+		}
+		for _, rd := range h.renderers {
+			rep.Renderers = append(rep.Renderers, rd.customType)
+		}
+		out = append(out, rep)
+	}
+	return out
+}
+
+// Tools returns the tools the hooks registered, in load order. Their
+// Execute runs the Lua function under the hook timeout.
+func (r *Runtime) Tools() []*agent.Tool {
+	s := r.snap.Load()
+	out := make([]*agent.Tool, len(s.tools))
+	for i, t := range s.tools {
+		out[i] = t.tool
+	}
+	return out
+}
+
+// errString gives a Lua-facing message for a host error.
+func errString(err error) glua.LString { return glua.LString(err.Error()) }

@@ -1,0 +1,203 @@
+package lua
+
+// This file finds the hooks to load, in order: the bundled hooks.d/ (in
+// the binary), the global hooks.d, the project's .lunar/hooks.d (only when
+// the user trusts it) and each --hook file; within a folder by file name.
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	hooksd "github.com/lunar-cli/lunar/hooks.d"
+)
+
+// Hook origins, in load order.
+const (
+	OriginBundled = "bundled"
+	OriginGlobal  = "global"
+	OriginProject = "project"
+	OriginCLI     = "cli"
+)
+
+// ProjectHooksDir is where a project keeps its hooks, relative to the
+// project folder.
+const ProjectHooksDir = ".lunar/hooks.d"
+
+// Source is one hook script to load.
+type Source struct {
+	Name   string // file name, e.g. "10-memory.lua"
+	Path   string // where it comes from: "hooks.d/00-core.lua" (bundled) or a file path
+	Origin string // OriginBundled, OriginGlobal, OriginProject or OriginCLI
+	Code   []byte
+
+	dir  string // folder on disk holding the file (and lib/); "" when bundled
+	fsys fs.FS  // bundled: the embedded folder
+}
+
+// FileSource reads a hook from disk (a --hook FILE, or `lunar hooks check`).
+func FileSource(file, origin string) (Source, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return Source{}, fmt.Errorf("hook %s: %w", file, err)
+	}
+	code, err := os.ReadFile(abs)
+	if err != nil {
+		return Source{}, fmt.Errorf("hook %s: %w", file, err)
+	}
+	return Source{Name: filepath.Base(abs), Path: abs, Origin: origin, Code: code, dir: filepath.Dir(abs)}, nil
+}
+
+// DiscoverOptions say where to look for hooks.
+type DiscoverOptions struct {
+	// Bundled holds the bundled hooks (nil: the ones built into lunar).
+	Bundled fs.FS
+	// GlobalDir is $XDG_CONFIG_HOME/lunar/hooks.d ("" to skip).
+	GlobalDir string
+	// ProjectDir is the project folder; its hooks are in ProjectHooksDir
+	// ("" to skip).
+	ProjectDir string
+	// Files are the --hook files, loaded last in the order given; they
+	// load even with NoHooks and are never disabled by name.
+	Files []string
+	// Disabled lists hook file names (with or without .lua) not to load.
+	Disabled []string
+	// NoHooks skips the bundled, global and project hooks.
+	NoHooks bool
+	// Trust loads the project hooks without asking (--trust); nothing is
+	// remembered.
+	Trust bool
+	// TrustStore remembers trusted project folders (nil: nothing is).
+	TrustStore *TrustStore
+	// Ask asks the user whether to trust the project hooks in dir (the
+	// files are relative to dir); nil means there is no one to ask.
+	Ask func(dir string, files []string) bool
+}
+
+// Discover lists the hooks to load. Warnings say what was skipped and why
+// (untrusted project hooks, a trust record that could not be saved); an
+// error means a --hook file or a hooks folder could not be read.
+func Discover(opts DiscoverOptions) (sources []Source, warnings []string, err error) {
+	disabled := map[string]bool{}
+	for _, d := range opts.Disabled {
+		disabled[strings.TrimSuffix(d, ".lua")] = true
+	}
+	keep := func(name string) bool { return !disabled[strings.TrimSuffix(name, ".lua")] }
+
+	if !opts.NoHooks {
+		bundled := opts.Bundled
+		if bundled == nil {
+			bundled = hooksd.FS
+		}
+		names, err := fs.Glob(bundled, "*.lua")
+		if err != nil {
+			return nil, nil, fmt.Errorf("bundled hooks: %w", err)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			if !keep(n) {
+				continue
+			}
+			code, err := fs.ReadFile(bundled, n)
+			if err != nil {
+				return nil, nil, fmt.Errorf("bundled hook %s: %w", n, err)
+			}
+			sources = append(sources, Source{Name: n, Path: "hooks.d/" + n, Origin: OriginBundled, Code: code, fsys: bundled})
+		}
+		if opts.GlobalDir != "" {
+			found, err := dirSources(opts.GlobalDir, OriginGlobal, keep)
+			if err != nil {
+				return nil, nil, err
+			}
+			sources = append(sources, found...)
+		}
+		if opts.ProjectDir != "" {
+			found, warn, err := projectSources(opts, keep)
+			if err != nil {
+				return nil, nil, err
+			}
+			sources = append(sources, found...)
+			warnings = append(warnings, warn...)
+		}
+	}
+	for _, f := range opts.Files {
+		s, err := FileSource(f, OriginCLI)
+		if err != nil {
+			return nil, nil, err
+		}
+		sources = append(sources, s)
+	}
+	return sources, warnings, nil
+}
+
+// dirSources reads the *.lua files of a hooks folder (missing is fine).
+func dirSources(dir, origin string, keep func(string) bool) ([]Source, error) {
+	ents, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("hooks folder %s: %w", dir, err)
+	}
+	var out []Source
+	for _, e := range ents { // ReadDir sorts by name
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".lua") || !keep(e.Name()) {
+			continue
+		}
+		s, err := FileSource(filepath.Join(dir, e.Name()), origin)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// projectSources loads the project's hooks if the folder is trusted with
+// its current content, asking the user when it is not.
+func projectSources(opts DiscoverOptions, keep func(string) bool) ([]Source, []string, error) {
+	project, err := filepath.Abs(opts.ProjectDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("project folder %s: %w", opts.ProjectDir, err)
+	}
+	dir := filepath.Join(project, filepath.FromSlash(ProjectHooksDir))
+	found, err := dirSources(dir, OriginProject, keep)
+	if err != nil || len(found) == 0 {
+		return nil, nil, err
+	}
+	hash, files, err := HashHookDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case opts.Trust:
+		return found, nil, nil
+	case opts.TrustStore != nil && opts.TrustStore.Trusted(project, hash):
+		return found, nil, nil
+	case opts.Ask != nil:
+		if !opts.Ask(project, files) {
+			return nil, []string{fmt.Sprintf("project hooks in %s not trusted: skipped", dir)}, nil
+		}
+		if opts.TrustStore != nil {
+			if err := opts.TrustStore.Trust(project, hash); err != nil {
+				return found, []string{fmt.Sprintf("trusting %s: %v (you will be asked again)", dir, err)}, nil
+			}
+		}
+		return found, nil, nil
+	}
+	what := "are not trusted"
+	if opts.TrustStore != nil && opts.TrustStore.known(project) {
+		what = "changed since you trusted them"
+	}
+	return nil, []string{fmt.Sprintf("project hooks in %s %s: skipped (run lunar in a terminal to review and trust them, or pass --trust)", dir, what)}, nil
+}
+
+func (t *TrustStore) known(dir string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.records[dir]
+	return ok
+}

@@ -88,7 +88,7 @@ func lunarModule(h *hook) *stdlib.Module {
 
 // where returns "file:line" of the calling Lua code.
 func where(L *glua.LState) string {
-	return strings.TrimSuffix(L.Where(1), ": ")
+	return strings.TrimSuffix(strings.TrimSpace(L.Where(1)), ":")
 }
 
 func (h *hook) luaOn(L *glua.LState) int {

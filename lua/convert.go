@@ -35,9 +35,18 @@ func (h *hook) jsonLua(raw json.RawMessage) (glua.LValue, error) {
 	return h.codec.Decode(raw)
 }
 
+// marshal is json.Marshal, calling a value's own MarshalJSON directly
+// (the session types have one): the decoder validates the text anyway.
+func marshal(v any) ([]byte, error) {
+	if m, ok := v.(json.Marshaler); ok {
+		return m.MarshalJSON()
+	}
+	return json.Marshal(v)
+}
+
 // valueLua converts a Go value through its JSON form.
 func (h *hook) valueLua(v any) (glua.LValue, error) {
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	if err != nil {
 		return glua.LNil, err
 	}

@@ -114,38 +114,38 @@ func (h *hook) newCtxTables() (ctx, cmdCtx *glua.LTable) {
 	return build(nil), build(cmd)
 }
 
-// ctxIndex serves ctx's live fields.
-func (h *hook) ctxIndex(L *glua.LState) int {
-	host := h.rt.host
-	switch L.CheckString(2) {
-	case "cwd":
-		L.Push(glua.LString(h.rt.cwd()))
-	case "has_ui":
-		L.Push(glua.LBool(host.UI().HasUI()))
-	case "session_id":
-		if s := host.Session(); s != nil {
-			L.Push(strOrNil(s.ID()))
-		} else {
-			L.Push(glua.LNil)
+// ctxGetters serve ctx's live fields (documented in ctxFields).
+var ctxGetters = map[string]func(h *hook, L *glua.LState) glua.LValue{
+	"cwd":    func(h *hook, _ *glua.LState) glua.LValue { return glua.LString(h.rt.cwd()) },
+	"has_ui": func(h *hook, _ *glua.LState) glua.LValue { return glua.LBool(h.rt.host.UI().HasUI()) },
+	"session_id": func(h *hook, _ *glua.LState) glua.LValue {
+		if s := h.rt.host.Session(); s != nil {
+			return strOrNil(s.ID())
 		}
-	case "session_file":
-		if s := host.Session(); s != nil {
-			L.Push(strOrNil(s.File()))
-		} else {
-			L.Push(glua.LNil)
+		return glua.LNil
+	},
+	"session_file": func(h *hook, _ *glua.LState) glua.LValue {
+		if s := h.rt.host.Session(); s != nil {
+			return strOrNil(s.File())
 		}
-	case "model":
-		L.Push(modelLua(L, host.Model()))
-	case "thinking_level":
-		L.Push(glua.LString(host.ThinkingLevel()))
-	case "data_dir":
+		return glua.LNil
+	},
+	"model":          func(h *hook, L *glua.LState) glua.LValue { return modelLua(L, h.rt.host.Model()) },
+	"thinking_level": func(h *hook, _ *glua.LState) glua.LValue { return glua.LString(h.rt.host.ThinkingLevel()) },
+	"data_dir": func(h *hook, _ *glua.LState) glua.LValue {
 		dir, err := h.dataDirPath()
 		if err != nil {
-			L.Push(glua.LNil)
-		} else {
-			L.Push(glua.LString(dir))
+			return glua.LNil
 		}
-	default:
+		return glua.LString(dir)
+	},
+}
+
+// ctxIndex is ctx's __index: the live fields.
+func (h *hook) ctxIndex(L *glua.LState) int {
+	if get, ok := ctxGetters[L.CheckString(2)]; ok {
+		L.Push(get(h, L))
+	} else {
 		L.Push(glua.LNil)
 	}
 	return 1

@@ -261,6 +261,21 @@ func TestContextAliasEditsInPlace(t *testing.T) {
 	assert.Equal(t, "hello", in[0].Message.Text(), "the caller's message is untouched")
 }
 
+func TestContextTablesAreRebuiltAfterInPlaceEdits(t *testing.T) {
+	// context_alias.lua edits the first message in place. Hook states keep
+	// their tables between calls; an edited one must never be handed out
+	// again, and a message another hook changed is not the stored one.
+	rt, reps := loadHooks(t, newHost(t), lua.Options{}, "events/context_alias.lua", "events/context_alias.lua")
+	in := []agent.ContextMessage{{EntryID: "00000001", Message: userMsg("hello")}, {EntryID: "00000002", Message: userMsg("two")}}
+	for range 3 {
+		out := rt.Context(bg, in)
+		require.Len(t, out, 2)
+		assert.Equal(t, "hello (edited) (edited)", out[0].Message.Text())
+		assert.Equal(t, in[1], out[1])
+	}
+	assert.Empty(t, reps.Lines())
+}
+
 func TestParamsModelAuth(t *testing.T) {
 	rt, reps := loadHooks(t, newHost(t), lua.Options{}, "events/params.lua", "events/model_resolve.lua", "events/auth.lua")
 	topP := 0.9

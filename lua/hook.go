@@ -47,13 +47,17 @@ type hook struct {
 	renderers []*renderer
 	loaded    bool // the main chunk finished; registrations are live
 
+	// ctxCache holds the context event's tables of stored messages from
+	// the last call (see context.go); used under mu.
+	ctxCache map[ctxKey]ctxCached
+
 	loadTime time.Duration
 	errs     []string
 	warnings []string
 
-	dataOnce  sync.Once
-	dataDir   string
-	dataErr   error
+	dataOnce sync.Once
+	dataDir  string
+	dataErr  error
 }
 
 // handler is one lunar.on registration.
@@ -323,7 +327,6 @@ func (h *hook) run(ctx context.Context, timeout time.Duration, fn glua.LValue,
 	return use(L.Get(-1))
 }
 
-
 // callErr turns a PCall error into a message with the Lua position.
 func (h *hook) callErr(err error, parent context.Context, ow *owner, timeout time.Duration) error {
 	var api *glua.ApiError
@@ -359,6 +362,7 @@ func (h *hook) close() {
 	defer h.mu.Unlock()
 	if h.L != nil {
 		h.L.Close()
+		h.L = nil
 		h.broken = "closed"
 	}
 }

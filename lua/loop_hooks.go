@@ -3,7 +3,6 @@ package lua
 // This file implements agent.Hooks: the events of the agent loop.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
-	"github.com/lunar-cli/lunar/stdlib"
 )
 
 var _ agent.Hooks = (*Runtime)(nil)
@@ -106,101 +104,6 @@ func (r *Runtime) beforeStart(ctx context.Context, prompt string, images []sessi
 		}
 	}
 	return msgs, override
-}
-
-// Context implements agent.Hooks (context): each handler may replace the
-// messages of this model call. A message table handed back unchanged keeps
-// its original Go value (checked by re-encoding it), so a handler that
-// drops or adds a few messages costs no full round trip.
-func (r *Runtime) Context(ctx context.Context, msgs []agent.ContextMessage) []agent.ContextMessage {
-	if len(r.listeners(evContext)) == 0 {
-		return msgs
-	}
-	return r.contextHook(ctx, msgs)
-}
-
-func (r *Runtime) contextHook(ctx context.Context, msgs []agent.ContextMessage) []agent.ContextMessage {
-	for _, hd := range r.listeners(evContext) {
-		cur := msgs
-		var orig [][]byte
-		var tables map[*glua.LTable]int
-		var out []agent.ContextMessage
-		replaced := false
-		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
-			arr := h.codec.NewArray(len(cur))
-			orig = make([][]byte, len(cur))
-			tables = make(map[*glua.LTable]int, len(cur))
-			for i := range cur {
-				b, err := json.Marshal(&cur[i].Message)
-				if err != nil {
-					return fmt.Errorf("message %d: %w", i+1, err)
-				}
-				v, err := h.codec.Decode(b)
-				if err != nil {
-					return fmt.Errorf("message %d: %w", i+1, err)
-				}
-				t, ok := v.(*glua.LTable)
-				if !ok {
-					return fmt.Errorf("message %d is not an object", i+1)
-				}
-				if cur[i].EntryID != "" {
-					t.RawSetString("entry_id", glua.LString(cur[i].EntryID))
-				}
-				arr.RawSetInt(i+1, t)
-				orig[i] = b
-				tables[t] = i
-			}
-			ev.RawSetString("messages", arr)
-			return nil
-		}, func(rr *resultReader) error {
-			mt, ok := rr.table("messages")
-			if !ok {
-				return nil
-			}
-			h := rr.h
-			n := mt.Len()
-			out = make([]agent.ContextMessage, 0, n)
-			var buf []byte
-			for i := 1; i <= n; i++ {
-				t, ok := mt.RawGetInt(i).(*glua.LTable)
-				if !ok {
-					return fmt.Errorf("messages[%d]: a message table expected, got %s", i, mt.RawGetInt(i).Type())
-				}
-				var entryID string
-				switch e := t.RawGetString("entry_id").(type) {
-				case glua.LString:
-					entryID = string(e)
-				case *glua.LNilType:
-				default:
-					if !h.codec.IsNull(e) {
-						return fmt.Errorf("messages[%d].entry_id: string expected, got %s", i, e.Type())
-					}
-				}
-				var err error
-				buf, err = h.codec.Encode(buf[:0], t, stdlib.EncodeOptions{SkipKey: "entry_id"})
-				if err != nil {
-					return fmt.Errorf("messages[%d]: %w", i, err)
-				}
-				if idx, ok := tables[t]; ok && bytes.Equal(buf, orig[idx]) {
-					cm := cur[idx]
-					cm.EntryID = entryID
-					out = append(out, cm)
-					continue
-				}
-				m, err := decodeMessage(buf)
-				if err != nil {
-					return fmt.Errorf("messages[%d]: %w", i, err)
-				}
-				out = append(out, agent.ContextMessage{EntryID: entryID, Message: m})
-			}
-			replaced = true
-			return nil
-		})
-		if err == nil && replaced {
-			msgs = out
-		}
-	}
-	return msgs
 }
 
 // SystemPrompt implements agent.Hooks (chat.system.transform).

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	glua "github.com/yuin/gopher-lua"
@@ -61,7 +62,12 @@ func (h *hook) toolSpec(spec *glua.LTable) (*hookTool, error) {
 		return nil, fmt.Errorf(`tool %q: parameters must be a schema with type = "object"`, name)
 	}
 	if _, err := agent.CompileSchema(string(name), schema); err != nil {
-		return nil, err
+		// the validator's report spans lines; a warning is one
+		lines := strings.Split(err.Error(), "\n")
+		for i := range lines {
+			lines[i] = strings.TrimLeft(strings.TrimSpace(lines[i]), "- ")
+		}
+		return nil, errors.New(strings.Join(lines, "; "))
 	}
 	t := &hookTool{h: h, fn: fn}
 	t.tool = &agent.Tool{Name: string(name), Description: string(desc), Parameters: schema, Execute: t.execute}

@@ -111,6 +111,11 @@ type decoder struct {
 	c    *Codec
 	data []byte
 	pos  int
+	// Members being parsed, for every object and array open at once:
+	// tables are created with their exact size once complete (gopher-lua
+	// otherwise starts every table at 32 slots).
+	vals []glua.LValue
+	keys []string
 }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -185,13 +190,13 @@ func (d *decoder) literal(word string) error {
 }
 
 func (d *decoder) object(depth int) (glua.LValue, error) {
-	t := d.c.L.NewTable()
 	d.pos++ // {
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return t, nil
+		return d.c.L.CreateTable(0, 0), nil
 	}
+	base := len(d.keys)
 	for {
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
@@ -211,7 +216,8 @@ func (d *decoder) object(depth int) (glua.LValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.RawSetString(k, v)
+		d.keys = append(d.keys, k)
+		d.vals = append(d.vals, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.errorf("unexpected end of input in object")
@@ -219,32 +225,44 @@ func (d *decoder) object(depth int) (glua.LValue, error) {
 		switch d.data[d.pos] {
 		case ',':
 			d.pos++
+			continue
 		case '}':
 			d.pos++
-			return t, nil
 		default:
 			return nil, d.errorf("expected ',' or '}' in object, found %s", d.describe())
 		}
+		// vals holds array elements too; object members are its tail
+		vbase := len(d.vals) - (len(d.keys) - base)
+		t := d.c.L.CreateTable(0, len(d.keys)-base)
+		for i, k := range d.keys[base:] {
+			v := d.vals[vbase+i]
+			if v == glua.LNil {
+				continue
+			}
+			t.RawSetString(k, v)
+		}
+		clear(d.vals[vbase:])
+		d.keys = d.keys[:base]
+		d.vals = d.vals[:vbase]
+		return t, nil
 	}
 }
 
 func (d *decoder) array(depth int) (glua.LValue, error) {
-	t := d.c.NewArray(0)
 	d.pos++ // [
 	d.skipSpace()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
-		return t, nil
+		return d.c.NewArray(0), nil
 	}
-	n := 0
+	base := len(d.vals)
 	for {
 		d.skipSpace()
 		v, err := d.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		n++
-		t.RawSetInt(n, v)
+		d.vals = append(d.vals, v)
 		d.skipSpace()
 		if d.pos >= len(d.data) {
 			return nil, d.errorf("unexpected end of input in array")
@@ -252,12 +270,19 @@ func (d *decoder) array(depth int) (glua.LValue, error) {
 		switch d.data[d.pos] {
 		case ',':
 			d.pos++
+			continue
 		case ']':
 			d.pos++
-			return t, nil
 		default:
 			return nil, d.errorf("expected ',' or ']' in array, found %s", d.describe())
 		}
+		t := d.c.NewArray(len(d.vals) - base)
+		for i, v := range d.vals[base:] {
+			t.RawSetInt(i+1, v)
+		}
+		clear(d.vals[base:])
+		d.vals = d.vals[:base]
+		return t, nil
 	}
 }
 

@@ -1,0 +1,171 @@
+package lua_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/lua"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// typicalHook registers a few handlers, a command and a tool, like a
+// real hook of moderate size.
+const typicalHook = `
+local json = require("json")
+local text = require("text")
+local seen = 0
+lunar.on("turn.end", function(ev, ctx) seen = seen + 1 end)
+lunar.on("tool.execute.before", function(ev, ctx)
+  if ev.tool_name == "bash" and text.starts_with(ev.input.command or "", "rm ") then
+    return { block = true, reason = "no" }
+  end
+end)
+lunar.on("chat.system.transform", function(ev) return nil end)
+lunar.command("count%d", { description = "turns so far", handler = function() return tostring(seen) end })
+lunar.tool({ name = "echo%d", description = "echoes", parameters = { type = "object", properties = { s = { type = "string" } } },
+  execute = function(args) return json.encode(args) end })
+`
+
+func BenchmarkLoad30Hooks(b *testing.B) {
+	var srcs []lua.Source
+	for i := range 30 {
+		srcs = append(srcs, lua.Source{Name: fmt.Sprintf("%02d-hook.lua", i), Origin: lua.OriginGlobal, Code: fmt.Appendf(nil, typicalHook, i, i)})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rt := lua.Load(srcs, lua.Options{Report: func(m string) { b.Fatal(m) }})
+		rt.Close()
+	}
+}
+
+// noopHook listens to every event and does nothing.
+func noopRuntime(tb testing.TB) *lua.Runtime {
+	var code string
+	for _, name := range lua.EventNames() {
+		code += fmt.Sprintf("lunar.on(%q, function(ev, ctx) end)\n", name)
+	}
+	rt := lua.Load([]lua.Source{{Name: "noop.lua", Code: []byte(code)}}, lua.Options{Report: func(m string) { tb.Fatal(m) }})
+	tb.Cleanup(rt.Close)
+	return rt
+}
+
+func BenchmarkDispatchNoop(b *testing.B) {
+	rt := noopRuntime(b)
+	input := json.RawMessage(`{"command":"ls -la","timeout":10}`)
+	turnEnd := agent.Event{Type: agent.EventTurnEnd, Message: &session.Message{Role: session.RoleAssistant,
+		Content: []session.ContentBlock{{Type: session.BlockText, Text: "done"}}, Usage: &session.Usage{Input: 1}}}
+	cases := []struct {
+		name string
+		fn   func()
+	}{
+		{"app.start", func() { rt.AppStart(bg, "1", "repl") }},
+		{"session.before_clear", func() { rt.BeforeClear(bg, "s") }},
+		{"chat.message", func() { rt.ChatMessage(bg, "hello", nil) }},
+		{"agent.before_start", func() { rt.BeforeStart(bg, "hello", nil, "sys") }},
+		{"turn.start", func() { rt.Notify(bg, agent.Event{Type: agent.EventTurnStart}) }},
+		{"turn.end", func() { rt.Notify(bg, turnEnd) }},
+		{"chat.system.transform", func() { rt.SystemPrompt(bg, "You are lunar.") }},
+		{"chat.params", func() { rt.Params(bg, agent.Params{MaxTokens: 100}) }},
+		{"model.resolve", func() { rt.ResolveModel(bg, agent.Model{Provider: "openai", ID: "x"}) }},
+		{"auth.get", func() { rt.Auth(bg, "openai", "x") }},
+		{"tool.execute.before", func() { rt.BeforeTool(bg, "bash", "c1", input) }},
+		{"tool.execute.after", func() { rt.AfterTool(bg, "bash", "c1", input, agent.TextResult("ok", false)) }},
+		{"context/10", func() { rt.Context(bg, manyMessages(10)) }},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.fn()
+			}
+		})
+	}
+}
+
+// manyMessages is a conversation of n messages (users, assistants with
+// tool calls, tool results).
+func manyMessages(n int) []agent.ContextMessage {
+	out := make([]agent.ContextMessage, n)
+	for i := range out {
+		var m session.Message
+		switch i % 3 {
+		case 0:
+			m = userMsg(fmt.Sprintf("please look at file %d and tell me what it does", i))
+		case 1:
+			m = session.Message{Role: session.RoleAssistant, API: agent.APIAnthropicMessages, Provider: "anthropic", Model: "claude",
+				StopReason: session.StopToolUse, Usage: &session.Usage{Input: 100, Output: 20, TotalTokens: 120}, Timestamp: 1700000000000,
+				Content: []session.ContentBlock{{Type: session.BlockText, Text: "Let me read it."},
+					{Type: session.BlockToolCall, ID: fmt.Sprintf("toolu_%d", i), Name: "read", Arguments: json.RawMessage(fmt.Sprintf(`{"path":"src/file%d.go"}`, i))}}}
+		default:
+			m = session.Message{Role: session.RoleToolResult, ToolCallID: fmt.Sprintf("toolu_%d", i-1), ToolName: "read", Timestamp: 1700000000000,
+				Content: []session.ContentBlock{{Type: session.BlockText, Text: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n"}}}
+		}
+		out[i] = agent.ContextMessage{EntryID: fmt.Sprintf("%08x", i+1), Message: m}
+	}
+	return out
+}
+
+func BenchmarkContext1000(b *testing.B) {
+	for _, c := range []struct{ name, code string }{
+		{"passthrough", `lunar.on("context", function(ev) return { messages = ev.messages } end)`},
+		{"drop-tool-results", `lunar.on("context", function(ev)
+  local out = {}
+  for _, m in ipairs(ev.messages) do if m.role ~= "toolResult" then out[#out + 1] = m end end
+  return { messages = out }
+end)`},
+		{"read-only", `lunar.on("context", function(ev) local n = 0 for _, m in ipairs(ev.messages) do n = n + #m.role end end)`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			rt := lua.Load([]lua.Source{{Name: "ctx.lua", Code: []byte(c.code)}}, lua.Options{Report: func(m string) { b.Fatal(m) }})
+			defer rt.Close()
+			msgs := manyMessages(1000)
+			b.ReportAllocs()
+			for b.Loop() {
+				rt.Context(bg, msgs)
+			}
+		})
+	}
+}
+
+// silentRuntime has a hook that listens to nothing the benchmark fires.
+func silentRuntime(tb testing.TB) *lua.Runtime {
+	rt := lua.Load([]lua.Source{{Name: "cmd.lua", Code: []byte(`lunar.command("x", { handler = function() end })`)}},
+		lua.Options{Report: func(m string) { tb.Fatal(m) }})
+	tb.Cleanup(rt.Close)
+	return rt
+}
+
+func BenchmarkNoListeners(b *testing.B) {
+	rt := silentRuntime(b)
+	in := newFireInputs()
+	in.msgs = manyMessages(1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		fireAll(rt, bg, in)
+	}
+}
+
+func TestNoListenersCostsNoAllocation(t *testing.T) {
+	rt := silentRuntime(t)
+	in := newFireInputs()
+	in.msgs = manyMessages(1000)
+	allocs := testing.AllocsPerRun(100, func() { fireAll(rt, bg, in) })
+	assert.Zero(t, allocs, "an event nobody listens to must not build anything")
+}
+
+func TestContextOver1000MessagesRoundTrips(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "ctx.lua")
+	writeFile(t, file, `lunar.on("context", function(ev) return { messages = ev.messages } end)`)
+	src, err := lua.FileSource(file, lua.OriginGlobal)
+	require.NoError(t, err)
+	rt := lua.Load([]lua.Source{src}, lua.Options{Report: func(m string) { t.Error(m) }})
+	defer rt.Close()
+	in := manyMessages(1000)
+	assert.Equal(t, in, rt.Context(bg, in))
+}

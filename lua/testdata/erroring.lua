@@ -1,0 +1,14 @@
+-- Fails on every event.
+local names = {
+  "app.start", "session.start", "session.resume", "session.before_clear", "session.clear",
+  "session.before_switch", "session.switch", "session.before_branch", "session.branch",
+  "session.before_fork", "session.fork", "session.before_compact", "session.compact",
+  "session.shutdown", "chat.message", "agent.before_start", "agent.start", "agent.end",
+  "turn.start", "turn.end", "context", "chat.system.transform", "chat.params",
+  "model.resolve", "auth.get", "tool.execute.before", "tool.execute.after", "model.change",
+}
+for _, name in ipairs(names) do
+  lunar.on(name, function(ev)
+    error("boom on " .. ev.type)
+  end)
+end

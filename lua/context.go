@@ -175,4 +175,3 @@ func (h *hook) contextTables(msgs []agent.ContextMessage, stored []bool, orig *[
 	}
 	return arr, nil
 }
-

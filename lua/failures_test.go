@@ -172,7 +172,9 @@ func TestWrongShapeResultsAreReported(t *testing.T) {
 		{"cancel type", `lunar.on("session.before_clear", function() return {cancel = "yes"} end)`,
 			func(rt *lua.Runtime) bool { c, _ := rt.BeforeClear(bg, "s"); return !c }, "cancel: boolean expected, got string"},
 		{"details function", `lunar.on("tool.execute.after", function() return {details = {f = print}} end)`,
-			func(rt *lua.Runtime) bool { return rt.AfterTool(bg, "r", "c", nil, agent.TextResult("a", false)).Details == nil },
+			func(rt *lua.Runtime) bool {
+				return rt.AfterTool(bg, "r", "c", nil, agent.TextResult("a", false)).Details == nil
+			},
 			"details: cannot encode a function value at .f"},
 	}
 	for _, tt := range tests {

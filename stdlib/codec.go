@@ -423,7 +423,7 @@ func (d *decoder) str() (string, error) {
 			}
 			buf = utf8.AppendRune(buf, r)
 		default:
-			d.pos--
+			d.pos -= 2
 			return "", d.errorf("invalid escape '\\%c' in string", esc)
 		}
 	}

@@ -1,18 +1,12 @@
 package stdlib
 
-// The text, time and tokens modules: small helpers Lua's string library
-// lacks, cancellable sleeping, and core's token estimate.
+// The text module: small string helpers Lua's string library lacks.
 
 import (
-	"context"
-	"encoding/json"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	glua "github.com/yuin/gopher-lua"
-
-	"github.com/lunar-cli/lunar/session"
 )
 
 func textModule() *Module {
@@ -97,72 +91,5 @@ func textTruncate(L *glua.LState) int {
 		n++
 	}
 	L.Push(glua.LString(s[:i] + ell))
-	return 1
-}
-
-func timeModule() *Module {
-	return &Module{
-		Name: "time",
-		Doc:  "Clock and sleeping.",
-		Funcs: []Func{
-			{Name: "now_ms", Fn: timeNowMs, Returns: "integer",
-				Doc: "Returns the current time in Unix milliseconds."},
-			{Name: "sleep_ms", Fn: timeSleepMs,
-				Params: []Param{{Name: "ms", Type: "integer"}},
-				Doc:    "Sleeps; the hook timeout and Ctrl+C interrupt it (the handler then stops with an error)."},
-		},
-	}
-}
-
-func timeNowMs(L *glua.LState) int {
-	L.Push(glua.LNumber(time.Now().UnixMilli()))
-	return 1
-}
-
-func timeSleepMs(L *glua.LState) int {
-	ms := L.CheckNumber(1)
-	ctx := L.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	t := time.NewTimer(time.Duration(float64(ms) * float64(time.Millisecond)))
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-		L.RaiseError("time.sleep_ms: %s", ctx.Err().Error())
-	}
-	return 0
-}
-
-func tokensModule() *Module {
-	return &Module{
-		Name: "tokens",
-		Doc:  "Token estimates, the same lunar's core uses where the provider reported none (characters / 4, rounded up).",
-		Funcs: []Func{
-			{Name: "estimate", Fn: tokensEstimate, Returns: "integer",
-				Params: []Param{{Name: "value", Type: "string|table", Doc: "a text, or a message in session JSON form"}},
-				Doc:    "Estimates the tokens of a text or of a message."},
-		},
-	}
-}
-
-func tokensEstimate(L *glua.LState) int {
-	var m session.Message
-	switch v := L.Get(1).(type) {
-	case glua.LString:
-		m = session.Message{Role: session.RoleUser, Content: []session.ContentBlock{{Type: session.BlockText, Text: string(v)}}}
-	case *glua.LTable:
-		b, err := NewCodec(L).Encode(nil, v, EncodeOptions{})
-		if err != nil {
-			L.ArgError(1, "message: "+err.Error())
-		}
-		if err := json.Unmarshal(b, &m); err != nil {
-			L.ArgError(1, "not a message: "+err.Error())
-		}
-	default:
-		L.ArgError(1, "string or message table expected")
-	}
-	L.Push(glua.LNumber(session.EstimateTokens(&m)))
 	return 1
 }

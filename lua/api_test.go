@@ -260,3 +260,45 @@ end)`)
 	assert.False(t, dec.Block, "the handler's timeout does not run while the user decides: %s", dec.Reason)
 	assert.Empty(t, reps.Lines())
 }
+
+func TestConcurrentCallsAreSerialisedPerHook(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "counter.lua")
+	writeFile(t, file, `local n = 0
+lunar.on("chat.system.transform", function(ev)
+  local before = n
+  for i = 1, 200 do n = n + 1 end
+  assert(n == before + 200, "interleaved")
+  return { system_prompt = ev.system_prompt }
+end)
+lunar.tool({ name = "count", description = "count", execute = function() n = n + 1 return tostring(n) end })
+lunar.on("turn.end", function() lunar.on("turn.start", function() end) end)`)
+	src, err := lua.FileSource(file, lua.OriginGlobal)
+	require.NoError(t, err)
+	reps := &luatest.Reports{}
+	rt := lua.Load([]lua.Source{src}, lua.Options{Host: newHost(t), Report: reps.Add})
+	defer rt.Close()
+	tool := rt.Tools()[0]
+	done := make(chan struct{})
+	for g := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 50 {
+				switch g % 4 {
+				case 0:
+					rt.SystemPrompt(bg, "p")
+				case 1:
+					_, _ = tool.Execute(bg, "c", nil, nil)
+				case 2:
+					rt.Notify(bg, agent.Event{Type: agent.EventTurnEnd})
+				default:
+					rt.Report()
+					rt.Commands()
+				}
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	assert.Empty(t, reps.Lines())
+}

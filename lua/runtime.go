@@ -135,11 +135,10 @@ func (r *Runtime) loadHook(src Source) *hook {
 func (h *hook) loadFailed(msg string) {
 	h.rt.regMu.Lock()
 	h.handlers, h.commands, h.tools, h.renderers = nil, nil, nil, nil
-	h.rt.regMu.Unlock()
 	h.errs = append(h.errs, msg)
+	h.rt.regMu.Unlock()
 	h.rt.report("hook " + h.src.Name + ": " + msg)
 	h.close()
-	h.broken = "failed to load"
 }
 
 // syntaxMessage turns gopher-lua's compile error into "file:line: message".
@@ -241,7 +240,9 @@ func (r *Runtime) debugf(format string, args ...any) {
 // warn records and reports a load warning of h.
 func (h *hook) warn(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
+	h.rt.regMu.Lock()
 	h.warnings = append(h.warnings, msg)
+	h.rt.regMu.Unlock()
 	h.rt.report("hook " + h.src.Name + ": warning: " + msg)
 }
 

@@ -136,7 +136,7 @@ func TypesMeta() string {
 			for _, id := range ids {
 				canon = append(canon, events[id].Name)
 			}
-			doc = "pi alias of " + strings.Join(canon, " and ")
+			doc = "alias of " + strings.Join(canon, " and ")
 		}
 		w("---| %q # %s", name, doc)
 	}

@@ -35,6 +35,10 @@ func functions(t *glua.LTable) []string {
 func TestTypesMetaCoversTheLiveAPI(t *testing.T) {
 	meta := TypesMeta()
 	classes := metaClasses(meta)
+	syntax := glua.NewState()
+	defer syntax.Close()
+	_, err := syntax.LoadString(meta)
+	require.NoError(t, err, "the meta file is valid Lua")
 	r := newRuntime(Options{Report: func(m string) { t.Error(m) }})
 	defer r.Close()
 	h := r.loadHook(Source{Name: "probe.lua", Code: []byte("-- nothing")})

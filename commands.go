@@ -191,6 +191,13 @@ func (a *app) entry(id string) (*session.Entry, error) {
 // the model writes one. Either way a summary is stored as a branch_summary
 // entry on the new leaf.
 func (a *app) branchTo(ctx context.Context, id string, summarize bool) error {
+	return a.branch(ctx, id, summarize, "")
+}
+
+// branch is branchTo with a summary given by the caller (a hook's
+// ctx.session.branch(id, summary)): stored as from a hook, it takes
+// precedence over a session.before_branch summary and the model's.
+func (a *app) branch(ctx context.Context, id string, summarize bool, given string) error {
 	target, err := a.entry(id)
 	if err != nil {
 		return err
@@ -216,6 +223,9 @@ func (a *app) branchTo(ctx context.Context, id string, summarize bool) error {
 		}
 	}
 
+	if given != "" {
+		hookSummary = given
+	}
 	summary, fromHook := hookSummary, hookSummary != ""
 	var details json.RawMessage
 	if summary == "" && summarize {

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -34,14 +35,16 @@ import (
 // Runes that stand for what a liner line cannot hold. liner edits a single
 // line and treats a newline as Enter and a tab as completion, so pasted
 // newlines and tabs travel through it as these visible stand-ins and are
-// turned back on submit. interruptMarker is invisible: the input filter
-// appends it (then Enter) when the user presses Ctrl+C at a prompt, so the
-// REPL learns both that Ctrl+C was pressed and what the line held.
+// turned back on submit.
 const (
-	newlineMarker   = '␤'
-	tabMarker       = '␉'
-	interruptMarker = '\u2063'
+	newlineMarker = '␤'
+	tabMarker     = '␉'
 )
+
+// maxCompletions bounds the candidates offered at once: liner would
+// otherwise stop to ask "Display all N possibilities?", a prompt the Ctrl+C
+// translation cannot leave.
+const maxCompletions = 100
 
 // Bracketed paste (xterm): the terminal wraps pasted text in these.
 const (
@@ -55,11 +58,17 @@ const (
 // errInterrupted is returned by a prompt the user left with Ctrl+C.
 var errInterrupted = errors.New("interrupted")
 
-// inputFilter sits between the terminal and liner: it turns Ctrl+C into
-// an interrupt marker plus Enter, and bracketed pastes into text liner can
+// inputFilter sits between the terminal and liner. It turns Ctrl+C into
+// Enter and counts it, so the REPL learns both that the user pressed Ctrl+C
+// and what the line held; and it turns bracketed pastes into text liner can
 // edit (one line as is, several lines as a "[paste #N +M lines]"
 // placeholder that expands on submit).
 type inputFilter struct {
+	interrupts atomic.Int32 // Ctrl+C presses not yet seen by a prompt
+	// onInterrupt, when set, may take a Ctrl+C (returning true) before it
+	// goes to the prompt.
+	onInterrupt func() bool
+
 	mu     sync.Mutex
 	pastes map[string]string // placeholder → pasted text
 	n      int
@@ -122,24 +131,50 @@ func (f *inputFilter) process(chunk []byte) []byte {
 			if keep == 1 {
 				keep = 0 // a lone ESC is the Escape key
 			}
-			out = append(out, typed(data[:len(data)-keep])...)
+			out = append(out, f.typed(data[:len(data)-keep])...)
 			f.carry = append([]byte(nil), data[len(data)-keep:]...)
 			return out
 		}
-		out = append(out, typed(data[:i])...)
+		out = append(out, f.typed(data[:i])...)
 		data = data[i+len(pasteStart):]
 		f.inPaste = true
 	}
 	return out
 }
 
-// typed passes keystrokes on, replacing Ctrl+C with: Ctrl+G (leaves a
-// reverse search), Ctrl+E (end of line), the interrupt marker and Enter.
-func typed(b []byte) []byte {
+// typed passes keystrokes on. A Ctrl+C that onInterrupt does not take
+// becomes Ctrl+G (leaves a reverse search), Ctrl+E (end of line) and Enter,
+// and is counted for the prompt.
+func (f *inputFilter) typed(b []byte) []byte {
 	if bytes.IndexByte(b, 3) < 0 {
 		return b
 	}
-	return bytes.ReplaceAll(b, []byte{3}, []byte("\x07\x05"+string(interruptMarker)+"\r"))
+	out := make([]byte, 0, len(b)+8)
+	for _, c := range b {
+		if c != 3 {
+			out = append(out, c)
+			continue
+		}
+		if f.onInterrupt != nil && f.onInterrupt() {
+			continue
+		}
+		f.interrupts.Add(1)
+		out = append(out, "\x07\x05\r"...)
+	}
+	return out
+}
+
+// takeInterrupt reports whether the line just read ended with Ctrl+C.
+func (f *inputFilter) takeInterrupt() bool {
+	for {
+		n := f.interrupts.Load()
+		if n <= 0 {
+			return false
+		}
+		if f.interrupts.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
 }
 
 // looksPasted reports whether a chunk holds a line break followed by more
@@ -221,7 +256,10 @@ type terminal struct {
 	mu     sync.Mutex
 	line   *liner.State   // nil: no line editing (not a terminal, TERM=dumb output)
 	filter *inputFilter   // nil without line editing
+	in     *os.File       // the keyboard (with line editing)
 	pipeW  io.WriteCloser // liner's input; closing it ends the prompt with EOF
+
+	prompting atomic.Bool // a prompt is reading keys
 	plain  *bufio.Reader  // input without line editing
 	stdout io.Writer
 	stderr io.Writer
@@ -265,8 +303,15 @@ func newTerminal(stdin io.Reader, stdout, stderr io.Writer, historyFile string) 
 	t.line = liner.NewLiner()
 	os.Stdin = saved
 	t.pipeW = pw
+	t.in = in
 	t.filter = newInputFilter()
-	go t.filter.run(in, pw)
+	// Ctrl+C is read as a key at all times, not only at prompts: the
+	// filter sends it to the running reply or to the prompt, so a press
+	// between the two is never lost.
+	if tio, err := unix.IoctlGetTermios(int(in.Fd()), unix.TCGETS); err == nil {
+		tio.Lflag &^= unix.ISIG
+		unix.IoctlSetTermios(int(in.Fd()), unix.TCSETS, tio)
+	}
 
 	t.line.SetCtrlCAborts(true)
 	t.line.SetBeep(false)
@@ -275,6 +320,17 @@ func newTerminal(stdin io.Reader, stdout, stderr io.Writer, historyFile string) 
 	t.hist.load(t.line)
 	io.WriteString(stdout, pasteModeOn)
 	return t
+}
+
+// start begins reading the keyboard; onInterrupt (called on the reading
+// goroutine) gets each Ctrl+C pressed outside a prompt and reports whether
+// it used it (stopped a reply); unused ones go to the next prompt.
+func (t *terminal) start(onInterrupt func() bool) {
+	if t.filter == nil {
+		return
+	}
+	t.filter.onInterrupt = func() bool { return !t.prompting.Load() && onInterrupt() }
+	go t.filter.run(t.in, t.pipeW)
 }
 
 // close restores the terminal; it may be called more than once.
@@ -330,15 +386,17 @@ func (t *terminal) readLineLocked(prompt, prefill string) (string, error) {
 		}
 		return strings.TrimRight(s, "\r\n"), nil
 	}
+	t.prompting.Store(true)
 	s, err := t.line.PromptWithSuggestion(prompt, encodeMarkers(prefill), -1)
+	t.prompting.Store(false)
 	if errors.Is(err, liner.ErrPromptAborted) {
 		return "", errInterrupted
 	}
 	if err != nil {
 		return "", err
 	}
-	if strings.ContainsRune(s, interruptMarker) {
-		return strings.ReplaceAll(s, string(interruptMarker), ""), errInterrupted
+	if t.filter.takeInterrupt() {
+		return s, errInterrupted
 	}
 	return s, nil
 }
@@ -460,6 +518,7 @@ func (a *app) interactiveUI() *replUI {
 	if t.line != nil {
 		t.line.SetWordCompleter(r.completeWord)
 	}
+	t.start(r.stopRunning)
 	return r.ui
 }
 
@@ -498,6 +557,19 @@ func (r *repl) terminate() {
 	r.mu.Unlock()
 	r.exitCode = exitInterrupted
 	r.term.stopInput()
+}
+
+// stopRunning cancels the running reply or command, if any (Ctrl+C).
+func (r *repl) stopRunning() bool {
+	r.mu.Lock()
+	cancel := r.cancelRun
+	r.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	r.view.interrupted()
+	cancel()
+	return true
 }
 
 func (r *repl) isStopping() bool {
@@ -612,9 +684,9 @@ func isCommand(s string) bool {
 	return name != "" && !strings.Contains(name, "/")
 }
 
-// interruptible runs fn with a context that Ctrl+C (SIGINT) cancels. The
-// terminal is not in raw mode outside prompts, so Ctrl+C arrives as a
-// signal; the handler is installed only while fn runs.
+// interruptible runs fn with a context that Ctrl+C cancels: the key, read
+// by the input filter (see stopRunning), or a SIGINT sent from elsewhere
+// (or typed when there is no line editing), caught only while fn runs.
 func (r *repl) interruptible(fn func(ctx context.Context) error) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -860,10 +932,10 @@ func (r *repl) completeWord(line string, pos int) (string, []string, string) {
 					out = append(out, "/"+c.Name+" ")
 				}
 			}
-			return "", out, tail
+			return "", capList(out), tail
 		}
 		if head, list, ok := r.completeArgument(before); ok {
-			return head, list, tail
+			return head, capList(list), tail
 		}
 	}
 	start := strings.LastIndexAny(before, " \t") + 1
@@ -872,7 +944,15 @@ func (r *repl) completeWord(line string, pos int) (string, []string, string) {
 		return before, nil, tail
 	}
 	dirPart, list := completePath(word[1:], r.a.cwd)
-	return before[:start] + "@" + dirPart, list, tail
+	return before[:start] + "@" + dirPart, capList(list), tail
+}
+
+// capList keeps the first maxCompletions candidates.
+func capList(list []string) []string {
+	if len(list) > maxCompletions {
+		return list[:maxCompletions]
+	}
+	return list
 }
 
 // completeArgument completes the argument of /model, /thinking and the

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
 )
@@ -33,6 +35,8 @@ type view struct {
 	wrote     bool   // something was written during this run
 	errShown  bool   // an error of this run was already printed
 	abortSeen bool   // "(interrupted)" was already printed
+
+	wrap wordWrapper // assistant text
 
 	thinkingChars int
 	thinkingOpen  bool // a collapsed thinking line is on screen
@@ -103,6 +107,7 @@ func (v *view) write(s string) {
 
 func (v *view) endLine() {
 	v.finishThinking()
+	v.flushText()
 	if v.open {
 		v.write("\n")
 	}
@@ -232,16 +237,94 @@ func (v *view) stream(se *agent.StreamEvent) {
 		v.endLine()
 	case agent.StreamTextStart:
 		v.startSection("text")
+		v.startText()
 	case agent.StreamTextDelta:
 		if v.section != "text" {
 			v.startSection("text")
+			v.startText()
 		}
-		v.write(se.Delta)
+		v.write(v.wrap.add(se.Delta))
+	case agent.StreamTextEnd:
+		v.flushText()
 	case agent.StreamToolCallStart:
 		v.stopSpinner()
 		v.endLine()
 		v.startSpinner("preparing a tool call")
 	}
+}
+
+// startText begins wrapping a text block at the terminal's width.
+func (v *view) startText() {
+	width := 0
+	if v.t.ttyOut {
+		width = v.t.columns()
+	}
+	v.wrap = wordWrapper{width: width}
+}
+
+// flushText writes the word the wrapper still holds.
+func (v *view) flushText() {
+	v.write(v.wrap.flush())
+}
+
+// wordWrapper breaks streamed text between words so that a terminal does
+// not cut words at its edge. It holds back the word being streamed until
+// it ends; width 0 passes text through.
+type wordWrapper struct {
+	width  int
+	col    int
+	spaces int
+	word   []rune
+}
+
+// add takes streamed text and returns what can be written now.
+func (w *wordWrapper) add(s string) string {
+	if w.width <= 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\n':
+			w.emitWord(&b)
+			b.WriteByte('\n')
+			w.col, w.spaces = 0, 0
+		case ' ':
+			w.emitWord(&b)
+			w.spaces++
+		case '\t':
+			w.emitWord(&b)
+			w.spaces += 4
+		default:
+			w.word = append(w.word, r)
+		}
+	}
+	return b.String()
+}
+
+// flush returns the held word (at the end of a text block).
+func (w *wordWrapper) flush() string {
+	var b strings.Builder
+	w.emitWord(&b)
+	return b.String()
+}
+
+func (w *wordWrapper) emitWord(b *strings.Builder) {
+	if len(w.word) == 0 {
+		return
+	}
+	n := runewidth.StringWidth(string(w.word))
+	if w.col > 0 && w.col+w.spaces+n > w.width {
+		b.WriteByte('\n')
+		w.col, w.spaces = 0, 0
+	}
+	b.WriteString(strings.Repeat(" ", w.spaces))
+	b.WriteString(string(w.word))
+	w.col += w.spaces + n
+	if w.col > w.width {
+		w.col %= w.width
+	}
+	w.spaces, w.word = 0, w.word[:0]
 }
 
 // drawThinking updates the collapsed thinking line in place (on a

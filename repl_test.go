@@ -27,17 +27,18 @@ import (
 )
 
 func TestInputFilter(t *testing.T) {
-	ctrlC := "\x07\x05" + string(interruptMarker) + "\r"
+	ctrlC := "\x07\x05\r"
 	tests := []struct {
 		name   string
 		chunks []string
 		want   string
 		pastes map[string]string // placeholder → text
+		ctrlCs int
 	}{
 		{name: "typing passes through", chunks: []string{"hello", "\r"}, want: "hello\r"},
 		{name: "arrow keys pass through", chunks: []string{"\x1b[A", "\x1b[B"}, want: "\x1b[A\x1b[B"},
 		{name: "lone escape is not held", chunks: []string{"\x1b"}, want: "\x1b"},
-		{name: "ctrl+c becomes marker and enter", chunks: []string{"ab\x03"}, want: "ab" + ctrlC},
+		{name: "ctrl+c becomes enter and is counted", chunks: []string{"ab\x03", "\x03"}, want: "ab" + ctrlC + ctrlC, ctrlCs: 2},
 		{name: "single-line paste", chunks: []string{pasteStart + "git\tstatus" + pasteEnd}, want: "git" + string(tabMarker) + "status"},
 		{name: "single line paste drops trailing newline", chunks: []string{pasteStart + "ls -la\n" + pasteEnd}, want: "ls -la"},
 		{name: "ctrl+c inside a paste is text", chunks: []string{pasteStart + "a\x03b" + pasteEnd}, want: "ab"},
@@ -65,6 +66,10 @@ func TestInputFilter(t *testing.T) {
 			for k, v := range tt.pastes {
 				assert.Equal(t, v, f.decode(k))
 			}
+			for range tt.ctrlCs {
+				assert.True(t, f.takeInterrupt())
+			}
+			assert.False(t, f.takeInterrupt())
 		})
 	}
 }
@@ -75,7 +80,8 @@ func TestInputFilterRun(t *testing.T) {
 	go f.run(strings.NewReader("hi\x03"), pw)
 	got, err := io.ReadAll(pr)
 	require.NoError(t, err)
-	assert.Equal(t, "hi\x07\x05"+string(interruptMarker)+"\r", string(got))
+	assert.Equal(t, "hi\x07\x05\r", string(got))
+	assert.True(t, f.takeInterrupt())
 }
 
 func TestMarkersRoundTrip(t *testing.T) {
@@ -714,4 +720,58 @@ func TestREPLSigtermExitsCleanly(t *testing.T) {
 	p := e.start()
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
 	assert.Equal(t, exitInterrupted, p.wait())
+}
+
+func TestREPLHookCommandCompletesAndConfirms(t *testing.T) {
+	e := newReplEnv(t)
+	hook, err := filepath.Abs(filepath.Join("testdata", "repl_confirm.lua"))
+	require.NoError(t, err)
+	e.srv.Reply(llmtest.Text("greeting received"))
+	p := e.start("-e", hook)
+	p.send("/gre\t")
+	p.expect("/greet ")
+	p.send("\r")
+	p.expect("Greet: send a greeting? [y/N]")
+	p.line("y")
+	p.expect("confirmed")
+	p.expect("greeting received")
+	p.line("/greet")
+	p.expect("[y/N]")
+	p.line("n")
+	p.expect("declined")
+	p.line("/help")
+	p.expect("ask, then send a greeting")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1, "declining sends nothing")
+	assert.Equal(t, "hello from the hook", lastUserText(t, reqs[0]))
+}
+
+func TestWordWrapper(t *testing.T) {
+	tests := []struct {
+		name   string
+		width  int
+		chunks []string
+		want   string
+	}{
+		{name: "no width passes through", width: 0, chunks: []string{"a b", "c"}, want: "a bc"},
+		{name: "fits", width: 20, chunks: []string{"hello ", "world"}, want: "hello world"},
+		{name: "breaks between words", width: 10, chunks: []string{"hello wor", "ld again"}, want: "hello\nworld\nagain"},
+		{name: "newlines reset the column", width: 10, chunks: []string{"abcdefgh\nabcdefgh"}, want: "abcdefgh\nabcdefgh"},
+		{name: "indentation kept", width: 20, chunks: []string{"x:\n    indented line"}, want: "x:\n    indented line"},
+		{name: "long word is not broken", width: 5, chunks: []string{"a verylongword b"}, want: "a\nverylongword b"},
+		{name: "wide runes count double", width: 6, chunks: []string{"日本 語"}, want: "日本\n語"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := wordWrapper{width: tt.width}
+			var b strings.Builder
+			for _, c := range tt.chunks {
+				b.WriteString(w.add(c))
+			}
+			b.WriteString(w.flush())
+			assert.Equal(t, tt.want, b.String())
+		})
+	}
 }

@@ -18,6 +18,7 @@ type slashCommand struct {
 	usage string // arguments, for /help
 	desc  string
 	run   func(r *repl, ctx context.Context, args string) error
+	alias bool // left out of /help
 }
 
 // errQuit is returned by /quit.
@@ -28,24 +29,24 @@ var builtinCommands []slashCommand
 
 func init() {
 	builtinCommands = []slashCommand{
-		{"help", "", "list commands", (*repl).cmdHelp},
-		{"model", "[provider/id|next]", "show the models or switch to one", (*repl).cmdModel},
-		{"thinking", "[level]", "show or set the thinking level (" + strings.Join(thinkingLevels, "|") + ")", (*repl).cmdThinking},
-		{"clear", "", "start a new session", (*repl).cmdClear},
-		{"compact", "[instructions]", "summarise older messages to free context", (*repl).cmdCompact},
-		{"tree", "", "show the session tree with entry ids", (*repl).cmdTree},
-		{"branch", "ID [--summarize]", "continue from an earlier entry (optionally summarising the branch left)", (*repl).cmdBranch},
-		{"fork", "[ID]", "copy the conversation up to ID (default: here) into a new session", (*repl).cmdFork},
-		{"label", "ID [TEXT]", "label an entry (no text: remove the label)", (*repl).cmdLabel},
-		{"name", "[TEXT]", "show or set the session's name", (*repl).cmdName},
-		{"sessions", "", "list this folder's sessions and pick one", (*repl).cmdSessions},
-		{"resume", "[ID]", "switch to another session of this folder", (*repl).cmdResume},
-		{"session", "", "show the session's file, tokens and cost", (*repl).cmdSession},
-		{"export", "[FILE]", "export the session to HTML", (*repl).cmdExport},
-		{"hooks", "", "list loaded hooks and their commands", (*repl).cmdHooks},
-		{"tools", "", "list the tools the model can use", (*repl).cmdTools},
-		{"quit", "", "leave lunar", (*repl).cmdQuit},
-		{"exit", "", "leave lunar", (*repl).cmdQuit},
+		{"help", "", "list commands", (*repl).cmdHelp, false},
+		{"model", "[provider/id|next]", "show the models or switch to one", (*repl).cmdModel, false},
+		{"thinking", "[level]", "show or set the thinking level (" + strings.Join(thinkingLevels, "|") + ")", (*repl).cmdThinking, false},
+		{"clear", "", "start a new session", (*repl).cmdClear, false},
+		{"compact", "[instructions]", "summarise older messages to free context", (*repl).cmdCompact, false},
+		{"tree", "", "show the session tree with entry ids", (*repl).cmdTree, false},
+		{"branch", "ID [--summarize]", "continue from an earlier entry (optionally summarising the branch left)", (*repl).cmdBranch, false},
+		{"fork", "[ID]", "copy the conversation up to ID (default: here) into a new session", (*repl).cmdFork, false},
+		{"label", "ID [TEXT]", "label an entry (no text: remove the label)", (*repl).cmdLabel, false},
+		{"name", "[TEXT]", "show or set the session's name", (*repl).cmdName, false},
+		{"sessions", "", "list this folder's sessions and pick one", (*repl).cmdSessions, false},
+		{"resume", "[ID]", "switch to another session of this folder", (*repl).cmdResume, false},
+		{"session", "", "show the session's file, tokens and cost", (*repl).cmdSession, false},
+		{"export", "[FILE]", "export the session to HTML", (*repl).cmdExport, false},
+		{"hooks", "", "list loaded hooks and their commands", (*repl).cmdHooks, false},
+		{"tools", "", "list the tools the model can use", (*repl).cmdTools, false},
+		{"quit", "", "leave lunar (also /exit)", (*repl).cmdQuit, false},
+		{"exit", "", "leave lunar", (*repl).cmdQuit, true},
 	}
 }
 
@@ -124,6 +125,9 @@ func (r *repl) cmdHelp(_ context.Context, _ string) error {
 	var b strings.Builder
 	b.WriteString(r.term.paint(ansiBold, "Commands") + "\n")
 	for _, c := range builtinCommands {
+		if c.alias {
+			continue
+		}
 		left := "/" + c.name
 		if c.usage != "" {
 			left += " " + c.usage
@@ -190,15 +194,15 @@ func (r *repl) cmdModel(ctx context.Context, args string) error {
 		var b strings.Builder
 		cur := modelSpec(r.a.model)
 		for _, m := range r.modelChoices() {
-			mark, spec := "  ", modelSpec(m)
-			if spec == cur {
+			mark, spec := "  ", fmt.Sprintf("%-40s", modelSpec(m))
+			if modelSpec(m) == cur {
 				mark, spec = r.term.paint(ansiGreen, "* "), r.term.paint(ansiBold, spec)
 			}
 			info := ""
 			if m.ContextWindow > 0 {
-				info = fmt.Sprintf("%dk context", m.ContextWindow/1000)
+				info = shortTokens(m.ContextWindow) + " context"
 			}
-			fmt.Fprintf(&b, "%s%-40s %s\n", mark, spec, r.term.paint(ansiDim, info))
+			fmt.Fprintf(&b, "%s%s %s\n", mark, spec, r.term.paint(ansiDim, info))
 		}
 		b.WriteString(r.term.paint(ansiDim, "switch with /model provider/id, or /model next to cycle the config's \"models\"") + "\n")
 		r.printf("%s", b.String())
@@ -338,7 +342,7 @@ func (r *repl) cmdLabel(_ context.Context, args string) error {
 		return err
 	}
 	text = strings.TrimSpace(text)
-	if err := r.a.sess.SetLabel(id, text); err != nil {
+	if _, err := r.a.sess.SetLabel(id, text); err != nil {
 		return err
 	}
 	if text == "" {
@@ -358,7 +362,7 @@ func (r *repl) cmdName(_ context.Context, args string) error {
 		}
 		return nil
 	}
-	if err := r.a.sess.SetName(args); err != nil {
+	if _, err := r.a.sess.SetName(args); err != nil {
 		return err
 	}
 	r.printf("name: %s\n", r.a.sess.Name())
@@ -529,6 +533,17 @@ func (r *repl) cmdSession(_ context.Context, _ string) error {
 	row("context", ctxLine)
 	r.printf("%s", b.String())
 	return nil
+}
+
+// shortTokens writes a token count as 128k or 1.05M.
+func shortTokens(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", float64(n)/1e6), "0"), ".") + "M"
+	case n >= 1000:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
 }
 
 // groupDigits writes n with thousands separators: 12,345.

@@ -259,14 +259,14 @@ type terminal struct {
 	in     *os.File       // the keyboard (with line editing)
 	pipeW  io.WriteCloser // liner's input; closing it ends the prompt with EOF
 
-	prompting atomic.Bool // a prompt is reading keys
-	plain  *bufio.Reader  // input without line editing
-	stdout io.Writer
-	stderr io.Writer
-	color  bool // ANSI colours on stdout
-	ttyOut bool // stdout is a terminal
-	ttyErr bool // stderr is a terminal (spinner)
-	hist   *history
+	prompting atomic.Bool   // a prompt is reading keys
+	plain     *bufio.Reader // input without line editing
+	stdout    io.Writer
+	stderr    io.Writer
+	color     bool // ANSI colours on stdout
+	ttyOut    bool // stdout is a terminal
+	ttyErr    bool // stderr is a terminal (spinner)
+	hist      *history
 
 	closeOnce sync.Once
 }

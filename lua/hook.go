@@ -21,6 +21,7 @@ import (
 	"time"
 
 	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/lunar-cli/lunar/stdlib"
 )
@@ -123,7 +124,10 @@ func pauseTimeout(ctx context.Context) (resume func()) {
 // package (require limited to the stdlib and the hook's lib/), string,
 // table, math, coroutine and a reduced os.
 func (h *hook) newState() {
-	L := glua.NewState(glua.Options{SkipOpenLibs: true, MinimizeStackMemory: true})
+	// A small data stack that grows on demand: most hooks are small, and
+	// lunar may load dozens of them.
+	L := glua.NewState(glua.Options{SkipOpenLibs: true, MinimizeStackMemory: true,
+		RegistrySize: 1024, RegistryGrowStep: 1024, RegistryMaxSize: 256 * 1024})
 	for _, lib := range []struct {
 		name string
 		fn   glua.LGFunction
@@ -180,17 +184,8 @@ func (h *hook) newState() {
 			}
 			return orig(L)
 		}))
-		if err := L.DoString(`local create, resume = coroutine.create, coroutine.resume
-local function pass(ok, ...)
-  if not ok then error((...), 0) end
-  return ...
-end
-coroutine.wrap = function(f)
-  local co = create(f)
-  return function(...) return pass(resume(co, ...)) end
-end`); err != nil {
-			panic(err) // a bug in the snippet above
-		}
+		L.Push(L.NewFunctionFromProto(coroutineWrap()))
+		L.Call(0, 0)
 	}
 
 	stdlib.Preload(L, stdlib.Modules(h.stdlibEnv()))
@@ -236,6 +231,31 @@ func (h *hook) luaPrint(L *glua.LState) int {
 	h.rt.log(h, "print", strings.Join(parts, "\t"))
 	return 0
 }
+
+// coroutineWrapSrc redefines coroutine.wrap on top of the (context-aware)
+// coroutine.resume.
+const coroutineWrapSrc = `local create, resume = coroutine.create, coroutine.resume
+local function pass(ok, ...)
+  if not ok then error((...), 0) end
+  return ...
+end
+coroutine.wrap = function(f)
+  local co = create(f)
+  return function(...) return pass(resume(co, ...)) end
+end`
+
+// coroutineWrap is coroutineWrapSrc compiled once for every state.
+var coroutineWrap = sync.OnceValue(func() *glua.FunctionProto {
+	chunk, err := parse.Parse(strings.NewReader(coroutineWrapSrc), "coroutine.wrap")
+	if err != nil {
+		panic(err) // a bug in the source above
+	}
+	proto, err := glua.Compile(chunk, "coroutine.wrap")
+	if err != nil {
+		panic(err)
+	}
+	return proto
+})
 
 var libNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*$`)
 

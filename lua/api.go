@@ -316,8 +316,12 @@ func (h *hook) luaComplete(L *glua.LState) int {
 	if opts, ok := L.Get(2).(*glua.LTable); ok {
 		req.Model = luaOptString(L, opts, "model", 2)
 		req.System = luaOptString(L, opts, "system", 2)
-		if n, ok := opts.RawGetString("max_tokens").(glua.LNumber); ok {
+		switch n := opts.RawGetString("max_tokens").(type) {
+		case *glua.LNilType:
+		case glua.LNumber:
 			req.MaxTokens = int(n)
+		default:
+			L.ArgError(2, "max_tokens must be a number")
 		}
 	}
 	text, err := h.rt.host.Complete(L.Context(), req)

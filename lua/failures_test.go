@@ -251,7 +251,9 @@ func TestDebugTracesEveryCall(t *testing.T) {
 	rt, _ := loadHooks(t, newHost(t), lua.Options{Debug: &buf}, "events/system.lua", "erroring.lua")
 	rt.SystemPrompt(bg, "x")
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	require.Len(t, lines, 2)
-	assert.Regexp(t, `^hook system\.lua: chat\.system\.transform: \d+(\.\d+)?(µs|ms|s) ok$`, lines[0])
-	assert.Regexp(t, `^hook erroring\.lua: chat\.system\.transform: \d+(\.\d+)?(µs|ms|s) error: erroring\.lua:\d+: boom`, lines[1])
+	require.Len(t, lines, 4)
+	assert.Regexp(t, `^hook system\.lua: load: \d+(\.\d+)?(µs|ms|s) ok$`, lines[0])
+	assert.Regexp(t, `^hook erroring\.lua: load: \d+(\.\d+)?(µs|ms|s) ok$`, lines[1])
+	assert.Regexp(t, `^hook system\.lua: chat\.system\.transform: \d+(\.\d+)?(µs|ms|s) ok$`, lines[2])
+	assert.Regexp(t, `^hook erroring\.lua: chat\.system\.transform: \d+(\.\d+)?(µs|ms|s) error: erroring\.lua:\d+: boom`, lines[3])
 }

@@ -200,13 +200,8 @@ func (h *hook) stdlibEnv() *stdlib.Env {
 		Cwd:         h.rt.cwd(),
 		HTTPClient:  h.rt.opts.HTTPClient,
 		HTTPTimeout: 0,
-		WriteRoots: func() []string {
-			roots := []string{h.rt.cwd(), h.rt.opts.DataDir}
-			if dir, err := h.dataDirPath(); err == nil {
-				roots = append(roots, dir)
-			}
-			return roots
-		},
+		// ctx.data_dir lies under DataDir
+		WriteRoots: func() []string { return []string{h.rt.cwd(), h.rt.opts.DataDir} },
 	}
 }
 

@@ -11,6 +11,7 @@ package lua
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -118,10 +119,14 @@ func (r *Runtime) loadHook(src Source) *hook {
 	h.newState()
 	fn, err := h.L.Load(bytes.NewReader(src.Code), src.Name)
 	if err != nil {
-		h.loadFailed(syntaxMessage(src.Name, err))
+		msg := syntaxMessage(src.Name, err)
+		r.trace(h, "load", start, errors.New(msg))
+		h.loadFailed(msg)
 		return h
 	}
-	if err := h.run(context.Background(), r.opts.Timeout, fn, nil, nil); err != nil {
+	err = h.run(context.Background(), r.opts.Timeout, fn, nil, nil)
+	r.trace(h, "load", start, err)
+	if err != nil {
 		h.loadFailed(err.Error())
 		return h
 	}

@@ -114,6 +114,7 @@ func manyMessages(n int) []agent.ContextMessage {
 func BenchmarkContext1000(b *testing.B) {
 	for _, c := range []struct{ name, code string }{
 		{"passthrough", `lunar.on("context", function(ev) return { messages = ev.messages } end)`},
+		{"passthrough-cold", `lunar.on("context", function(ev) return { messages = ev.messages } end)`},
 		{"drop-tool-results", `lunar.on("context", function(ev)
   local out = {}
   for _, m in ipairs(ev.messages) do if m.role ~= "toolResult" then out[#out + 1] = m end end
@@ -125,6 +126,13 @@ end)`},
 			rt := lua.Load([]lua.Source{{Name: "ctx.lua", Code: []byte(c.code)}}, lua.Options{Report: func(m string) { b.Fatal(m) }})
 			defer rt.Close()
 			msgs := manyMessages(1000)
+			if c.name == "passthrough-cold" {
+				// messages without entries are never kept between calls:
+				// every call converts everything, like a hook's first call
+				for i := range msgs {
+					msgs[i].EntryID = ""
+				}
+			}
 			b.ReportAllocs()
 			for b.Loop() {
 				rt.Context(bg, msgs)

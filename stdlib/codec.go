@@ -34,6 +34,31 @@ type Codec struct {
 	L         *glua.LState
 	arrayMeta *glua.LTable
 	null      glua.LValue
+	intern    map[string]glua.LValue // short strings seen before (keys, roles, types)
+}
+
+// Interning: JSON documents repeat the same short strings (keys, roles,
+// block types); reusing them saves two allocations each.
+const (
+	maxInternLen   = 24
+	maxInternCount = 4096
+)
+
+// internString returns b as an LString value, shared when short.
+func (c *Codec) internString(b []byte) glua.LValue {
+	if len(b) > maxInternLen {
+		return glua.LString(b)
+	}
+	if v, ok := c.intern[string(b)]; ok {
+		return v
+	}
+	if c.intern == nil || len(c.intern) >= maxInternCount {
+		c.intern = make(map[string]glua.LValue, 64)
+	}
+	s := string(b)
+	v := glua.LValue(glua.LString(s))
+	c.intern[s] = v
+	return v
 }
 
 // NewCodec returns the codec of L, creating the state's array metatable
@@ -167,7 +192,7 @@ func (d *decoder) value(depth int) (glua.LValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		return glua.LString(s), nil
+		return s, nil
 	case ch == '-' || (ch >= '0' && ch <= '9'):
 		return d.number()
 	case ch == 't':
@@ -202,10 +227,11 @@ func (d *decoder) object(depth int) (glua.LValue, error) {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, d.errorf("expected a string key, found %s", d.describe())
 		}
-		k, err := d.str()
+		kv, err := d.str()
 		if err != nil {
 			return nil, err
 		}
+		k := string(kv.(glua.LString))
 		d.skipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
 			return nil, d.errorf("expected ':' after object key, found %s", d.describe())
@@ -348,14 +374,14 @@ func (d *decoder) number() (glua.LValue, error) {
 }
 
 // str parses a JSON string at d.pos (the opening quote).
-func (d *decoder) str() (string, error) {
+func (d *decoder) str() (glua.LValue, error) {
 	d.pos++ // "
 	start := d.pos
 	// Fast path: no escapes.
 	for d.pos < len(d.data) {
 		ch := d.data[d.pos]
 		if ch == '"' {
-			s := string(d.data[start:d.pos])
+			s := d.c.internString(d.data[start:d.pos])
 			d.pos++
 			return s, nil
 		}
@@ -370,9 +396,9 @@ func (d *decoder) str() (string, error) {
 		switch {
 		case ch == '"':
 			d.pos++
-			return string(buf), nil
+			return glua.LString(buf), nil
 		case ch < 0x20:
-			return "", d.errorf("control character in string")
+			return nil, d.errorf("control character in string")
 		case ch != '\\':
 			buf = append(buf, ch)
 			d.pos++
@@ -400,7 +426,7 @@ func (d *decoder) str() (string, error) {
 		case 'u':
 			r, ok := d.hex4()
 			if !ok {
-				return "", d.errorf("invalid \\u escape")
+				return nil, d.errorf("invalid \\u escape")
 			}
 			if utf16.IsSurrogate(r) {
 				r2 := rune(-1)
@@ -409,7 +435,7 @@ func (d *decoder) str() (string, error) {
 					d.pos += 2
 					var ok2 bool
 					if r2, ok2 = d.hex4(); !ok2 {
-						return "", d.errorf("invalid \\u escape")
+						return nil, d.errorf("invalid \\u escape")
 					}
 					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
 						r = dec
@@ -424,10 +450,10 @@ func (d *decoder) str() (string, error) {
 			buf = utf8.AppendRune(buf, r)
 		default:
 			d.pos -= 2
-			return "", d.errorf("invalid escape '\\%c' in string", esc)
+			return nil, d.errorf("invalid escape '\\%c' in string", esc)
 		}
 	}
-	return "", d.errorf("unterminated string")
+	return nil, d.errorf("unterminated string")
 }
 
 func (d *decoder) hex4() (rune, bool) {

@@ -113,6 +113,7 @@ type SyntaxError struct {
 	Column int // 1-based, in bytes
 }
 
+// Error formats the message with its line and column.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s at line %d, column %d", e.Msg, e.Line, e.Column)
 }
@@ -493,6 +494,7 @@ type EncodeError struct {
 	Msg  string
 }
 
+// Error formats the message with the path to the value.
 func (e *EncodeError) Error() string {
 	if e.Path == "" {
 		return e.Msg

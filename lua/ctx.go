@@ -60,7 +60,7 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 			{Name: "leaf_id", Fn: h.sessLeafID, Returns: "string?", Doc: "The id of the current leaf."},
 			{Name: "tree", Fn: h.sessTree, Returns: "lunar.TreeNode[]", Doc: "The whole tree: root nodes, children in file order."},
 			{Name: "label", Fn: h.sessLabel, Returns: "string?", Params: []stdlib.Param{{Name: "id", Type: "string"}}, Doc: "The label of an entry."},
-			{Name: "set_label", Fn: h.sessSetLabel, Returns: "string?, string?", Params: []stdlib.Param{{Name: "id", Type: "string"}, {Name: "text", Type: "string?"}},
+			{Name: "set_label", Fn: h.sessSetLabel, Returns: "string?, string?", Params: []stdlib.Param{{Name: "id", Type: "string"}, {Name: "text", Type: "string", Optional: true}},
 				Doc: "Labels an entry (nil or \"\" clears); returns the label entry's id."},
 			{Name: "branch", Fn: h.sessBranch, Returns: "true?, string?", Params: []stdlib.Param{{Name: "id", Type: "string"}, {Name: "summary", Type: "string", Optional: true}},
 				Doc: "Moves the leaf to an entry (the branch events fire), storing summary as a branch summary when given."},
@@ -80,7 +80,7 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 			{Name: "resolve_api_key", Fn: h.modelsResolveAPIKey, Returns: "string?, string?", Params: []stdlib.Param{{Name: "model", Type: "lunar.Model|string", Doc: `a model table or "provider/id"`}},
 				Doc: "The API key lunar would use for a model."},
 		}}
-	cmd = &stdlib.Module{Name: "lunar.CommandCtx", Doc: "ctx of command handlers: ctx plus these.",
+	cmd = &stdlib.Module{Name: "lunar.CommandCtx", Doc: "Command handlers get a ctx with these as well:",
 		Funcs: []stdlib.Func{
 			{Name: "set_model", Fn: h.cmdSetModel, Returns: "true?, string?", Params: []stdlib.Param{{Name: "provider", Type: "string"}, {Name: "id", Type: "string"}},
 				Doc: "Switches the model (model.change fires)."},

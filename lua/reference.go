@@ -96,7 +96,7 @@ func ReferenceMarkdown() string {
 	w("`ctx.models`: %s", models.Doc)
 	w("")
 	funcList(&b, "ctx.models.", models.Funcs)
-	w("Command handlers only (%s):", cmd.Doc)
+	w("%s", cmd.Doc)
 	w("")
 	fieldList(&b, commandFields)
 	funcList(&b, "ctx.", cmd.Funcs)

@@ -667,7 +667,7 @@ func appendNumber(buf []byte, f float64) ([]byte, error) {
 const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a JSON string the way lunar's session writer
-// does: no HTML escaping, U+2028/U+2029 kept, invalid UTF-8 as U+FFFD.
+// does: no HTML escaping, U+2028/U+2029 kept; invalid UTF-8 becomes U+FFFD.
 func AppendString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
 	start := 0
@@ -702,7 +702,7 @@ func AppendString(buf []byte, s string) []byte {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
+			buf = append(buf, "\ufffd"...) // the character itself: stable when re-encoded
 			i += size
 			start = i
 			continue

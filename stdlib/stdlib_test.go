@@ -96,7 +96,7 @@ func TestJSONModule(t *testing.T) {
 		{"key order kept", `local t = {} t.z = 1 t.a = 2 t.m = 3 return json.encode(t)`, `{"z":1,"a":2,"m":3}`},
 		{"numbers", `return json.encode({1, 1.5, -3, 1e21, 2^53})`, `[1,1.5,-3,1e+21,9007199254740992]`},
 		{"indent", `return json.encode({a = {1, 2}, b = {}}, {indent = "  "})`, "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {}\n}"},
-		{"invalid utf-8", `return json.encode("a\255b")`, `"a\ufffdb"`},
+		{"invalid utf-8", `return json.encode("a\255b")`, "\"a\ufffdb\""},
 		{"surrogates", `return json.decode('"\\ud83d\\ude00 \\ud800x"')`, "😀 \ufffdx"},
 		{"unicode escapes", `return json.decode('"\\u00e9\\u0041"')`, "éA"},
 	}

@@ -18,6 +18,9 @@ import (
 
 var bg = context.Background()
 
+// The session store is what hosts hand the runtime.
+var _ lua.Session = (*session.Session)(nil)
+
 // newHost returns a fake host with an empty session and a scripted UI.
 func newHost(t *testing.T) *luatest.Host {
 	t.Helper()

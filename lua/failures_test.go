@@ -227,7 +227,7 @@ func TestLoadErrorsAndWarnings(t *testing.T) {
 }
 
 func TestCheckReportsProblemsInIsolation(t *testing.T) {
-	rep, err := lua.Check(filepath.Join("testdata", "load", "40-warnings.lua"), 0)
+	rep, err := lua.Check(filepath.Join("testdata", "load", "40-warnings.lua"))
 	require.NoError(t, err)
 	assert.Empty(t, rep.Errors)
 	require.Len(t, rep.Warnings, 5, "alone, /hello is not a duplicate")
@@ -237,12 +237,12 @@ func TestCheckReportsProblemsInIsolation(t *testing.T) {
 	assert.Equal(t, []string{"chat.system.transform"}, rep.Events)
 	assert.Equal(t, []string{"hello"}, rep.Commands)
 
-	rep, err = lua.Check(filepath.Join("testdata", "load", "20-bad.lua"), 0)
+	rep, err = lua.Check(filepath.Join("testdata", "load", "20-bad.lua"))
 	require.NoError(t, err)
 	require.Len(t, rep.Errors, 1)
 	assert.True(t, strings.HasPrefix(rep.Errors[0], "20-bad.lua:7: "), rep.Errors[0])
 
-	_, err = lua.Check(filepath.Join("testdata", "nope.lua"), 0)
+	_, err = lua.Check(filepath.Join("testdata", "nope.lua"))
 	assert.ErrorContains(t, err, "nope.lua")
 }
 

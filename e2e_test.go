@@ -358,4 +358,3 @@ func TestVersionAndHelp(t *testing.T) {
 	assert.Equal(t, 0, r.code)
 	assert.Contains(t, r.stdout, "Examples:")
 }
-

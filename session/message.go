@@ -84,7 +84,7 @@ type Usage struct {
 //
 //	user               Content, Timestamp
 //	assistant          Content, API, Provider, Model, Usage, StopReason, Timestamp,
-//	                   ResponseID?, ErrorMessage?
+//	                   ResponseModel?, ResponseID?, Diagnostics?, ErrorMessage?
 //	toolResult         ToolCallID, ToolName, Content, Details, IsError, Timestamp
 //	bashExecution      Command, Output, ExitCode, Cancelled, Truncated,
 //	                   FullOutputPath?, Timestamp, ExcludeFromContext?
@@ -109,6 +109,11 @@ type Message struct {
 	StopReason   string
 	ResponseID   string
 	ErrorMessage string
+	// ResponseModel is the model id the provider reported when it differs
+	// from Model; Diagnostics is pi's provider diagnostics object, kept
+	// verbatim (nil means absent).
+	ResponseModel string
+	Diagnostics   json.RawMessage
 
 	ToolCallID string
 	ToolName   string

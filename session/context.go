@@ -1,0 +1,203 @@
+package session
+
+// Context building (pi's buildSessionContext), conversion of session
+// messages to the plain user/assistant/toolResult messages models accept
+// (convertToLlm), and pi's token estimate.
+
+import (
+	"math"
+	"strconv"
+)
+
+// Context is what a path contributes to a model call.
+type Context struct {
+	Messages      []ContextMessage
+	ThinkingLevel string // "off" unless the path changed it
+	Provider      string // from the last model_change or assistant message; "" if none
+	ModelID       string
+}
+
+// BuildContext builds the context of a path (root first), as pi does:
+// thinking_level_change and model_change entries and assistant messages
+// set the level and model; with a compaction on the path (the last one
+// counts) the context is its summary, then the path entries before it
+// from its firstKeptEntryId, then everything after it. message entries
+// contribute their message, custom_message entries a custom message,
+// branch_summary entries with a summary a branchSummary message; all
+// other entries (custom, label, session_info, unknown types) are skipped.
+func BuildContext(path []*Entry) Context {
+	c := Context{ThinkingLevel: "off"}
+	compaction := -1
+	for i, e := range path {
+		switch e.Type {
+		case TypeThinkingLevelChange:
+			c.ThinkingLevel = e.ThinkingLevel
+		case TypeModelChange:
+			c.Provider, c.ModelID = e.Provider, e.ModelID
+		case TypeMessage:
+			if e.Message != nil && e.Message.Role == RoleAssistant {
+				c.Provider, c.ModelID = e.Message.Provider, e.Message.Model
+			}
+		case TypeCompaction:
+			compaction = i
+		}
+	}
+	if compaction < 0 {
+		c.Messages = make([]ContextMessage, 0, len(path))
+		for _, e := range path {
+			c.Messages = appendContext(c.Messages, e)
+		}
+		return c
+	}
+	comp := path[compaction]
+	c.Messages = make([]ContextMessage, 0, len(path)-compaction+1)
+	c.Messages = append(c.Messages, ContextMessage{Message: Message{
+		Role: RoleCompactionSummary, Summary: comp.Summary, TokensBefore: comp.TokensBefore, Timestamp: isoMillis(comp.Timestamp),
+	}})
+	kept := false
+	for _, e := range path[:compaction] {
+		if e.ID == comp.FirstKeptEntryID {
+			kept = true
+		}
+		if kept {
+			c.Messages = appendContext(c.Messages, e)
+		}
+	}
+	for _, e := range path[compaction+1:] {
+		c.Messages = appendContext(c.Messages, e)
+	}
+	return c
+}
+
+// appendContext adds the message an entry contributes, if any.
+func appendContext(msgs []ContextMessage, e *Entry) []ContextMessage {
+	switch e.Type {
+	case TypeMessage:
+		if e.Message != nil {
+			msgs = append(msgs, ContextMessage{EntryID: e.ID, Message: *e.Message})
+		}
+	case TypeCustomMessage:
+		msgs = append(msgs, ContextMessage{EntryID: e.ID, Message: Message{
+			Role: RoleCustom, CustomType: e.CustomType, Content: e.Content, ContentIsString: e.ContentIsString,
+			Display: e.Display, Details: e.Details, Timestamp: isoMillis(e.Timestamp),
+		}})
+	case TypeBranchSummary:
+		if e.Summary != "" {
+			msgs = append(msgs, ContextMessage{Message: Message{
+				Role: RoleBranchSummary, Summary: e.Summary, FromID: e.FromID, Timestamp: isoMillis(e.Timestamp),
+			}})
+		}
+	}
+	return msgs
+}
+
+// The wrappers pi puts around summaries when sending them to a model.
+const (
+	CompactionSummaryPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+	CompactionSummarySuffix = "\n</summary>"
+	BranchSummaryPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+	BranchSummarySuffix     = "</summary>"
+)
+
+// ConvertToLLM turns session messages into the user, assistant and
+// toolResult messages a model accepts, as pi's convertToLlm does:
+// bashExecution becomes user text (dropped when ExcludeFromContext),
+// custom becomes a user message (string content as one text block),
+// branch and compaction summaries become user text in pi's wrappers.
+// Messages of other roles are dropped.
+func ConvertToLLM(msgs []Message) []Message {
+	out := make([]Message, 0, len(msgs))
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Role {
+		case RoleUser, RoleAssistant, RoleToolResult:
+			out = append(out, *m)
+		case RoleBashExecution:
+			if !m.ExcludeFromContext {
+				out = append(out, userText(BashExecutionText(m), m.Timestamp))
+			}
+		case RoleCustom:
+			out = append(out, Message{Role: RoleUser, Content: m.Content, Timestamp: m.Timestamp})
+		case RoleBranchSummary:
+			out = append(out, userText(BranchSummaryPrefix+m.Summary+BranchSummarySuffix, m.Timestamp))
+		case RoleCompactionSummary:
+			out = append(out, userText(CompactionSummaryPrefix+m.Summary+CompactionSummarySuffix, m.Timestamp))
+		}
+	}
+	return out
+}
+
+func userText(text string, ts int64) Message {
+	return Message{Role: RoleUser, Content: []ContentBlock{{Type: BlockText, Text: text}}, Timestamp: ts}
+}
+
+// BashExecutionText is the user text pi sends for a bashExecution message.
+func BashExecutionText(m *Message) string {
+	text := "Ran `" + m.Command + "`\n"
+	if m.Output != "" {
+		text += "```\n" + m.Output + "\n```"
+	} else {
+		text += "(no output)"
+	}
+	if m.Cancelled {
+		text += "\n\n(command cancelled)"
+	} else if m.ExitCode != nil && *m.ExitCode != 0 {
+		text += "\n\nCommand exited with code " + strconv.Itoa(*m.ExitCode)
+	}
+	if m.Truncated && m.FullOutputPath != "" {
+		text += "\n\n[Output truncated. Full output: " + m.FullOutputPath + "]"
+	}
+	return text
+}
+
+// imageChars is what pi counts for an image in the estimate.
+const imageChars = 4800
+
+// EstimateTokens is pi's token estimate of a message: ceil(chars/4), with
+// chars counted in UTF-16 code units as JavaScript does. user: its text;
+// assistant: text, thinking, and each tool call's name plus its JSON
+// arguments; custom and toolResult: text plus 4800 per image;
+// bashExecution: command plus output; summaries: the summary. Other roles
+// count 0.
+func EstimateTokens(m *Message) int {
+	chars := 0
+	switch m.Role {
+	case RoleUser:
+		for i := range m.Content {
+			if m.Content[i].Type == BlockText {
+				chars += utf16Len(m.Content[i].Text)
+			}
+		}
+	case RoleAssistant:
+		for i := range m.Content {
+			b := &m.Content[i]
+			switch b.Type {
+			case BlockText:
+				chars += utf16Len(b.Text)
+			case BlockThinking:
+				chars += utf16Len(b.Thinking)
+			case BlockToolCall:
+				chars += utf16Len(b.Name)
+				if b.Arguments != nil {
+					chars += jsLength(b.Arguments)
+				}
+			}
+		}
+	case RoleCustom, RoleToolResult:
+		for i := range m.Content {
+			switch m.Content[i].Type {
+			case BlockText:
+				chars += utf16Len(m.Content[i].Text)
+			case BlockImage:
+				chars += imageChars
+			}
+		}
+	case RoleBashExecution:
+		chars = utf16Len(m.Command) + utf16Len(m.Output)
+	case RoleBranchSummary, RoleCompactionSummary:
+		chars = utf16Len(m.Summary)
+	default:
+		return 0
+	}
+	return int(math.Ceil(float64(chars) / 4))
+}

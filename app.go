@@ -11,10 +11,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/agent/tools"
+	"github.com/lunar-cli/lunar/lua"
 	"github.com/lunar-cli/lunar/session"
 )
 
@@ -37,6 +39,11 @@ type app struct {
 	thinking string
 	hooks    appHooks
 	ui       hookUI
+	runtime  *lua.Runtime // nil until the hooks are loaded
+
+	pending pendingQueue           // hook sends waiting for the current step to end
+	running atomic.Bool            // an agent run is in progress
+	abort   atomic.Pointer[func()] // cancels the current step (ctx.abort)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -81,16 +88,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
-	if err := a.setup(); err != nil {
+	if err := a.setup(interactive); err != nil {
+		if interactive {
+			a.closeTerminal()
+		}
+		a.close()
 		return a.fail(err)
 	}
 	defer a.close()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	a.runtime.AppStart(context.Background(), version, a.mode(interactive))
+	a.appHookSet().SessionStart(context.Background(), a.resumed)
 	if interactive {
 		return a.runREPL()
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	return a.runOneShot(ctx, prompt)
 }
 
@@ -135,12 +148,18 @@ func isTerminal(r io.Reader) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// setup opens the session and builds the agent.
-func (a *app) setup() error {
+// setup opens the session, loads the hooks and builds the agent.
+func (a *app) setup(interactive bool) error {
 	if err := a.openSession(); err != nil {
 		return err
 	}
 	if err := a.setupTools(); err != nil {
+		return err
+	}
+	if !interactive {
+		a.ui = noUI{stderr: a.stderr}
+	}
+	if err := a.setupHooks(interactive); err != nil {
 		return err
 	}
 	sys, err := a.systemPrompt()
@@ -153,9 +172,18 @@ func (a *app) setup() error {
 		ThinkingLevel: a.thinking,
 		SystemPrompt:  sys,
 		Tools:         a.allTools,
+		Hooks:         a.runtime,
 		NewProvider:   func(m agent.Model) (agent.Provider, error) { return a.registry.NewProvider(m), nil },
 		APIKey:        a.apiKey,
 	}
+	a.agent.Subscribe(func(ev agent.Event) {
+		switch ev.Type {
+		case agent.EventAgentStart:
+			a.running.Store(true)
+		case agent.EventAgentEnd:
+			a.running.Store(false)
+		}
+	})
 	if !a.resumed {
 		if _, err := a.sess.AppendModelChange(a.model.Provider, a.model.ID); err != nil {
 			return err
@@ -168,6 +196,10 @@ func (a *app) setup() error {
 }
 
 func (a *app) close() {
+	if a.runtime != nil {
+		a.runtime.Close()
+		a.runtime = nil
+	}
 	if a.sess != nil {
 		if err := a.sess.Close(); err != nil {
 			fmt.Fprintf(a.stderr, "lunar: closing session: %v\n", err)
@@ -328,7 +360,25 @@ func (a *app) restoreFromContext() {
 	}
 }
 
-// submit handles one line of user input: a hook command or a prompt.
+// submit runs the one-shot prompt: a hook command when it starts with
+// /name and a hook registered that command, otherwise a prompt.
 func (a *app) submit(ctx context.Context, text string) error {
+	trimmed := strings.TrimSpace(text)
+	if isCommand(trimmed) {
+		name, args, _ := strings.Cut(strings.TrimPrefix(trimmed, "/"), " ")
+		if i := strings.IndexByte(name, '\n'); i >= 0 {
+			name, args = name[:i], name[i+1:]+" "+args
+		}
+		prompt, handled, err := a.appHookSet().RunCommand(ctx, name, strings.TrimSpace(args))
+		if handled || err != nil {
+			if err != nil {
+				return fmt.Errorf("/%s: %w", name, err)
+			}
+			if strings.TrimSpace(prompt) == "" {
+				return nil
+			}
+			return a.agent.Prompt(ctx, prompt, nil)
+		}
+	}
 	return a.agent.Prompt(ctx, text, nil)
 }

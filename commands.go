@@ -267,8 +267,9 @@ func (a *app) forkAt(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("fork at %s: %w", id, err)
 	}
+	previous := a.sess.File()
 	a.useSession(s)
-	h.Fork(ctx, id)
+	h.Fork(ctx, id, previous)
 	return nil
 }
 

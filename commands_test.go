@@ -76,7 +76,7 @@ func (h *recordingHooks) BeforeFork(_ context.Context, id string) (bool, string)
 	h.record("before_fork", id)
 	return h.cancels("fork")
 }
-func (h *recordingHooks) Fork(_ context.Context, id string) { h.record("fork", id) }
+func (h *recordingHooks) Fork(_ context.Context, id, _ string) { h.record("fork", id) }
 func (h *recordingHooks) ModelChange(_ context.Context, pp, pid, np, nid, th string) {
 	h.record("model_change", pp+"/"+pid, np+"/"+nid, th)
 }
@@ -97,7 +97,7 @@ func newTestApp(t *testing.T) (*app, *llmtest.Server, *recordingHooks) {
 	home := t.TempDir()
 	cwd, _ := filepath.EvalSymlinks(t.TempDir())
 	a := &app{
-		opts:   &options{Model: "openai/gpt-4.1", BaseURL: srv.URL(), APIKey: "sk-test"},
+		opts:   &options{Model: "openai/gpt-4.1", BaseURL: srv.URL(), APIKey: "sk-test", NoHooks: true},
 		paths:  paths{Config: filepath.Join(home, "config"), Data: filepath.Join(home, "data"), State: filepath.Join(home, "state")},
 		cfg:    &config{},
 		cwd:    cwd,
@@ -106,7 +106,7 @@ func newTestApp(t *testing.T) (*app, *llmtest.Server, *recordingHooks) {
 		stderr: &bytes.Buffer{},
 	}
 	require.NoError(t, a.setupModels())
-	require.NoError(t, a.setup())
+	require.NoError(t, a.setup(false))
 	t.Cleanup(a.close)
 	h := &recordingHooks{cancel: map[string]string{}}
 	a.hooks = h

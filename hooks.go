@@ -33,7 +33,8 @@ type appHooks interface {
 	BeforeBranch(ctx context.Context, targetID, fromID string) (cancel bool, summary string)
 	Branch(ctx context.Context, targetID, fromID string)
 	BeforeFork(ctx context.Context, entryID string) (cancel bool, reason string)
-	Fork(ctx context.Context, entryID string)
+	// Fork fires after a fork; previousFile is the session forked from.
+	Fork(ctx context.Context, entryID, previousFile string)
 	ModelChange(ctx context.Context, prevProvider, prevID, newProvider, newID, thinking string)
 	Shutdown(ctx context.Context)
 }
@@ -53,7 +54,7 @@ func (nopHooks) Switch(context.Context, string)                                 
 func (nopHooks) BeforeBranch(context.Context, string, string) (bool, string)         { return false, "" }
 func (nopHooks) Branch(context.Context, string, string)                              {}
 func (nopHooks) BeforeFork(context.Context, string) (bool, string)                   { return false, "" }
-func (nopHooks) Fork(context.Context, string)                                        {}
+func (nopHooks) Fork(context.Context, string, string)                                {}
 func (nopHooks) ModelChange(context.Context, string, string, string, string, string) {}
 func (nopHooks) Shutdown(context.Context)                                            {}
 

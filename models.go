@@ -4,7 +4,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/lunar-cli/lunar/agent"
@@ -27,6 +29,13 @@ func (a *app) setupModels() error {
 		custom = append(custom, pc)
 	}
 	a.registry = agent.NewRegistry(custom)
+	if v := os.Getenv("LUNAR_MAX_RETRIES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("LUNAR_MAX_RETRIES=%q: want a whole number >= 0", v)
+		}
+		a.registry.MaxRetries = n
+	}
 
 	spec := a.opts.Model
 	if spec == "" && a.opts.Provider == "" {

@@ -98,7 +98,15 @@ func (a *app) runOneShot(ctx context.Context, prompt string) int {
 			p.endLine()
 		}()
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	abort := func() { cancel() }
+	a.abort.Store(&abort)
 	err := a.submit(ctx, prompt)
+	if err == nil {
+		err = a.runPending(ctx, a.agent.Prompt, a.agent.Continue)
+	}
+	a.appHookSet().Shutdown(context.WithoutCancel(ctx))
 	return a.exitCode(err)
 }
 

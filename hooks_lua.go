@@ -1,0 +1,501 @@
+// Wiring of the Lua hook runtime into the app: discovery (with the project
+// trust question), loading, the lua.Host the hooks reach through ctx and
+// the lunar module, and the adapter from the front ends' appHooks to the
+// runtime's events.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/lua"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// loadHooks discovers and loads the hooks. ask asks the user whether to
+// trust the project hooks (nil in one-shot mode: they are skipped with a
+// warning unless --trust). Load problems are reported on stderr; they
+// never stop lunar.
+func (a *app) loadHooks(ask func(dir string, files []string) bool) (*lua.Runtime, error) {
+	store, err := lua.OpenTrustStore(a.paths.State)
+	if err != nil {
+		a.warnf("%v", err)
+		store = nil
+	}
+	sources, warnings, err := lua.Discover(lua.DiscoverOptions{
+		GlobalDir:  filepath.Join(a.paths.Config, "hooks.d"),
+		ProjectDir: a.cwd,
+		Files:      a.opts.Hooks,
+		Disabled:   a.cfg.DisabledHooks,
+		NoHooks:    a.opts.NoHooks,
+		Trust:      a.opts.Trust,
+		TrustStore: store,
+		Ask:        ask,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		a.warnf("%s", w)
+	}
+	opts := lua.Options{
+		Host:    &luaHost{a: a},
+		Timeout: time.Duration(a.cfg.hookTimeoutMs()) * time.Millisecond,
+		DataDir: a.paths.Data,
+		Report:  func(msg string) { a.hookReport(msg) },
+	}
+	if a.opts.Debug || os.Getenv("LUNAR_DEBUG") != "" {
+		opts.Debug = a.stderr
+	}
+	return lua.Load(sources, opts), nil
+}
+
+// warnf prints a warning on stderr (through the REPL when it is up).
+func (a *app) warnf(format string, args ...any) {
+	a.hookReport("warning: " + fmt.Sprintf(format, args...))
+}
+
+// hookReport shows a hook problem: a notification in the REPL, a line on
+// stderr otherwise.
+func (a *app) hookReport(msg string) {
+	if u, ok := a.ui.(*replUI); ok {
+		u.Notify(msg, "warning")
+		return
+	}
+	fmt.Fprintf(a.stderr, "lunar: %s\n", msg)
+}
+
+// setupHooks loads the hooks and wires them into the app: the agent's
+// hooks, the hook tools, and the front ends' events.
+func (a *app) setupHooks(interactive bool) error {
+	var ask func(string, []string) bool
+	if interactive {
+		a.interactiveUI()
+		ask = a.askTrust
+	}
+	rt, err := a.loadHooks(ask)
+	if err != nil {
+		return err
+	}
+	a.runtime = rt
+	a.hooks = &luaHooks{rt: rt, a: a}
+	// --no-tools and --tools choose among the built-in tools; hook tools
+	// always stay, as extension tools do in pi.
+	have := map[string]bool{}
+	for _, t := range a.allTools {
+		have[t.Name] = true
+	}
+	for _, t := range rt.Tools() {
+		if have[t.Name] {
+			a.warnf("hook tool %q ignored: a tool of that name already exists", t.Name)
+			continue
+		}
+		have[t.Name] = true
+		a.allTools = append(a.allTools, t)
+	}
+	return nil
+}
+
+// mode is the app.start mode name.
+func (a *app) mode(interactive bool) string {
+	switch {
+	case interactive:
+		return "repl"
+	case a.opts.Mode == "json":
+		return "json"
+	}
+	return "oneshot"
+}
+
+// pendingAction is something a hook asked for while lunar was busy (or
+// from inside a handler): a prompt to send, or a custom message to append
+// and maybe answer. The front end runs them when the current step ends.
+type pendingAction struct {
+	text    string
+	images  []session.ContentBlock
+	message *agent.CustomMessage
+	trigger bool
+}
+
+type pendingQueue struct {
+	mu    sync.Mutex
+	items []pendingAction
+}
+
+func (q *pendingQueue) push(p pendingAction) {
+	q.mu.Lock()
+	q.items = append(q.items, p)
+	q.mu.Unlock()
+}
+
+func (q *pendingQueue) take() []pendingAction {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.items
+	q.items = nil
+	return out
+}
+
+// runPending runs the queued hook actions, and those they queue in turn,
+// through prompt (a user message) and resume (a run over the context).
+// It stops at the first error.
+func (a *app) runPending(ctx context.Context, prompt func(ctx context.Context, text string, images []session.ContentBlock) error, resume func(ctx context.Context) error) error {
+	for round := 0; round < 100; round++ {
+		items := a.pending.take()
+		if len(items) == 0 {
+			return nil
+		}
+		for _, p := range items {
+			if err := ctx.Err(); err != nil {
+				return agent.ErrAborted
+			}
+			var err error
+			switch {
+			case p.message != nil:
+				if _, err = a.sess.AppendCustomMessage(p.message.CustomType, p.message.Content, p.message.Display, p.message.Details); err == nil && p.trigger {
+					err = resume(ctx)
+				}
+			default:
+				err = prompt(ctx, p.text, p.images)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return errors.New("hooks keep queueing messages: stopped after 100 rounds")
+}
+
+// luaHost is what the hooks reach through ctx and the lunar module.
+type luaHost struct{ a *app }
+
+var _ lua.Host = (*luaHost)(nil)
+
+func (h *luaHost) Cwd() string { return h.a.cwd }
+
+func (h *luaHost) Session() lua.Session {
+	if h.a.sess == nil {
+		return nil
+	}
+	return h.a.sess
+}
+
+func (h *luaHost) Model() agent.Model    { return h.a.model }
+func (h *luaHost) ThinkingLevel() string { return h.a.thinking }
+
+func (h *luaHost) UI() lua.UI {
+	if h.a.ui == nil {
+		return noUI{stderr: h.a.stderr}
+	}
+	return h.a.ui
+}
+
+// Send queues text as the user's next message: it is sent when the
+// current step (a reply, a command) ends.
+func (h *luaHost) Send(_ context.Context, text string, attachments []lua.Attachment) error {
+	var images []session.ContentBlock
+	var files strings.Builder
+	for _, at := range attachments {
+		switch {
+		case at.Image != nil:
+			images = append(images, *at.Image)
+		case at.Path != "":
+			path, ok := attachmentPath(at.Path, h.a.cwd)
+			if !ok {
+				return fmt.Errorf("attachment %s: no such file", at.Path)
+			}
+			word := "@" + path
+			expanded, imgs, notes := expandAttachments(word, h.a.cwd)
+			if len(notes) > 0 {
+				return fmt.Errorf("attachment %s", strings.TrimPrefix(notes[0], "@"))
+			}
+			files.WriteString(strings.TrimPrefix(strings.TrimPrefix(expanded, word), "\n\n"))
+			files.WriteString("\n")
+			images = append(images, imgs...)
+		}
+	}
+	if files.Len() > 0 {
+		text += "\n\n" + strings.TrimRight(files.String(), "\n")
+	}
+	h.a.pending.push(pendingAction{text: text, images: images})
+	return nil
+}
+
+// SendMessage appends a custom message now when lunar is idle, or when the
+// current reply ends; with triggerTurn the agent then answers it.
+func (h *luaHost) SendMessage(_ context.Context, msg agent.CustomMessage, triggerTurn bool) error {
+	if !h.a.running.Load() && !triggerTurn && h.a.sess != nil {
+		_, err := h.a.sess.AppendCustomMessage(msg.CustomType, msg.Content, msg.Display, msg.Details)
+		return err
+	}
+	h.a.pending.push(pendingAction{message: &msg, trigger: triggerTurn})
+	return nil
+}
+
+func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string, error) {
+	msgs := req.Messages
+	if req.Prompt != "" {
+		msgs = []session.Message{{Role: session.RoleUser, Content: []session.ContentBlock{{Type: session.BlockText, Text: req.Prompt}},
+			Timestamp: time.Now().UnixMilli()}}
+	}
+	var model *agent.Model
+	if req.Model != "" {
+		m, err := h.a.registry.Resolve(req.Model)
+		if err != nil {
+			return "", err
+		}
+		model = &m
+	}
+	return h.a.complete(ctx, msgs, req.System, req.MaxTokens, model)
+}
+
+// CheckExec lets lunar.exec run: hooks are trusted code (project hooks
+// only after the user said so).
+func (h *luaHost) CheckExec(string, []string, string) error { return nil }
+
+func (h *luaHost) FindModel(provider, id string) (agent.Model, bool) {
+	return h.a.registry.Find(provider, id)
+}
+
+func (h *luaHost) AvailableModels() []agent.Model { return h.a.registry.Available() }
+
+func (h *luaHost) ResolveAPIKey(m agent.Model) (string, error) { return h.a.apiKey(m) }
+
+func (h *luaHost) SetModel(ctx context.Context, provider, id string) error {
+	return h.a.setModel(ctx, provider+"/"+id)
+}
+
+func (h *luaHost) SetThinkingLevel(ctx context.Context, level string) error {
+	return h.a.setThinking(ctx, level)
+}
+
+func (h *luaHost) Abort() {
+	if f := h.a.abort.Load(); f != nil {
+		(*f)()
+	}
+}
+
+func (h *luaHost) Branch(ctx context.Context, targetID, summary string) error {
+	if h.a.running.Load() {
+		return errors.New("cannot branch while the agent is running")
+	}
+	return h.a.branch(ctx, targetID, false, summary)
+}
+
+func (h *luaHost) Compact(context.Context, string) error {
+	return fmt.Errorf("compaction: %w", lua.ErrNotAvailable)
+}
+
+func (h *luaHost) RebuildContext(ctx context.Context) (int, int, error) {
+	if h.a.sess == nil {
+		return 0, 0, errors.New("no session")
+	}
+	msgs := h.a.sess.BuildContext().Messages
+	if h.a.runtime != nil {
+		msgs = h.a.runtime.Context(ctx, msgs)
+	}
+	tokens := 0
+	for i := range msgs {
+		tokens += session.EstimateTokens(&msgs[i].Message)
+	}
+	return len(msgs), tokens, nil
+}
+
+// TokenUsage sums the usage of the assistant messages on the current
+// path; Total is the context size of the last call.
+func (h *luaHost) TokenUsage() (agent.TokenStats, bool) {
+	if h.a.sess == nil {
+		return agent.TokenStats{}, false
+	}
+	var st agent.TokenStats
+	found := false
+	for _, e := range h.a.sess.Path("") {
+		m := e.Message
+		if e.Type != session.TypeMessage || m == nil || m.Role != session.RoleAssistant || m.Usage == nil {
+			continue
+		}
+		found = true
+		u := m.Usage
+		st.Input += u.Input
+		st.Output += u.Output
+		st.CacheRead += u.CacheRead
+		st.CacheWrite += u.CacheWrite
+		if t := u.TotalTokens; t > 0 {
+			st.Total = t
+		} else {
+			st.Total = u.Input + u.Output + u.CacheRead + u.CacheWrite
+		}
+	}
+	return st, found
+}
+
+func (h *luaHost) ContextLimit() int { return h.a.model.ContextWindow }
+
+// luaHooks adapts the runtime to the front ends' appHooks.
+type luaHooks struct {
+	rt *lua.Runtime
+	a  *app
+}
+
+var _ appHooks = (*luaHooks)(nil)
+
+func (h *luaHooks) sessionID() string {
+	if h.a.sess == nil {
+		return ""
+	}
+	return h.a.sess.ID()
+}
+
+func (h *luaHooks) Commands() []commandInfo {
+	cmds := h.rt.Commands()
+	out := make([]commandInfo, len(cmds))
+	for i, c := range cmds {
+		out[i] = commandInfo{Name: c.Name, Description: c.Description, Source: c.Hook}
+	}
+	return out
+}
+
+func (h *luaHooks) RunCommand(ctx context.Context, name, args string) (string, bool, error) {
+	return h.rt.RunCommand(ctx, name, args)
+}
+
+func (h *luaHooks) Render(m *session.Message, expanded bool) (string, bool) {
+	return h.rt.Render(m, expanded)
+}
+
+func (h *luaHooks) SessionStart(ctx context.Context, resumed bool) {
+	if h.a.sess == nil {
+		return
+	}
+	h.rt.SessionStart(ctx, h.a.sess.ID(), h.a.sess.File(), resumed)
+}
+
+func (h *luaHooks) BeforeClear(ctx context.Context) (bool, string) {
+	return h.rt.BeforeClear(ctx, h.sessionID())
+}
+
+func (h *luaHooks) Clear(ctx context.Context) { h.rt.Clear(ctx, h.sessionID()) }
+
+func (h *luaHooks) BeforeSwitch(ctx context.Context, target string) (bool, string) {
+	return h.rt.BeforeSwitch(ctx, target)
+}
+
+func (h *luaHooks) Switch(ctx context.Context, previous string) { h.rt.Switch(ctx, previous) }
+
+func (h *luaHooks) BeforeBranch(ctx context.Context, targetID, fromID string) (bool, string) {
+	return h.rt.BeforeBranch(ctx, targetID, fromID)
+}
+
+func (h *luaHooks) Branch(ctx context.Context, targetID, fromID string) {
+	h.rt.Branch(ctx, targetID, fromID)
+}
+
+func (h *luaHooks) BeforeFork(ctx context.Context, entryID string) (bool, string) {
+	return h.rt.BeforeFork(ctx, entryID)
+}
+
+func (h *luaHooks) Fork(ctx context.Context, entryID, previousFile string) {
+	h.rt.Fork(ctx, entryID, previousFile)
+}
+
+func (h *luaHooks) ModelChange(ctx context.Context, prevProvider, prevID, newProvider, newID, thinking string) {
+	h.rt.ModelChange(ctx, prevProvider, prevID, newProvider, newID, thinking)
+}
+
+func (h *luaHooks) Shutdown(ctx context.Context) { h.rt.Shutdown(ctx, h.sessionID()) }
+
+// Describe is the /hooks listing.
+func (h *luaHooks) Describe() string { return describeHooks(h.rt.Report(), false) }
+
+// describeHooks formats hook reports for `lunar hooks` and /hooks.
+func describeHooks(reports []lua.HookReport, withPath bool) string {
+	if len(reports) == 0 {
+		return "no hooks loaded"
+	}
+	var b strings.Builder
+	for _, r := range reports {
+		status := fmt.Sprintf("loaded in %s", r.LoadTime.Round(10*time.Microsecond))
+		if len(r.Errors) > 0 {
+			status = "NOT LOADED"
+		}
+		fmt.Fprintf(&b, "%s  (%s, %s)\n", r.Name, r.Origin, status)
+		if withPath && r.Path != "" {
+			fmt.Fprintf(&b, "  file:      %s\n", r.Path)
+		}
+		list := func(label string, items []string, prefix string) {
+			if len(items) == 0 {
+				return
+			}
+			parts := make([]string, len(items))
+			for i, it := range items {
+				parts[i] = prefix + it
+			}
+			fmt.Fprintf(&b, "  %-10s %s\n", label+":", strings.Join(parts, ", "))
+		}
+		list("events", r.Events, "")
+		list("commands", r.Commands, "/")
+		list("tools", r.Tools, "")
+		list("renderers", r.Renderers, "")
+		for _, e := range r.Errors {
+			fmt.Fprintf(&b, "  error:     %s\n", e)
+		}
+		for _, w := range r.Warnings {
+			fmt.Fprintf(&b, "  warning:   %s\n", w)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// cmdHooks is `lunar hooks`, `lunar hooks check FILE...` and
+// `lunar hooks types`.
+func (a *app) cmdHooks(args []string) int {
+	if len(args) == 0 {
+		if err := a.setupModels(); err != nil {
+			return a.fail(err)
+		}
+		rt, err := a.loadHooks(nil)
+		if err != nil {
+			return a.fail(err)
+		}
+		defer rt.Close()
+		fmt.Fprintln(a.stdout, describeHooks(rt.Report(), true))
+		return exitOK
+	}
+	switch args[0] {
+	case "types":
+		if len(args) > 1 {
+			return a.fail(&usageError{"usage: lunar hooks types"})
+		}
+		fmt.Fprint(a.stdout, lua.TypesMeta())
+		return exitOK
+	case "check":
+		if len(args) < 2 {
+			return a.fail(&usageError{"usage: lunar hooks check FILE..."})
+		}
+		code := exitOK
+		for _, file := range args[1:] {
+			rep, err := lua.Check(file)
+			if err != nil {
+				fmt.Fprintf(a.stderr, "lunar: %v\n", err)
+				code = exitError
+				continue
+			}
+			fmt.Fprintln(a.stdout, describeHooks([]lua.HookReport{rep}, false))
+			switch {
+			case len(rep.Errors) > 0:
+				code = exitError
+			case len(rep.Warnings) == 0:
+				fmt.Fprintf(a.stdout, "  ok\n")
+			}
+		}
+		return code
+	}
+	return a.fail(&usageError{fmt.Sprintf("unknown hooks command %q (use: lunar hooks, lunar hooks check FILE, lunar hooks types)", args[0])})
+}

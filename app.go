@@ -72,6 +72,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, handled := a.subcommand(); handled {
 		return code
 	}
+	if opts.Export != "" {
+		fmt.Fprintln(stderr, "lunar: --export: HTML export is not available in this version yet")
+		return exitError
+	}
 	if err := a.setupModels(); err != nil {
 		return a.fail(err)
 	}
@@ -81,6 +85,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	interactive := !opts.PromptSet && isTerminal(stdin) && opts.Mode == "text"
+	if opts.Resume && !interactive {
+		return a.fail(&usageError{"--resume picks a session interactively; in one-shot mode use --session ID or --continue"})
+	}
 	var prompt string
 	if !interactive {
 		if prompt, err = a.readPrompt(); err != nil {

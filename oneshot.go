@@ -16,11 +16,10 @@ import (
 
 // textPrinter streams assistant text to stdout and tool activity to stderr.
 type textPrinter struct {
-	out, errw  io.Writer
-	wroteText  bool // something was written to out
-	lineOpen   bool // out does not end in a newline
-	needBreak  bool // a new assistant message started after text was written
-	lastStderr bool
+	out, errw io.Writer
+	wroteText bool // something was written to out
+	trailing  int  // newlines at the end of what was written (at most 2)
+	needBreak bool // a new assistant message started after text was written
 }
 
 func (p *textPrinter) event(ev agent.Event) {
@@ -31,8 +30,8 @@ func (p *textPrinter) event(ev agent.Event) {
 		}
 	case agent.EventMessageUpdate:
 		if ev.Stream.Type == agent.StreamTextDelta && ev.Stream.Delta != "" {
-			if p.needBreak {
-				p.write("\n\n")
+			if p.needBreak { // one blank line between the texts of two replies
+				p.write(strings.Repeat("\n", 2-p.trailing))
 				p.needBreak = false
 			}
 			p.write(ev.Stream.Delta)
@@ -48,17 +47,23 @@ func (p *textPrinter) event(ev agent.Event) {
 }
 
 func (p *textPrinter) write(s string) {
+	if s == "" {
+		return
+	}
 	io.WriteString(p.out, s)
 	p.wroteText = true
-	p.lineOpen = !strings.HasSuffix(s, "\n")
+	n := len(s) - len(strings.TrimRight(s, "\n"))
+	if n == len(s) {
+		n += p.trailing
+	}
+	p.trailing = min(n, 2)
 }
 
 // endLine finishes the current stdout line so stderr output does not glue
 // onto it on a shared terminal.
 func (p *textPrinter) endLine() {
-	if p.lineOpen {
-		io.WriteString(p.out, "\n")
-		p.lineOpen = false
+	if p.wroteText && p.trailing == 0 {
+		p.write("\n")
 	}
 }
 

@@ -53,11 +53,41 @@ type jsonToolResult struct {
 	Details json.RawMessage        `json:"details,omitempty"`
 }
 
+// jsonStreamEvent is pi's assistantMessageEvent: text_end and
+// thinking_end carry the block's whole content, toolcall_end the call.
 type jsonStreamEvent struct {
-	Type         string           `json:"type"`
-	ContentIndex *int             `json:"contentIndex,omitempty"`
-	Delta        string           `json:"delta,omitempty"`
-	Partial      *session.Message `json:"partial,omitempty"`
+	Type         string                `json:"type"`
+	ContentIndex *int                  `json:"contentIndex,omitempty"`
+	Delta        *string               `json:"delta,omitempty"`
+	Content      *string               `json:"content,omitempty"`
+	ToolCall     *session.ContentBlock `json:"toolCall,omitempty"`
+	Partial      *session.Message      `json:"partial"`
+}
+
+func streamEventJSON(se *agent.StreamEvent) jsonStreamEvent {
+	out := jsonStreamEvent{Type: se.Type, Partial: se.Partial}
+	idx := se.ContentIndex
+	out.ContentIndex = &idx
+	var block *session.ContentBlock
+	if se.Partial != nil && idx >= 0 && idx < len(se.Partial.Content) {
+		block = &se.Partial.Content[idx]
+	}
+	switch se.Type {
+	case agent.StreamTextDelta, agent.StreamThinkingDelta, agent.StreamToolCallDelta:
+		d := se.Delta
+		out.Delta = &d
+	case agent.StreamTextEnd:
+		if block != nil {
+			out.Content = &block.Text
+		}
+	case agent.StreamThinkingEnd:
+		if block != nil {
+			out.Content = &block.Thinking
+		}
+	case agent.StreamToolCallEnd:
+		out.ToolCall = block
+	}
+	return out
 }
 
 // event converts one loop event to pi's JSON shape.
@@ -74,11 +104,10 @@ func (j *jsonWriter) event(ev agent.Event) {
 			Message *session.Message `json:"message"`
 		}{ev.Type, ev.Message})
 	case agent.EventMessageUpdate:
-		se := jsonStreamEvent{Type: ev.Stream.Type, Delta: ev.Stream.Delta, Partial: ev.Stream.Partial}
-		if ev.Stream.Type != agent.StreamStart {
-			idx := ev.Stream.ContentIndex
-			se.ContentIndex = &idx
+		if ev.Stream == nil || ev.Stream.Type == agent.StreamStart {
+			return // pi reports the start of a reply as message_start only
 		}
+		se := streamEventJSON(ev.Stream)
 		j.write(struct {
 			Type                  string           `json:"type"`
 			Message               *session.Message `json:"message"`

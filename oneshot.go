@@ -123,6 +123,10 @@ func (a *app) exitCode(err error) int {
 	case errors.Is(err, agent.ErrAborted) || errors.Is(err, context.Canceled):
 		fmt.Fprintln(a.stderr, "lunar: interrupted")
 		return exitInterrupted
+	case errors.Is(err, agent.ErrContextOverflow):
+		fmt.Fprintf(a.stderr, "lunar: context overflow: the conversation does not fit %s/%s's context window; start a new session or shorten the input (%v)\n",
+			a.agent.Model.Provider, a.agent.Model.ID, err)
+		return exitError
 	default:
 		fmt.Fprintf(a.stderr, "lunar: %v\n", err)
 		return exitError

@@ -152,6 +152,17 @@ func IsContextOverflow(msg *session.Message, contextWindow int) bool {
 	return false
 }
 
+// ErrContextOverflow is wrapped by the error of a run whose reply failed
+// because the conversation did not fit the model's context window (see
+// IsContextOverflow); the error's message is the provider's.
+var ErrContextOverflow = errors.New("context overflow")
+
+// overflowError marks a provider error as a context overflow.
+type overflowError struct{ err error }
+
+func (e *overflowError) Error() string   { return e.err.Error() }
+func (e *overflowError) Unwrap() []error { return []error{e.err, ErrContextOverflow} }
+
 // Error types and codes that mean "rate limited".
 var rateLimitTypes = map[string]bool{
 	"rate_limit_error": true, "rate_limit_exceeded": true, "rate_limited": true,

@@ -77,6 +77,7 @@ type run struct {
 	messages     []session.Message // new in this run
 	tokens       TokenStats
 	lastCtxTok   int
+	turnOpen     bool // turn_start was sent before the prompt messages
 }
 
 // Prompt adds a user message (text plus image parts) and runs the loop
@@ -92,6 +93,8 @@ func (a *Agent) Prompt(ctx context.Context, text string, images []session.Conten
 		r.systemPrompt = sys
 	}
 	r.start()
+	r.beginTurn() // as pi: agent_start, turn_start, then the prompt's messages
+	r.turnOpen = true
 	content := []session.ContentBlock{{Type: session.BlockText, Text: text}}
 	content = append(content, images...)
 	user := session.Message{Role: session.RoleUser, Content: content, Timestamp: time.Now().UnixMilli()}
@@ -174,10 +177,12 @@ func (r *run) loop() error {
 // turn makes one model call and runs the tools it asks for. It reports
 // whether the model should be called again.
 func (r *run) turn() (bool, error) {
-	a, h, ctx := r.a, r.a.hooks(), r.ctx
-	start := Event{Type: EventTurnStart}
-	a.emit(start)
-	h.Notify(ctx, start)
+	a, ctx := r.a, r.ctx
+	if r.turnOpen {
+		r.turnOpen = false
+	} else {
+		r.beginTurn()
+	}
 
 	req, prov, err := r.request()
 	if err != nil {
@@ -222,6 +227,9 @@ func (r *run) turn() (bool, error) {
 		if serr == nil {
 			serr = errors.New(msg.ErrorMessage)
 		}
+		if IsContextOverflow(msg, req.Model.ContextWindow) {
+			serr = &overflowError{serr}
+		}
 		return false, r.endTurn(msg, nil, serr)
 	}
 
@@ -245,6 +253,12 @@ func (r *run) turn() (bool, error) {
 		return false, r.endTurn(msg, results, ErrAborted)
 	}
 	return len(calls) > 0, r.endTurn(msg, results, nil)
+}
+
+func (r *run) beginTurn() {
+	ev := Event{Type: EventTurnStart}
+	r.a.emit(ev)
+	r.a.hooks().Notify(r.ctx, ev)
 }
 
 func (r *run) endTurn(msg *session.Message, results []session.Message, err error) error {

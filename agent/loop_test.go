@@ -133,6 +133,59 @@ func TestPromptProviderErrorIsKept(t *testing.T) {
 	msgs := a.Session.BuildContext().Messages
 	require.Len(t, msgs, 2)
 	assert.Equal(t, session.StopError, msgs[1].Message.StopReason)
+	assert.NotErrorIs(t, err, ErrContextOverflow)
+}
+
+func TestPromptContextOverflowIsMarked(t *testing.T) {
+	p := &scriptedProvider{replies: []func(context.Context, func(StreamEvent)) (*session.Message, error){
+		func(context.Context, func(StreamEvent)) (*session.Message, error) {
+			m := assistant()
+			msg := "openai: 400 bad request (context_length_exceeded): This model's maximum context length is 1000 tokens."
+			m.StopReason, m.ErrorMessage = session.StopError, msg
+			return m, errors.New(msg)
+		},
+	}}
+	var ran []string
+	a := newTestAgent(p, &ran)
+	err := a.Prompt(context.Background(), "go", nil)
+	require.ErrorIs(t, err, ErrContextOverflow)
+	assert.Equal(t, "openai: 400 bad request (context_length_exceeded): This model's maximum context length is 1000 tokens.", err.Error(),
+		"the message stays the provider's")
+}
+
+// TestEventOrder checks the order of loop events against pi's: agent_start,
+// turn_start, then the prompt's messages, the reply, tools, turn_end; the
+// next turns start with turn_start.
+func TestEventOrder(t *testing.T) {
+	p := &scriptedProvider{replies: []func(context.Context, func(StreamEvent)) (*session.Message, error){
+		reply(assistant(call("c1", "echo", `{"msg":"hi"}`))),
+		reply(assistant(text("done"))),
+		reply(assistant(text("again"))),
+	}}
+	var ran []string
+	a := newTestAgent(p, &ran)
+	var got []string
+	a.Subscribe(func(ev Event) {
+		s := ev.Type
+		if ev.Message != nil && ev.Type != EventTurnEnd {
+			s += ":" + ev.Message.Role
+		}
+		if ev.Type == EventMessageUpdate {
+			return
+		}
+		got = append(got, s)
+	})
+	require.NoError(t, a.Prompt(context.Background(), "go", nil))
+	assert.Equal(t, []string{
+		EventAgentStart, EventTurnStart, "message_start:user", "message_end:user",
+		"message_start:assistant", "message_end:assistant",
+		EventToolExecutionStart, EventToolExecutionEnd, "message_start:toolResult", "message_end:toolResult", EventTurnEnd,
+		EventTurnStart, "message_start:assistant", "message_end:assistant", EventTurnEnd, EventAgentEnd,
+	}, got)
+
+	got = nil
+	require.NoError(t, a.Continue(context.Background()))
+	assert.Equal(t, []string{EventAgentStart, EventTurnStart, "message_start:assistant", "message_end:assistant", EventTurnEnd, EventAgentEnd}, got)
 }
 
 func TestAbortDuringToolsAnswersEveryCall(t *testing.T) {

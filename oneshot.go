@@ -41,7 +41,7 @@ func (p *textPrinter) event(ev agent.Event) {
 		fmt.Fprintf(p.errw, "→ %s\n", toolCallSummary(ev.ToolName, ev.Args))
 	case agent.EventToolExecutionEnd:
 		if ev.IsError && ev.Result != nil {
-			fmt.Fprintf(p.errw, "  ✗ %s\n", firstLine(resultText(ev.Result), 200))
+			fmt.Fprintf(p.errw, "  ✗ %s\n", errorSummary(resultText(ev.Result)))
 		}
 	}
 }
@@ -75,6 +75,19 @@ func resultText(r *agent.ToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// errorSummary is a failed tool's result on one line: its first line and,
+// when there are more, its last (where bash puts "Command exited with code
+// N" or "Command timed out ...").
+func errorSummary(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	first := strings.TrimSpace(lines[0])
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if len(lines) == 1 || last == "" {
+		return firstLine(first, 200)
+	}
+	return firstLine(first, 100) + " … " + firstLine(last, 100)
 }
 
 func firstLine(s string, max int) string {

@@ -1,0 +1,225 @@
+// End-to-end tests of interrupting a run (SIGINT) and of the bash tool's
+// limits: the partial reply is kept as "aborted", the process exits 130,
+// the session stays loadable and resumable, and a running command's whole
+// process group dies with it.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// interrupt starts lunar, waits until ready reports true, sends SIGINT and
+// returns the result. The process must exit within 10 s of the signal.
+func (e *e2e) interrupt(ready func(stdout, stderr string) bool, args ...string) result {
+	e.t.Helper()
+	cmd := e.cmd("", args...)
+	var out, errb syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(e.t, cmd.Start())
+	deadline := time.Now().Add(15 * time.Second)
+	for !ready(out.String(), errb.String()) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			e.t.Fatalf("lunar never got ready\nstdout: %s\nstderr: %s", out.String(), errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NoError(e.t, cmd.Process.Signal(syscall.SIGINT))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		e.t.Fatalf("lunar did not exit after SIGINT\nstderr: %s", errb.String())
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(e.t, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+func TestAbortKeepsPartialReplyInBothAPIs(t *testing.T) {
+	for _, api := range []string{"openai", "anthropic"} {
+		t.Run(api, func(t *testing.T) {
+			e := newE2E(t)
+			e.api = api
+			e.srv.Reply(llmtest.Thinking("pondering"), llmtest.Text("Once upon"), llmtest.Text(" a time"), llmtest.Hang())
+			r := e.interrupt(func(out, _ string) bool { return out == "Once upon a time" }, "-p", "tell me a story")
+			assert.Equal(t, 130, r.code, r.stderr)
+			assert.Equal(t, "Once upon a time\n", r.stdout)
+			assert.Equal(t, "lunar: interrupted\n", r.stderr)
+
+			files := e.sessionFiles()
+			require.Len(t, files, 1)
+			s := checkSessionFile(t, files[0], e.cwd)
+			msgs := s.BuildContext().Messages
+			require.Len(t, msgs, 2)
+			m := msgs[1].Message
+			assert.Equal(t, session.StopAborted, m.StopReason)
+			assert.Equal(t, "Request was aborted", m.ErrorMessage)
+			assert.Equal(t, "Once upon a time", m.Text())
+			require.Equal(t, session.BlockThinking, m.Content[0].Type)
+			assert.Equal(t, "pondering", m.Content[0].Thinking)
+			lines := readLines(t, files[0])
+			assert.Contains(t, lines[len(lines)-1], `"stopReason":"aborted"`)
+
+			// the session resumes: the aborted reply is not sent back
+			e.srv.Reply(llmtest.Text("The end."))
+			r = e.run("", "-c", "-p", "go on")
+			require.Equal(t, 0, r.code, r.stderr)
+			reqs := e.srv.Requests()
+			got := requestWire(t, reqs[len(reqs)-1])
+			assert.Equal(t, []wireMsg{{Role: "user", Text: "tell me a story"}, {Role: "user", Text: "go on"}}, got)
+			assert.Len(t, e.onlySession().BuildContext().Messages, 4)
+		})
+	}
+}
+
+func TestAbortBeforeTheReplyStarts(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Hang())
+	r := e.interrupt(func(string, string) bool { return len(e.srv.Requests()) == 1 }, "-p", "hello")
+	assert.Equal(t, 130, r.code, r.stderr)
+	assert.Empty(t, r.stdout)
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 2)
+	assert.Equal(t, session.StopAborted, msgs[1].Message.StopReason)
+	assert.Empty(t, msgs[1].Message.Text())
+}
+
+// alive reports whether pid is a live (not zombie) process.
+func alive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	s := string(data)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z'
+	}
+	return true
+}
+
+func waitDead(pid int, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if !alive(pid) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return !alive(pid)
+}
+
+func TestAbortKillsTheBashProcessGroup(t *testing.T) {
+	e := newE2E(t)
+	// a background grandchild and a foreground child; both must die
+	cmdline := `sleep 300 & echo $! > bg.pid; sh -c 'echo $$ > fg.pid; exec sleep 300'`
+	args, _ := json.Marshal(map[string]string{"command": cmdline})
+	e.srv.Reply(llmtest.ToolCall("bash", string(args)))
+	pidOf := func(name string) int {
+		b, err := os.ReadFile(filepath.Join(e.cwd, name))
+		if err != nil {
+			return 0
+		}
+		n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		return n
+	}
+	start := time.Now()
+	r := e.interrupt(func(string, string) bool { return pidOf("bg.pid") > 0 && pidOf("fg.pid") > 0 }, "-p", "run it")
+	assert.Equal(t, 130, r.code, r.stderr)
+	assert.Less(t, time.Since(start), 8*time.Second)
+	for _, name := range []string{"bg.pid", "fg.pid"} {
+		pid := pidOf(name)
+		assert.True(t, waitDead(pid, 5*time.Second), "%s (pid %d) was killed with the group", name, pid)
+	}
+	assert.Len(t, e.srv.Requests(), 1, "no model call after the abort")
+
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 3)
+	res := msgs[2].Message
+	assert.Equal(t, session.RoleToolResult, res.Role)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text(), "aborted")
+}
+
+func TestBashToolTimeout(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo started; sleep 30","timeout":0.5}`))
+	e.srv.Reply(llmtest.Text("It timed out."))
+	start := time.Now()
+	r := e.run("", "-p", "run it")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Less(t, time.Since(start), 10*time.Second, "the timeout stopped the command")
+	assert.Equal(t, "It timed out.\n", r.stdout)
+	assert.Contains(t, r.stderr, "timed out")
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 4)
+	res := msgs[2].Message
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text(), "started")
+	assert.Contains(t, res.Text(), "Command timed out after 0.5 seconds")
+	assert.Contains(t, string(e.srv.Requests()[1].Body), "Command timed out after 0.5 seconds")
+}
+
+func TestBashToolErrorsGoBackToTheModel(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo oops >&2; exit 3"}`),
+		llmtest.ToolCall("bash", `{"timeout":"soon"}`),
+		llmtest.ToolCall("edit", `{"path":"none.txt","edits":[{"oldText":"a","newText":"b"}]}`))
+	e.srv.Reply(llmtest.Text("Handled."))
+	r := e.run("", "-p", "x")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "Handled.\n", r.stdout)
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 6)
+	for _, m := range msgs[2:5] {
+		assert.True(t, m.Message.IsError, m.Message.Text())
+	}
+	assert.Contains(t, msgs[2].Message.Text(), "oops")
+	assert.Contains(t, msgs[2].Message.Text(), "Command exited with code 3")
+	assert.Contains(t, msgs[3].Message.Text(), "command", "schema validation names the missing argument")
+	assert.Contains(t, msgs[4].Message.Text(), "none.txt")
+	assert.Equal(t, 3, strings.Count(r.stderr, "✗"), "failures shown on stderr: %s", r.stderr)
+}

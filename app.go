@@ -111,6 +111,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop) // after the first Ctrl+C, a second one ends the process at once
 	return a.runOneShot(ctx, prompt)
 }
 

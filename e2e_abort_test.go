@@ -223,3 +223,36 @@ func TestBashToolErrorsGoBackToTheModel(t *testing.T) {
 	assert.Contains(t, msgs[4].Message.Text(), "none.txt")
 	assert.Equal(t, 3, strings.Count(r.stderr, "✗"), "failures shown on stderr: %s", r.stderr)
 }
+
+func TestSecondInterruptEndsAtOnce(t *testing.T) {
+	e := newE2E(t)
+	// a command that ignores SIGTERM: the first interrupt waits for the kill grace
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"trap '' TERM; echo $$ > group.pid; sleep 300"}`))
+	pgid := func() int {
+		b, _ := os.ReadFile(filepath.Join(e.cwd, "group.pid"))
+		n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		return n
+	}
+	t.Cleanup(func() {
+		if g := pgid(); g > 0 {
+			_ = syscall.Kill(-g, syscall.SIGKILL)
+		}
+	})
+	cmd := e.cmd("", "-p", "x")
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(10 * time.Second)
+	for pgid() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.NotZero(t, pgid())
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	assert.Less(t, time.Since(start), time.Second, "the second interrupt does not wait for the grace period")
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	ws := ee.Sys().(syscall.WaitStatus)
+	assert.True(t, ws.Signaled() && ws.Signal() == syscall.SIGINT, "killed by the second SIGINT: %v", ws)
+}

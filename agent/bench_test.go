@@ -1,0 +1,79 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lunar-cli/lunar/session"
+)
+
+// benchSession is an in-memory session of turns tool-using turns: the
+// user asks, the model calls bash, the tool answers ~2 KB, the model
+// answers.
+func benchSession(b *testing.B, turns int, api string) *session.Session {
+	b.Helper()
+	s := session.CreateInMemory("/tmp/bench")
+	out := strings.Repeat("some tool output line\n", 100)
+	add := func(m session.Message) {
+		m.Timestamp = time.Now().UnixMilli()
+		if _, err := s.AppendMessage(&m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range turns {
+		add(session.Message{Role: session.RoleUser, Content: []session.ContentBlock{{Type: session.BlockText, Text: fmt.Sprintf("question %d: what does the build say?", i)}}})
+		id := fmt.Sprintf("call_%d", i)
+		add(session.Message{Role: session.RoleAssistant, API: api, Provider: "bench", Model: "m", StopReason: session.StopToolUse,
+			Usage: &session.Usage{Input: 1000 + i*600, Output: 40, TotalTokens: 1040 + i*600},
+			Content: []session.ContentBlock{{Type: session.BlockText, Text: "Let me run it."},
+				{Type: session.BlockToolCall, ID: id, Name: "bash", Arguments: json.RawMessage(`{"command":"go build ./..."}`)}}})
+		add(session.Message{Role: session.RoleToolResult, ToolCallID: id, ToolName: "bash",
+			Content: []session.ContentBlock{{Type: session.BlockText, Text: out}}})
+		add(session.Message{Role: session.RoleAssistant, API: api, Provider: "bench", Model: "m", StopReason: session.StopStop,
+			Usage: &session.Usage{Input: 1600 + i*600, Output: 80, TotalTokens: 1680 + i*600},
+			Content: []session.ContentBlock{{Type: session.BlockText, Text: "The build passes; nothing to fix."}}})
+	}
+	return s
+}
+
+// BenchmarkTurnRequest is the per-turn cost of preparing a model call in
+// a 100-turn session: the context from the session, the hook pass, the
+// provider's request params and their JSON body.
+func BenchmarkTurnRequest(b *testing.B) {
+	for _, api := range []string{APIOpenAICompletions, APIAnthropicMessages} {
+		b.Run(api, func(b *testing.B) {
+			s := benchSession(b, 100, api)
+			tools := []*Tool{{Name: "bash", Description: "Run a command", Parameters: llmTools[0].Parameters}}
+			a := &Agent{Session: s, Model: Model{Provider: "bench", ID: "m", API: api, BaseURL: "http://127.0.0.1:1/v1", MaxTokens: 8192},
+				SystemPrompt: strings.Repeat("You are a coding assistant. ", 40), Tools: tools,
+				NewProvider: func(Model) (Provider, error) { return nil, nil }}
+			r := &run{a: a, ctx: context.Background(), systemPrompt: a.SystemPrompt}
+			var size int
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				req, _, err := r.request()
+				if err != nil {
+					b.Fatal(err)
+				}
+				var body []byte
+				if api == APIOpenAICompletions {
+					params, _ := openAIRequest(req)
+					body, err = json.Marshal(params)
+				} else {
+					params, _ := anthropicRequest(req)
+					body, err = json.Marshal(params)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = len(body)
+			}
+			b.ReportMetric(float64(size)/1024, "body-KiB")
+		})
+	}
+}

@@ -34,7 +34,7 @@ func benchSession(b *testing.B, turns int, api string) *session.Session {
 		add(session.Message{Role: session.RoleToolResult, ToolCallID: id, ToolName: "bash",
 			Content: []session.ContentBlock{{Type: session.BlockText, Text: out}}})
 		add(session.Message{Role: session.RoleAssistant, API: api, Provider: "bench", Model: "m", StopReason: session.StopStop,
-			Usage: &session.Usage{Input: 1600 + i*600, Output: 80, TotalTokens: 1680 + i*600},
+			Usage:   &session.Usage{Input: 1600 + i*600, Output: 80, TotalTokens: 1680 + i*600},
 			Content: []session.ContentBlock{{Type: session.BlockText, Text: "The build passes; nothing to fix."}}})
 	}
 	return s

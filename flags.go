@@ -74,7 +74,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.Fork, "fork", "", "fork this session file or id into a new session")
 	fs.BoolVar(&o.NoSession, "no-session", false, "do not save the conversation")
 	fs.StringVar(&o.SessionDir, "session-dir", "", "folder for session files (instead of the per-folder default)")
-	fs.StringVar(&o.Tools, "tools", "", "comma-separated tools to enable (default read,write,edit,bash)")
+	fs.StringVar(&o.Tools, "tools", "", "comma-separated tools to enable (default read,bash,edit,write)")
 	fs.BoolVar(&o.NoTools, "no-tools", false, "disable all tools")
 	fs.StringArrayVarP(&o.Hooks, "hook", "e", nil, "load this hook file (repeatable)")
 	fs.BoolVar(&o.NoHooks, "no-hooks", false, "load no hooks at all")

@@ -256,3 +256,24 @@ func TestSecondInterruptEndsAtOnce(t *testing.T) {
 	ws := ee.Sys().(syscall.WaitStatus)
 	assert.True(t, ws.Signaled() && ws.Signal() == syscall.SIGINT, "killed by the second SIGINT: %v", ws)
 }
+
+func TestToolOutputIsTruncatedWithANote(t *testing.T) {
+	e := newE2E(t)
+	writeFile(t, filepath.Join(e.cwd, "big.txt"), strings.Repeat("line of text\n", 3000))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"seq 1 5000"}`), llmtest.ToolCall("read", `{"path":"big.txt"}`))
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "-p", "x")
+	require.Equal(t, 0, r.code, r.stderr)
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 5)
+	bash, read := msgs[2].Message.Text(), msgs[3].Message.Text()
+	tail := func(s string) string { return s[max(0, len(s)-160):] }
+	// as pi counts: the final newline ends an empty last line
+	assert.True(t, strings.HasPrefix(bash, "3002\n"), "bash keeps the tail: %q", bash[:20])
+	assert.Contains(t, tail(bash), "5000\n\n\n[Showing lines 3002-5001 of 5001. Full output: ")
+	assert.Equal(t, 2000, strings.Count(read, "line of text\n"), "read keeps the head")
+	assert.Contains(t, tail(read), "[Showing lines 1-2000 of 3001. Use offset=2001 to continue.]")
+	body := string(e.srv.Requests()[1].Body)
+	assert.Contains(t, body, "[Showing lines 3002-5001 of 5001.")
+	assert.Less(t, len(body), 100<<10, "the model gets the truncated text")
+}

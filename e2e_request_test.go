@@ -323,6 +323,7 @@ func TestMissingKeyIsOneLine(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(errb.String(), "\n"), "one line: %q", errb.String())
 			assert.Contains(t, errb.String(), "set "+tc.env)
 			assert.Empty(t, e.srv.Requests(), "nothing is sent without a key")
+			assert.Empty(t, e.sessionFiles(), "no session file for a run that never reached the model")
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lunar-cli/lunar/session"
@@ -93,30 +94,35 @@ func provStatusSummary(code int) string {
 	return "error"
 }
 
-// Context-overflow messages of the services pi knows (digest §5.2).
-var overflowPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)prompt is too long`),                                  // Anthropic
-	regexp.MustCompile(`(?i)input is too long for requested model`),               // Amazon Bedrock
-	regexp.MustCompile(`(?i)exceeds the context window`),                          // OpenAI
-	regexp.MustCompile(`(?i)input token count.*exceeds the maximum`),              // Google
-	regexp.MustCompile(`(?i)maximum prompt length is \d+`),                        // xAI
-	regexp.MustCompile(`(?i)reduce the length of the messages`),                   // Groq
-	regexp.MustCompile(`(?i)maximum context length is \d+ tokens`),                // OpenAI, OpenRouter
-	regexp.MustCompile(`(?i)exceeds the limit of \d+`),                            // GitHub Copilot
-	regexp.MustCompile(`(?i)exceeds the available context size`),                  // llama.cpp
-	regexp.MustCompile(`(?i)greater than the context length`),                     // LM Studio
-	regexp.MustCompile(`(?i)context window exceeds limit`),                        // MiniMax
-	regexp.MustCompile(`(?i)exceeded model token limit`),                          // Kimi
-	regexp.MustCompile(`(?i)too large for model with \d+ maximum context length`), // Mistral
-	regexp.MustCompile(`(?i)context[_ ]length[_ ]exceeded`),                       // generic
-	regexp.MustCompile(`(?i)too many tokens`),                                     // generic
-	regexp.MustCompile(`(?i)token limit exceeded`),                                // generic
-	regexp.MustCompile(`(?i)\b4(00|13)\b.*\(no body\)`),                           // Cerebras: 400/413 without a body
-}
+// overflowPatterns are the context-overflow messages of the services pi
+// knows (digest §5.2), compiled on first use to keep them off startup.
+var overflowPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`(?i)prompt is too long`),                                  // Anthropic
+		regexp.MustCompile(`(?i)input is too long for requested model`),               // Amazon Bedrock
+		regexp.MustCompile(`(?i)exceeds the context window`),                          // OpenAI
+		regexp.MustCompile(`(?i)input token count.*exceeds the maximum`),              // Google
+		regexp.MustCompile(`(?i)maximum prompt length is \d+`),                        // xAI
+		regexp.MustCompile(`(?i)reduce the length of the messages`),                   // Groq
+		regexp.MustCompile(`(?i)maximum context length is \d+ tokens`),                // OpenAI, OpenRouter
+		regexp.MustCompile(`(?i)exceeds the limit of \d+`),                            // GitHub Copilot
+		regexp.MustCompile(`(?i)exceeds the available context size`),                  // llama.cpp
+		regexp.MustCompile(`(?i)greater than the context length`),                     // LM Studio
+		regexp.MustCompile(`(?i)context window exceeds limit`),                        // MiniMax
+		regexp.MustCompile(`(?i)exceeded model token limit`),                          // Kimi
+		regexp.MustCompile(`(?i)too large for model with \d+ maximum context length`), // Mistral
+		regexp.MustCompile(`(?i)context[_ ]length[_ ]exceeded`),                       // generic
+		regexp.MustCompile(`(?i)too many tokens`),                                     // generic
+		regexp.MustCompile(`(?i)token limit exceeded`),                                // generic
+		regexp.MustCompile(`(?i)\b4(00|13)\b.*\(no body\)`),                           // Cerebras: 400/413 without a body
+	}
+})
 
 // rateLimitPattern matches rate-limit and quota messages, which can mention
 // tokens without being context overflows ("tokens per min (TPM)").
-var rateLimitPattern = regexp.MustCompile(`(?i)rate.?limit|too many requests|\b429\b|tokens per min|requests per min|\b[TR]PM\b|quota|resource.?exhausted`)
+var rateLimitPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)rate.?limit|too many requests|\b429\b|tokens per min|requests per min|\b[TR]PM\b|quota|resource.?exhausted`)
+})
 
 // IsContextOverflow reports whether an assistant message shows that the
 // prompt did not fit the model's context: an error whose message matches a
@@ -129,10 +135,10 @@ func IsContextOverflow(msg *session.Message, contextWindow int) bool {
 		return false
 	}
 	if msg.StopReason == session.StopError && msg.ErrorMessage != "" {
-		if rateLimitPattern.MatchString(msg.ErrorMessage) {
+		if rateLimitPattern().MatchString(msg.ErrorMessage) {
 			return false
 		}
-		for _, p := range overflowPatterns {
+		for _, p := range overflowPatterns() {
 			if p.MatchString(msg.ErrorMessage) {
 				return true
 			}
@@ -180,9 +186,9 @@ func IsRateLimit(err error) bool {
 		if pe.StatusCode == http.StatusTooManyRequests || rateLimitTypes[pe.Type] {
 			return true
 		}
-		return rateLimitPattern.MatchString(pe.Message)
+		return rateLimitPattern().MatchString(pe.Message)
 	}
-	return rateLimitPattern.MatchString(err.Error())
+	return rateLimitPattern().MatchString(err.Error())
 }
 
 // provErrorBody extracts the error type and message from an error response

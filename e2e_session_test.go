@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -428,4 +429,38 @@ func TestSessionsSubcommand(t *testing.T) {
 	r = e.run("", "frobnicate")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, `unknown command "frobnicate"`)
+}
+
+func TestSessionInUseByAnotherRun(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("one"))
+	require.Equal(t, 0, e.run("", "-p", "q1").code)
+	s := e.onlySession()
+
+	e.srv.Reply(llmtest.Text("slow"), llmtest.Hang())
+	first := e.cmd("", "--session", s.ID(), "-p", "q2")
+	var out syncBuffer
+	first.Stdout = &out
+	require.NoError(t, first.Start())
+	defer func() {
+		_ = first.Process.Kill()
+		_ = first.Wait()
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for out.String() != "slow" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.Equal(t, "slow", out.String())
+
+	r := e.run("", "-c", "-p", "q3")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "in use by another lunar process")
+	assert.Contains(t, r.stderr, "--fork")
+	assert.Empty(t, r.stdout)
+	assert.Len(t, e.srv.Requests(), 2, "the second run sent nothing")
+
+	e.srv.Reply(llmtest.Text("forked"))
+	r = e.run("", "--fork", s.ID(), "-p", "q3")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "forked\n", r.stdout, "a locked session can still be forked")
 }

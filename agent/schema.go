@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -92,7 +93,8 @@ func (v *Validator) Validate(args json.RawMessage) error {
 // specific failures under "allOf failed"-style wrappers), each prefixed by
 // the JSON pointer of the offending value, joined by "; ".
 func describeViolations(ve *jsonschema.ValidationError) string {
-	var msgs []string
+	type found struct{ loc, msg string }
+	var all []found
 	seen := map[string]bool{}
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
@@ -103,15 +105,24 @@ func describeViolations(ve *jsonschema.ValidationError) string {
 			return
 		}
 		msg := violation(e.ErrorKind)
-		if loc := e.InstanceLocation; len(loc) > 0 {
-			msg = jsonPointer(loc) + ": " + msg
+		loc := ""
+		if len(e.InstanceLocation) > 0 {
+			loc = jsonPointer(e.InstanceLocation)
+			msg = loc + ": " + msg
 		}
 		if !seen[msg] {
 			seen[msg] = true
-			msgs = append(msgs, msg)
+			all = append(all, found{loc, msg})
 		}
 	}
 	walk(ve)
+	// The library reports properties in map order: sort by location so
+	// the same arguments always give the same message.
+	sort.SliceStable(all, func(i, j int) bool { return all[i].loc < all[j].loc })
+	msgs := make([]string, len(all))
+	for i, f := range all {
+		msgs[i] = f.msg
+	}
 	if len(msgs) > maxReportedViolations {
 		more := len(msgs) - maxReportedViolations
 		msgs = append(msgs[:maxReportedViolations], fmt.Sprintf("and %d more", more))

@@ -60,7 +60,7 @@ func TestValidate(t *testing.T) {
 		{"minimum", `{"path":"a","edits":[{"oldText":"x","newText":"y"}],"limit":0}`,
 			`invalid arguments for tool "edit": /limit: must be >= 1, got 0`},
 		{"two violations", `{"path":1,"edits":[{"oldText":2,"newText":"y"}]}`,
-			`invalid arguments for tool "edit": /path: expected string, got number; /edits/0/oldText: expected string, got number`},
+			`invalid arguments for tool "edit": /edits/0/oldText: expected string, got number; /path: expected string, got number`},
 		{"not an object", `[1,2]`,
 			`invalid arguments for tool "edit": expected object, got array`},
 		{"invalid JSON", `{"path":`,

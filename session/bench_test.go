@@ -34,7 +34,7 @@ func benchEntries(n int) []*Entry {
 				{Type: BlockText, Text: prose},
 				{Type: BlockToolCall, ID: fmt.Sprintf("toolu_%08d", i), Name: "read", Arguments: args},
 			}, API: "anthropic-messages", Provider: "anthropic", Model: "claude-sonnet-4-5",
-				Usage: &Usage{Input: 1200 + i, Output: 300, CacheRead: 40000, TotalTokens: 41500 + i, Cost: Cost{Input: 0.0036, Output: 0.0045, CacheRead: 0.012, Total: 0.0201}},
+				Usage:      &Usage{Input: 1200 + i, Output: 300, CacheRead: 40000, TotalTokens: 41500 + i, Cost: Cost{Input: 0.0036, Output: 0.0045, CacheRead: 0.012, Total: 0.0201}},
 				StopReason: StopToolUse, Timestamp: ts}
 		case 2:
 			m = &Message{Role: RoleToolResult, ToolCallID: fmt.Sprintf("toolu_%08d", i-1), ToolName: "read",
@@ -42,7 +42,7 @@ func benchEntries(n int) []*Entry {
 		default:
 			m = &Message{Role: RoleAssistant, Content: []ContentBlock{{Type: BlockText, Text: prose + prose[:200]}},
 				API: "anthropic-messages", Provider: "anthropic", Model: "claude-sonnet-4-5",
-				Usage: &Usage{Input: 900, Output: 250, TotalTokens: 1150, Cost: Cost{Input: 0.0027, Output: 0.00375, Total: 0.00645}},
+				Usage:      &Usage{Input: 900, Output: 250, TotalTokens: 1150, Cost: Cost{Input: 0.0027, Output: 0.00375, Total: 0.00645}},
 				StopReason: StopStop, Timestamp: ts}
 		}
 		id := fmt.Sprintf("%08x", i+1)

@@ -90,7 +90,7 @@ func TestJSObjectOrder(t *testing.T) {
 		{`{"a":1,"b":2,"a":3}`, `{"a":3,"b":2}`},
 		{` { "x" : [ 1.50 , 1E3 , -0 , 1e400 , "\u00e9\/\u2028" ] } `, "{\"x\":[1.5,1000,0,null,\"é/\u2028\"]}"},
 		{`"\ud800"`, `"\ud800"`},
-		{"\"\xe2\x82A\"", "\"\uFFFDA\""},        // truncated sequence: one U+FFFD (maximal subpart)
+		{"\"\xe2\x82A\"", "\"\uFFFDA\""},               // truncated sequence: one U+FFFD (maximal subpart)
 		{"\"\xed\xa0\x80\"", "\"\uFFFD\uFFFD\uFFFD\""}, // raw surrogate bytes are invalid UTF-8
 	}
 	for _, c := range cases {

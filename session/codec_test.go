@@ -17,7 +17,7 @@ func base(typ string) Entry {
 	return Entry{Type: typ, ID: "aaaaaaaa", ParentID: "bbbbbbbb", Timestamp: "2025-06-01T10:00:00.000Z"}
 }
 
-const ids = `"id":"aaaaaaaa","parentId":"bbbbbbbb","timestamp":"2025-06-01T10:00:00.000Z"`
+const baseIDs = `"id":"aaaaaaaa","parentId":"bbbbbbbb","timestamp":"2025-06-01T10:00:00.000Z"`
 
 func encode(t *testing.T, e *Entry) string {
 	t.Helper()
@@ -55,75 +55,75 @@ func TestEncodeEntryTypes(t *testing.T) {
 			e := base(TypeModelChange)
 			e.Provider, e.ModelID = "anthropic", "claude-sonnet-4-5"
 			return e
-		}(), `{"type":"model_change",` + ids + `,"provider":"anthropic","modelId":"claude-sonnet-4-5"}`},
+		}(), `{"type":"model_change",` + baseIDs + `,"provider":"anthropic","modelId":"claude-sonnet-4-5"}`},
 		{"thinking_level_change", func() Entry {
 			e := base(TypeThinkingLevelChange)
 			e.ThinkingLevel = "high"
 			return e
-		}(), `{"type":"thinking_level_change",` + ids + `,"thinkingLevel":"high"}`},
+		}(), `{"type":"thinking_level_change",` + baseIDs + `,"thinkingLevel":"high"}`},
 		{"compaction without details", func() Entry {
 			e := base(TypeCompaction)
 			e.Summary, e.FirstKeptEntryID, e.TokensBefore = "S", "cccccccc", 1234
 			return e
-		}(), `{"type":"compaction",` + ids + `,"summary":"S","firstKeptEntryId":"cccccccc","tokensBefore":1234,"fromHook":false}`},
+		}(), `{"type":"compaction",` + baseIDs + `,"summary":"S","firstKeptEntryId":"cccccccc","tokensBefore":1234,"fromHook":false}`},
 		{"compaction with details from a hook", func() Entry {
 			e := base(TypeCompaction)
 			e.Summary, e.FirstKeptEntryID, e.TokensBefore = "S", "cccccccc", 1
 			e.Details, e.FromHook = json.RawMessage(`{ "readFiles": ["a"], "n": 1.50 }`), true
 			return e
-		}(), `{"type":"compaction",` + ids + `,"summary":"S","firstKeptEntryId":"cccccccc","tokensBefore":1,"details":{"readFiles":["a"],"n":1.5},"fromHook":true}`},
+		}(), `{"type":"compaction",` + baseIDs + `,"summary":"S","firstKeptEntryId":"cccccccc","tokensBefore":1,"details":{"readFiles":["a"],"n":1.5},"fromHook":true}`},
 		{"branch_summary", func() Entry {
 			e := base(TypeBranchSummary)
 			e.FromID, e.Summary = "cccccccc", "tried X"
 			return e
-		}(), `{"type":"branch_summary",` + ids + `,"fromId":"cccccccc","summary":"tried X","fromHook":false}`},
+		}(), `{"type":"branch_summary",` + baseIDs + `,"fromId":"cccccccc","summary":"tried X","fromHook":false}`},
 		{"branch_summary with details", func() Entry {
 			e := base(TypeBranchSummary)
 			e.FromID, e.Summary, e.Details, e.FromHook = "root", "s", json.RawMessage(`{"modifiedFiles":[]}`), true
 			return e
-		}(), `{"type":"branch_summary",` + ids + `,"fromId":"root","summary":"s","details":{"modifiedFiles":[]},"fromHook":true}`},
+		}(), `{"type":"branch_summary",` + baseIDs + `,"fromId":"root","summary":"s","details":{"modifiedFiles":[]},"fromHook":true}`},
 		{"custom with data", func() Entry {
 			e := base(TypeCustom)
 			e.CustomType, e.Data = "prune", json.RawMessage(`{"drop":["x"]}`)
 			return e
-		}(), `{"type":"custom","customType":"prune","data":{"drop":["x"]},` + ids + `}`},
+		}(), `{"type":"custom","customType":"prune","data":{"drop":["x"]},` + baseIDs + `}`},
 		{"custom without data", func() Entry {
 			e := base(TypeCustom)
 			e.CustomType = "marker"
 			return e
-		}(), `{"type":"custom","customType":"marker",` + ids + `}`},
+		}(), `{"type":"custom","customType":"marker",` + baseIDs + `}`},
 		{"custom with null data", func() Entry {
 			e := base(TypeCustom)
 			e.CustomType, e.Data = "marker", json.RawMessage(`null`)
 			return e
-		}(), `{"type":"custom","customType":"marker","data":null,` + ids + `}`},
+		}(), `{"type":"custom","customType":"marker","data":null,` + baseIDs + `}`},
 		{"custom_message with string content", func() Entry {
 			e := base(TypeCustomMessage)
 			e.CustomType, e.Content, e.ContentIsString, e.Display = "memory", []ContentBlock{{Type: BlockText, Text: "remember"}}, true, true
 			e.Details = json.RawMessage(`{"k":"v"}`)
 			return e
-		}(), `{"type":"custom_message","customType":"memory","content":"remember","display":true,"details":{"k":"v"},` + ids + `}`},
+		}(), `{"type":"custom_message","customType":"memory","content":"remember","display":true,"details":{"k":"v"},` + baseIDs + `}`},
 		{"custom_message with blocks", func() Entry {
 			e := base(TypeCustomMessage)
 			e.CustomType = "todo"
 			e.Content = []ContentBlock{{Type: BlockText, Text: "a"}, {Type: BlockImage, Data: "iVBO", MimeType: "image/png"}}
 			return e
-		}(), `{"type":"custom_message","customType":"todo","content":[{"type":"text","text":"a"},{"type":"image","data":"iVBO","mimeType":"image/png"}],"display":false,` + ids + `}`},
+		}(), `{"type":"custom_message","customType":"todo","content":[{"type":"text","text":"a"},{"type":"image","data":"iVBO","mimeType":"image/png"}],"display":false,` + baseIDs + `}`},
 		{"label", func() Entry {
 			e := base(TypeLabel)
 			e.TargetID, e.Label = "cccccccc", "start"
 			return e
-		}(), `{"type":"label",` + ids + `,"targetId":"cccccccc","label":"start"}`},
+		}(), `{"type":"label",` + baseIDs + `,"targetId":"cccccccc","label":"start"}`},
 		{"label cleared", func() Entry {
 			e := base(TypeLabel)
 			e.TargetID = "cccccccc"
 			return e
-		}(), `{"type":"label",` + ids + `,"targetId":"cccccccc"}`},
+		}(), `{"type":"label",` + baseIDs + `,"targetId":"cccccccc"}`},
 		{"session_info", func() Entry {
 			e := base(TypeSessionInfo)
 			e.Name = "Refactor"
 			return e
-		}(), `{"type":"session_info",` + ids + `,"name":"Refactor"}`},
+		}(), `{"type":"session_info",` + baseIDs + `,"name":"Refactor"}`},
 		{"first entry has a null parent", func() Entry {
 			e := base(TypeThinkingLevelChange)
 			e.ParentID, e.ThinkingLevel = "", "off"
@@ -191,7 +191,7 @@ func TestEncodeMessageRoles(t *testing.T) {
 			// Inside a message entry.
 			e := base(TypeMessage)
 			e.Message = &c.m
-			roundTrip(t, &e, `{"type":"message",`+ids+`,"message":`+c.want+`}`)
+			roundTrip(t, &e, `{"type":"message",`+baseIDs+`,"message":`+c.want+`}`)
 		})
 	}
 }
@@ -437,7 +437,7 @@ func TestIDsAndNames(t *testing.T) {
 	require.Regexp(t, uuidv7Re, u)
 	// The first 48 bits are the Unix milliseconds.
 	assert.Equal(t, "0193 8cd2-1b00", u[:4]+" "+u[4:8]+u[8:13])
-	assert.Less(t, newUUIDv7(at), newUUIDv7(at.Add(time.Millisecond)), "v7 ids sort by time")
+	assert.Less(t, newUUIDv7(at), newUUIDv7(at.Add(time.Millisecond)), "v7 baseIDs sort by time")
 
 	assert.Equal(t, "2024-12-03T14:00:00.000Z", formatISO(at))
 	assert.Equal(t, "2024-12-03T14:00:00.007Z", formatISO(at.Add(7*time.Millisecond).In(time.FixedZone("x", 3600))))

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,17 +19,17 @@ import (
 	"github.com/lunar-cli/lunar/session"
 )
 
-// hookDir is testdata/hooks, absolute (for --hook and for copying).
-func hookDir(t *testing.T) string {
+// hkDir is testdata/hooks, absolute (for --hook and for copying).
+func hkDir(t *testing.T) string {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("testdata", "hooks"))
 	require.NoError(t, err)
 	return dir
 }
 
-// hookFile is the absolute path of testdata/hooks/name.
-func hookFile(t *testing.T, name string) string {
-	return filepath.Join(hookDir(t), name)
+// hkFile is the absolute path of testdata/hooks/name.
+func hkFile(t *testing.T, name string) string {
+	return filepath.Join(hkDir(t), name)
 }
 
 // newHookE2E is an e2e whose hooks record into $HOOK_LOG (see
@@ -38,79 +37,79 @@ func hookFile(t *testing.T, name string) string {
 func newHookE2E(t *testing.T) *e2e {
 	t.Helper()
 	e := newE2E(t)
-	e.env = append(e.env, "HOOK_LOG="+e.hookLogPath())
+	e.env = append(e.env, "HOOK_LOG="+e.hkLogPath())
 	return e
 }
 
-func (e *e2e) hookLogPath() string { return filepath.Join(e.cwd, "hooks.log") }
+func (e *e2e) hkLogPath() string { return filepath.Join(e.cwd, "hooks.log") }
 
-// installHooks copies testdata/hooks files (and the shared lib/) into dir.
-func (e *e2e) installHooks(dir string, names ...string) {
+// hkInstall copies testdata/hooks files (and the shared lib/) into dir.
+func (e *e2e) hkInstall(dir string, names ...string) {
 	e.t.Helper()
-	src := hookDir(e.t)
+	src := hkDir(e.t)
 	require.NoError(e.t, os.MkdirAll(filepath.Join(dir, "lib"), 0o755))
 	libs, err := os.ReadDir(filepath.Join(src, "lib"))
 	require.NoError(e.t, err)
 	for _, l := range libs {
-		copyFile(e.t, filepath.Join(src, "lib", l.Name()), filepath.Join(dir, "lib", l.Name()))
+		hkCopyFile(e.t, filepath.Join(src, "lib", l.Name()), filepath.Join(dir, "lib", l.Name()))
 	}
 	for _, n := range names {
-		copyFile(e.t, filepath.Join(src, n), filepath.Join(dir, n))
+		hkCopyFile(e.t, filepath.Join(src, n), filepath.Join(dir, n))
 	}
 }
 
-// globalHooks installs hooks into $LUNAR_HOME/config/hooks.d.
-func (e *e2e) globalHooks(names ...string) {
-	e.installHooks(filepath.Join(e.home, "config", "hooks.d"), names...)
+// hkGlobal installs hooks into $LUNAR_HOME/config/hooks.d.
+func (e *e2e) hkGlobal(names ...string) {
+	e.hkInstall(filepath.Join(e.home, "config", "hooks.d"), names...)
 }
 
-// projectHooks installs hooks into the project's .lunar/hooks.d.
-func (e *e2e) projectHooks(names ...string) {
-	e.installHooks(filepath.Join(e.cwd, ".lunar", "hooks.d"), names...)
+// hkProject installs hooks into the project's .lunar/hooks.d.
+func (e *e2e) hkProject(names ...string) {
+	e.hkInstall(filepath.Join(e.cwd, ".lunar", "hooks.d"), names...)
 }
 
-// writeConfig writes $LUNAR_HOME/config/config.json.
-func (e *e2e) writeConfig(json string) {
+// hkConfig writes $LUNAR_HOME/config/config.json.
+func (e *e2e) hkConfig(json string) {
 	e.t.Helper()
 	dir := filepath.Join(e.home, "config")
 	require.NoError(e.t, os.MkdirAll(dir, 0o755))
 	require.NoError(e.t, os.WriteFile(filepath.Join(dir, "config.json"), []byte(json), 0o644))
 }
 
-func copyFile(t *testing.T, from, to string) {
+func hkCopyFile(t *testing.T, from, to string) {
 	t.Helper()
 	data, err := os.ReadFile(from)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(to, data, 0o644))
 }
 
-// hookLine is one record of testlog.lua.
-type hookLine struct {
+// hkLine is one record of testlog.lua.
+type hkLine struct {
 	Hook  string `json:"hook"`
 	Kind  string `json:"kind"`
 	Value any    `json:"value"`
 }
 
 // obj is the record's value as a JSON object.
-func (l hookLine) obj() map[string]any {
+func (l hkLine) obj() map[string]any {
 	m, _ := l.Value.(map[string]any)
 	return m
 }
 
-// hookLines reads what the hooks recorded so far.
-func (e *e2e) hookLines() []hookLine {
+// hkLines reads what the hooks hkRecorded so far.
+func (e *e2e) hkLines() []hkLine {
 	e.t.Helper()
-	f, err := os.Open(e.hookLogPath())
+	f, err := os.Open(e.hkLogPath())
 	if os.IsNotExist(err) {
 		return nil
 	}
 	require.NoError(e.t, err)
 	defer f.Close()
-	var out []hookLine
+	var out []hkLine
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
-		var l hookLine
+		var l hkLine
 		require.NoError(e.t, json.Unmarshal(sc.Bytes(), &l), sc.Text())
 		out = append(out, l)
 	}
@@ -118,10 +117,10 @@ func (e *e2e) hookLines() []hookLine {
 	return out
 }
 
-// recorded returns the records of one kind.
-func (e *e2e) recorded(kind string) []hookLine {
-	var out []hookLine
-	for _, l := range e.hookLines() {
+// hkRecorded returns the records of one kind.
+func (e *e2e) hkRecorded(kind string) []hkLine {
+	var out []hkLine
+	for _, l := range e.hkLines() {
 		if l.Kind == kind {
 			out = append(out, l)
 		}
@@ -129,8 +128,8 @@ func (e *e2e) recorded(kind string) []hookLine {
 	return out
 }
 
-// kindsOf lists the records' kinds, in order.
-func kindsOf(lines []hookLine) []string {
+// hkKinds lists the records' kinds, in order.
+func hkKinds(lines []hkLine) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		out[i] = l.Kind
@@ -138,23 +137,23 @@ func kindsOf(lines []hookLine) []string {
 	return out
 }
 
-// clearHookLog forgets what was recorded so far.
-func (e *e2e) clearHookLog() {
+// hkClearLog forgets what was hkRecorded so far.
+func (e *e2e) hkClearLog() {
 	e.t.Helper()
-	err := os.Remove(e.hookLogPath())
+	err := os.Remove(e.hkLogPath())
 	if !os.IsNotExist(err) {
 		require.NoError(e.t, err)
 	}
 }
 
-// num reads a JSON number as an int.
-func num(v any) int {
+// hkNum reads a JSON number as an int.
+func hkNum(v any) int {
 	f, _ := v.(float64)
 	return int(f)
 }
 
-// entriesOfType returns a session's entries of one type, in file order.
-func entriesOfType(s *session.Session, typ string) []*session.Entry {
+// hkEntries returns a session's entries of one type, in file order.
+func hkEntries(s *session.Session, typ string) []*session.Entry {
 	var out []*session.Entry
 	for _, e := range s.Entries() {
 		if e.Type == typ {
@@ -165,38 +164,16 @@ func entriesOfType(s *session.Session, typ string) []*session.Entry {
 }
 
 func TestHookRecorderListensToEveryEvent(t *testing.T) {
-	code, err := os.ReadFile(hookFile(t, "events.lua"))
+	code, err := os.ReadFile(hkFile(t, "events.lua"))
 	require.NoError(t, err)
 	for _, name := range lua.EventNames() {
 		assert.Contains(t, string(code), `"`+name+`"`, "events.lua must record %s", name)
 	}
 }
 
-// eventsLines keeps only the events.lua records.
-func eventsLines(lines []hookLine) []hookLine {
-	var out []hookLine
-	for _, l := range lines {
-		if l.Hook == "events" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// dedupRuns collapses consecutive equal strings.
-func dedupRuns(ss []string) []string {
-	var out []string
-	for _, s := range ss {
-		if len(out) == 0 || out[len(out)-1] != s {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// nonRequestKinds drops the per-request events (context, chat.params,
+// hkNonRequest drops the per-request events (context, chat.params,
 // model.resolve, chat.system.transform, auth.get), checked separately.
-func nonRequestKinds(kinds []string) []string {
+func hkNonRequest(kinds []string) []string {
 	var out []string
 	for _, k := range kinds {
 		switch k {
@@ -208,28 +185,27 @@ func nonRequestKinds(kinds []string) []string {
 	return out
 }
 
-var _ = strings.TrimSpace
 
 func TestHookEventsOfAOneShotRun(t *testing.T) {
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hi"}`), llmtest.Usage(100, 10, 0, 0))
 	e.srv.Reply(llmtest.Text("done"), llmtest.Usage(130, 5, 20, 0))
-	r := e.run("", "--hook", hookFile(t, "events.lua"), "-p", "go")
+	r := e.run("", "--hook", hkFile(t, "events.lua"), "-p", "go")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "done\n", r.stdout)
 	assert.Equal(t, "→ bash  echo hi\n", r.stderr, "no hook problem reported")
-	lines := e.hookLines()
-	kinds := kindsOf(lines)
+	lines := e.hkLines()
+	kinds := hkKinds(lines)
 	assert.Equal(t, []string{"app.start", "session.start", "chat.message", "agent.before_start", "agent.start",
 		"turn.start", "tool.execute.before", "tool.execute.after", "turn.end",
-		"turn.start", "turn.end", "agent.end", "session.shutdown"}, nonRequestKinds(kinds))
+		"turn.start", "turn.end", "agent.end", "session.shutdown"}, hkNonRequest(kinds))
 	// Every model call is preceded, inside its turn, by each per-request event once.
 	var turns [][]string
 	for _, k := range kinds {
 		switch {
 		case k == "turn.start":
 			turns = append(turns, nil)
-		case len(nonRequestKinds([]string{k})) == 0:
+		case len(hkNonRequest([]string{k})) == 0:
 			turns[len(turns)-1] = append(turns[len(turns)-1], k)
 		}
 	}
@@ -265,7 +241,7 @@ func TestHookEventsOfAOneShotRun(t *testing.T) {
 
 	// context: the messages with the ids of the entries they come from.
 	var msgIDs []string
-	for _, en := range entriesOfType(s, session.TypeMessage) {
+	for _, en := range hkEntries(s, session.TypeMessage) {
 		msgIDs = append(msgIDs, en.ID)
 	}
 	require.Len(t, msgIDs, 4)
@@ -287,11 +263,11 @@ func TestHookEventsOfAOneShotRun(t *testing.T) {
 	assert.Equal(t, "gpt-4.1", model["id"])
 	assert.Equal(t, "openai-completions", model["api"])
 	assert.Equal(t, e.srv.URL(), model["base_url"])
-	limit := num(model["context_window"])
+	limit := hkNum(model["context_window"])
 	assert.Positive(t, limit)
 	params := byKind("chat.params")[0]["params"].(map[string]any)
 	assert.Equal(t, "off", params["thinking_level"])
-	assert.Equal(t, num(model["max_tokens"]), num(params["max_tokens"]))
+	assert.Equal(t, hkNum(model["max_tokens"]), hkNum(params["max_tokens"]))
 	assert.Equal(t, map[string]any{"type": "auth.get", "provider": "openai", "model_id": "gpt-4.1"}, byKind("auth.get")[0])
 
 	before := byKind("tool.execute.before")[0]
@@ -307,33 +283,131 @@ func TestHookEventsOfAOneShotRun(t *testing.T) {
 	// Token usage and the context limit at the end of each turn and run.
 	ends := byKind("turn.end")
 	require.Len(t, ends, 2)
-	assert.Equal(t, 0, num(ends[0]["turn_index"]))
-	assert.Equal(t, 1, num(ends[1]["turn_index"]))
+	assert.Equal(t, 0, hkNum(ends[0]["turn_index"]))
+	assert.Equal(t, 1, hkNum(ends[1]["turn_index"]))
 	assert.Equal(t, map[string]any{"input": 100.0, "output": 10.0, "cache_read": 0.0, "cache_write": 0.0, "total": 110.0}, ends[0]["tokens"])
-	assert.Equal(t, 110, num(ends[0]["context_tokens"]))
-	assert.Equal(t, limit, num(ends[0]["context_limit"]))
+	assert.Equal(t, 110, hkNum(ends[0]["context_tokens"]))
+	assert.Equal(t, limit, hkNum(ends[0]["context_limit"]))
 	assert.Equal(t, "toolUse", ends[0]["message"].(map[string]any)["stopReason"])
 	assert.Len(t, ends[0]["tool_results"], 1)
 	assert.Equal(t, map[string]any{"input": 130.0, "output": 5.0, "cache_read": 20.0, "cache_write": 0.0, "total": 155.0}, ends[1]["tokens"])
-	assert.Equal(t, 155, num(ends[1]["context_tokens"]))
+	assert.Equal(t, 155, hkNum(ends[1]["context_tokens"]))
 	assert.Equal(t, []any{}, ends[1]["tool_results"])
 	end := byKind("agent.end")[0]
-	assert.Equal(t, 265, num(end["total_tokens"]))
+	assert.Equal(t, 265, hkNum(end["total_tokens"]))
 	assert.Equal(t, map[string]any{"input": 230.0, "output": 15.0, "cache_read": 20.0, "cache_write": 0.0, "total": 265.0}, end["tokens"])
-	assert.Equal(t, 155, num(end["context_tokens"]))
-	assert.Equal(t, limit, num(end["context_limit"]))
+	assert.Equal(t, 155, hkNum(end["context_tokens"]))
+	assert.Equal(t, limit, hkNum(end["context_limit"]))
 	assert.Len(t, end["messages"], 4)
 
 	// A resumed session fires session.resume; JSON mode says so in app.start.
-	e.clearHookLog()
+	e.hkClearLog()
 	e.srv.Reply(llmtest.Text("again"))
-	r = e.run("", "--hook", hookFile(t, "events.lua"), "--mode", "json", "-c", "-p", "more")
+	r = e.run("", "--hook", hkFile(t, "events.lua"), "--mode", "json", "-c", "-p", "more")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, []string{"app.start", "session.resume", "chat.message", "agent.before_start", "agent.start",
-		"turn.start", "turn.end", "agent.end", "session.shutdown"}, nonRequestKinds(kindsOf(e.hookLines())))
-	resumed := e.recorded("session.resume")[0].obj()
+		"turn.start", "turn.end", "agent.end", "session.shutdown"}, hkNonRequest(hkKinds(e.hkLines())))
+	resumed := e.hkRecorded("session.resume")[0].obj()
 	assert.Equal(t, s.ID(), resumed["session_id"])
 	assert.Equal(t, s.File(), resumed["session_file"])
-	assert.Equal(t, "json", e.recorded("app.start")[0].obj()["mode"])
-	assert.Len(t, e.recorded("context")[0].obj()["messages"], 5, "the resumed context")
+	assert.Equal(t, "json", e.hkRecorded("app.start")[0].obj()["mode"])
+	assert.Len(t, e.hkRecorded("context")[0].obj()["messages"], 5, "the resumed context")
+}
+
+// hkUserTexts lists the text of the user-role messages of a request (both APIs).
+func hkUserTexts(req llmtest.Request) []string {
+	var out []string
+	msgs, _ := req.JSON["messages"].([]any)
+	for _, m := range msgs {
+		mm := m.(map[string]any)
+		if mm["role"] != "user" {
+			continue
+		}
+		switch c := mm["content"].(type) {
+		case string:
+			out = append(out, c)
+		case []any:
+			for _, p := range c {
+				if pm, ok := p.(map[string]any); ok && pm["type"] == "text" {
+					out = append(out, pm["text"].(string))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestHooksShapeTheRequest(t *testing.T) {
+	for _, api := range []string{"openai", "anthropic"} {
+		t.Run(api, func(t *testing.T) {
+			e := newHookE2E(t)
+			e.api = api
+			e.srv.Reply(llmtest.Text("ok"))
+			r := e.run("", "--hook", hkFile(t, "request.lua"), "-p", "go")
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Empty(t, r.stderr)
+			reqs := e.srv.Requests()
+			require.Len(t, reqs, 1)
+			req := reqs[0]
+
+			// chat.message: the rewritten text is sent and stored.
+			// agent.before_start: its message follows the prompt, in the request and the file.
+			assert.Equal(t, []string{"go (rewritten by chat.message)", "Remember the hook."}, hkUserTexts(req))
+			s := e.onlySession()
+			msgs := s.BuildContext().Messages
+			require.Len(t, msgs, 3)
+			assert.Equal(t, "go (rewritten by chat.message)", msgs[0].Message.Text())
+			cms := hkEntries(s, session.TypeCustomMessage)
+			require.Len(t, cms, 1)
+			assert.Equal(t, "reminder", cms[0].CustomType)
+			assert.Equal(t, "Remember the hook.", blocksText(cms[0].Content))
+			assert.False(t, cms[0].Display)
+			assert.JSONEq(t, `{"n":1}`, string(cms[0].Details))
+			assert.Equal(t, msgs[0].EntryID, cms[0].ParentID, "injected after the prompt")
+
+			// agent.before_start's system prompt, then chat.system.transform.
+			assert.Equal(t, "HOOK SYSTEM PROMPT for: go (rewritten by chat.message)\n(transformed)", systemPrompt(t, req))
+
+			// chat.params
+			assert.Equal(t, 0.25, req.Field("temperature"))
+			assert.Equal(t, 0.5, req.Field("top_p"))
+			assert.Equal(t, 7.0, req.Field("seed"), "extra is merged into the body")
+			if api == "openai" {
+				assert.Equal(t, 123.0, req.Field("max_completion_tokens"))
+			} else {
+				assert.Equal(t, 123.0, req.Field("max_tokens"))
+			}
+
+			// model.resolve, and auth.get sees the resolved model.
+			base := map[string]string{"openai": "gpt-4.1", "anthropic": "claude-sonnet-4-5"}[api]
+			assert.Equal(t, base+"-resolved", req.Field("model"))
+			auth := e.hkRecorded("auth.get")
+			require.Len(t, auth, 1)
+			assert.Equal(t, base+"-resolved", auth[0].obj()["model_id"])
+			assert.Equal(t, api, auth[0].obj()["provider"])
+
+			// auth.get: the key and the headers reach the server.
+			assert.Equal(t, "hook "+base+"-resolved", req.Header.Get("X-Hook-Header"))
+			if api == "openai" {
+				assert.Equal(t, "Bearer sk-from-hook", req.Header.Get("Authorization"))
+			} else {
+				assert.Equal(t, "sk-from-hook", req.Header.Get("X-Api-Key"))
+			}
+			raw, err := os.ReadFile(s.File())
+			require.NoError(t, err)
+			assert.NotContains(t, string(raw), "sk-from-hook")
+		})
+	}
+}
+
+func TestAuthHookBaseURL(t *testing.T) {
+	e := newHookE2E(t)
+	alt := llmtest.New(t)
+	alt.Reply(llmtest.Text("from the other server"))
+	e.env = append(e.env, "ALT_BASE_URL="+alt.URL())
+	r := e.run("", "--hook", hkFile(t, "auth_base_url.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "from the other server\n", r.stdout)
+	assert.Empty(t, e.srv.Requests())
+	assert.Len(t, alt.Requests(), 1)
 }

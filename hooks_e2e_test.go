@@ -185,7 +185,6 @@ func hkNonRequest(kinds []string) []string {
 	return out
 }
 
-
 func TestHookEventsOfAOneShotRun(t *testing.T) {
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hi"}`), llmtest.Usage(100, 10, 0, 0))

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -409,4 +410,179 @@ func TestAuthHookBaseURL(t *testing.T) {
 	assert.Equal(t, "from the other server\n", r.stdout)
 	assert.Empty(t, e.srv.Requests())
 	assert.Len(t, alt.Requests(), 1)
+}
+
+func TestContextHookChangesOnlyTheRequest(t *testing.T) {
+	e := newHookE2E(t)
+	e.srv.Reply(llmtest.Text("first answer"))
+	require.Equal(t, 0, e.run("", "-p", "drop me").code)
+
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo secret-$((40+2))"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.run("", "--hook", hkFile(t, "context.lua"), "-c", "-p", "second")
+	require.Equal(t, 0, r.code, r.stderr)
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, []string{"drop me"}, hkUserTexts(reqs[0]))
+	assert.Equal(t, []string{"second"}, hkUserTexts(reqs[1]), "the hook dropped the first prompt")
+	assert.Contains(t, string(reqs[1].Body), "first answer")
+	assert.NotContains(t, string(reqs[2].Body), "secret-42")
+	assert.Contains(t, string(reqs[2].Body), "[tool output hidden by hook]")
+
+	// The file keeps everything.
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 6)
+	assert.Equal(t, "drop me", msgs[0].Message.Text())
+	assert.Equal(t, "secret-42\n", msgs[4].Message.Text())
+	raw, err := os.ReadFile(e.onlySession().File())
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), "hidden by hook")
+}
+
+func TestToolEventHooks(t *testing.T) {
+	e := newHookE2E(t)
+	e.srv.Reply(llmtest.ToolCall("write", `{"path":"blocked.txt","content":"x"}`))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo original"}`))
+	e.srv.Reply(llmtest.ToolCall("read", `{"path":"missing.txt"}`))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"cmd":"ls"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.run("", "--hook", hkFile(t, "tool_events.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+
+	// A blocked tool never runs; the model gets the reason.
+	assert.NoFileExists(t, filepath.Join(e.cwd, "blocked.txt"))
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 10)
+	results := []*session.Message{&msgs[2].Message, &msgs[4].Message, &msgs[6].Message, &msgs[8].Message}
+	assert.True(t, results[0].IsError)
+	assert.Equal(t, "writes are not allowed here", results[0].Text())
+	assert.Contains(t, string(e.srv.Requests()[1].Body), "writes are not allowed here")
+
+	// {input=} replaces the arguments the tool runs with.
+	assert.False(t, results[1].IsError)
+	assert.Equal(t, "replaced\n", results[1].Text())
+
+	// tool.execute.after sees errors and may replace the result.
+	assert.True(t, results[2].IsError)
+	assert.True(t, strings.HasPrefix(results[2].Text(), "hook saw: "), results[2].Text())
+	assert.Contains(t, results[2].Text(), "missing.txt")
+	assert.JSONEq(t, `{"seen":true}`, string(results[2].Details))
+	assert.Contains(t, string(e.srv.Requests()[3].Body), "hook saw: ")
+
+	// Invalid arguments: the tool and tool.execute.before never run, tool.execute.after does.
+	assert.True(t, results[3].IsError)
+	var before []string
+	for _, l := range e.hkRecorded("before") {
+		before = append(before, l.obj()["tool_name"].(string))
+	}
+	assert.Equal(t, []string{"write", "bash", "read"}, before)
+	after := e.hkRecorded("after")
+	require.Len(t, after, 4)
+	for i, want := range []struct {
+		tool    string
+		isError bool
+	}{{"write", true}, {"bash", false}, {"read", true}, {"bash", true}} {
+		assert.Equal(t, want.tool, after[i].obj()["tool_name"], i)
+		assert.Equal(t, want.isError, after[i].obj()["is_error"], i)
+	}
+	assert.Equal(t, "writes are not allowed here", after[0].obj()["text"])
+	assert.Equal(t, results[3].Text(), after[3].obj()["text"])
+}
+
+func TestHookToolRunsThroughValidationAndToolEvents(t *testing.T) {
+	e := newHookE2E(t)
+	e.srv.Reply(llmtest.ToolCall("word_count", `{"txt":"a b"}`))
+	e.srv.Reply(llmtest.ToolCall("word_count", `{"text":"one two three"}`))
+	e.srv.Reply(llmtest.ToolCall("explode", `{}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.run("", "--no-tools", "--hook", hkFile(t, "hook_tool.lua"), "-p", "count")
+	require.Equal(t, 0, r.code, r.stderr)
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 4)
+	assert.Equal(t, []string{"word_count", "explode"}, toolNames(t, reqs[0]), "hook tools stay with --no-tools")
+	assert.Equal(t, "Counts the words of a text", reqs[0].Field("tools.0.function.description"))
+	assert.Equal(t, []any{"text"}, reqs[0].Field("tools.0.function.parameters.required"))
+	assert.Equal(t, map[string]any{"type": "object", "properties": map[string]any{}}, reqs[0].Field("tools.1.function.parameters"))
+
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 8)
+	invalid, ok, failed := msgs[2].Message, msgs[4].Message, msgs[6].Message
+	assert.True(t, invalid.IsError)
+	assert.Equal(t, `invalid arguments for tool "word_count": missing property "text"; unknown property "txt"`, invalid.Text())
+	assert.False(t, ok.IsError)
+	assert.Equal(t, "3 words", ok.Text())
+	assert.JSONEq(t, `{"count":3}`, string(ok.Details))
+	assert.True(t, failed.IsError)
+	assert.Equal(t, "tool explode (hook_tool.lua): hook_tool.lua:27: kaboom", failed.Text(), "with the Lua line")
+
+	exec := e.hkRecorded("execute")
+	require.Len(t, exec, 1, "execute never runs with invalid arguments")
+	assert.Equal(t, map[string]any{"text": "one two three"}, exec[0].Value)
+	var before []any
+	for _, l := range e.hkRecorded("before") {
+		before = append(before, l.Value)
+	}
+	assert.Equal(t, []any{"word_count", "explode"}, before)
+	var after []map[string]any
+	for _, l := range e.hkRecorded("after") {
+		after = append(after, l.obj())
+	}
+	assert.Equal(t, []map[string]any{
+		{"tool_name": "word_count", "is_error": true},
+		{"tool_name": "word_count", "is_error": false},
+		{"tool_name": "explode", "is_error": true},
+	}, after)
+}
+
+func TestHookChainingOrderGlobalProjectCLI(t *testing.T) {
+	e := newHookE2E(t)
+	e.hkGlobal("chain_global.lua")
+	e.hkProject("chain_project.lua")
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch ran.txt"}`))
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "--trust", "--hook", hkFile(t, "chain_cli.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+
+	// transform: each hook sees the previous result, the last has the last word.
+	assert.True(t, strings.HasSuffix(systemPrompt(t, reqs[0]), "[global][project][cli]"), systemPrompt(t, reqs[0]))
+	params := e.hkRecorded("params")
+	require.GreaterOrEqual(t, len(params), 3)
+	assert.Equal(t, []string{"global", "project", "cli"}, []string{params[0].Hook, params[1].Hook, params[2].Hook})
+	assert.Nil(t, params[0].obj()["temperature"])
+	assert.Equal(t, 0.1, params[1].obj()["temperature"])
+	assert.Equal(t, 0.2, params[2].obj()["temperature"])
+	assert.Equal(t, 0.3, reqs[0].Field("temperature"))
+
+	// notification: every handler, in load order.
+	var starts []string
+	for _, l := range e.hkRecorded("agent.start") {
+		starts = append(starts, l.Hook)
+	}
+	assert.Equal(t, []string{"global", "project", "cli"}, starts)
+
+	// cancel: the project hook blocks, the --hook one never runs, nor the tool.
+	var before []string
+	for _, l := range e.hkRecorded("before") {
+		before = append(before, l.Hook)
+	}
+	assert.Equal(t, []string{"global", "project"}, before)
+	assert.NoFileExists(t, filepath.Join(e.cwd, "ran.txt"))
+	assert.Contains(t, string(reqs[1].Body), "blocked by the project hook")
+
+	// Without --trust the project hooks are skipped, with a warning, in one-shot mode.
+	e.hkClearLog()
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch ran.txt"}`))
+	e.srv.Reply(llmtest.Text("ok"))
+	r = e.run("", "--hook", hkFile(t, "chain_cli.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "project hooks in "+filepath.Join(e.cwd, ".lunar", "hooks.d")+" are not trusted: skipped")
+	assert.Contains(t, r.stderr, "--trust")
+	assert.True(t, strings.HasSuffix(systemPrompt(t, e.srv.Requests()[2]), "[global][cli]"))
+	assert.FileExists(t, filepath.Join(e.cwd, "ran.txt"), "no project hook blocked the tool")
+	for _, l := range e.hkLines() {
+		assert.NotEqual(t, "project", l.Hook)
+	}
 }

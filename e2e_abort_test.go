@@ -84,7 +84,7 @@ func TestAbortKeepsPartialReplyInBothAPIs(t *testing.T) {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
 			e.api = api
-			e.srv.Reply(llmtest.Thinking("pondering"), llmtest.Text("Once upon"), llmtest.Text(" a time"), llmtest.Hang())
+			e.srv.Reply(llmtest.Thinking("pondering"), llmtest.Text("Once upon a time").Split(2), llmtest.Hang())
 			r := e.interrupt(func(out, _ string) bool { return out == "Once upon a time" }, "-p", "tell me a story")
 			assert.Equal(t, 130, r.code, r.stderr)
 			assert.Equal(t, "Once upon a time\n", r.stdout)

@@ -112,7 +112,7 @@ func TestOneShotPlainAnswer(t *testing.T) {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
 			e.api = api
-			e.srv.Reply(llmtest.Text("Hello "), llmtest.Text("there."), llmtest.Usage(12, 3, 0, 0))
+			e.srv.Reply(llmtest.Text("Hello there.").Split(3), llmtest.Usage(12, 3, 0, 0))
 			r := e.run("", "-p", "say hello")
 			require.Equal(t, 0, r.code, r.stderr)
 			assert.Equal(t, "Hello there.\n", r.stdout)
@@ -133,6 +133,16 @@ func TestOneShotPlainAnswer(t *testing.T) {
 			assert.NotContains(t, string(raw), "sk-test", "the API key never reaches the session file")
 		})
 	}
+}
+
+// Two text blocks of one reply are printed on their own lines, as pi does.
+func TestOneShotTextBlocksOnTheirOwnLines(t *testing.T) {
+	e := newE2E(t)
+	e.api = "anthropic"
+	e.srv.Reply(llmtest.Text("First part."), llmtest.Text("Second part."))
+	r := e.run("", "-p", "two blocks")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "First part.\nSecond part.\n", r.stdout)
 }
 
 func TestOneShotStdinIsAppendedToPrompt(t *testing.T) {

@@ -29,6 +29,10 @@ func (p *textPrinter) event(ev agent.Event) {
 			p.needBreak = true
 		}
 	case agent.EventMessageUpdate:
+		if ev.Stream.Type == agent.StreamTextStart && p.wroteText && !p.needBreak {
+			// A second text block of the same reply starts on its own line.
+			p.endLine()
+		}
 		if ev.Stream.Type == agent.StreamTextDelta && ev.Stream.Delta != "" {
 			if p.needBreak { // one blank line between the texts of two replies
 				p.write(strings.Repeat("\n", 2-p.trailing))

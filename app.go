@@ -380,7 +380,7 @@ func (a *app) submit(ctx context.Context, text string) error {
 		prompt, handled, err := a.appHookSet().RunCommand(ctx, name, strings.TrimSpace(args))
 		if handled || err != nil {
 			if err != nil {
-				return fmt.Errorf("/%s: %w", name, err)
+				return err // already "hook <file>: /<name>: <message>"
 			}
 			if strings.TrimSpace(prompt) == "" {
 				return nil

@@ -586,3 +586,249 @@ func TestHookChainingOrderGlobalProjectCLI(t *testing.T) {
 		assert.NotEqual(t, "project", l.Hook)
 	}
 }
+
+// hkDump logs the hook records and the requests (while writing a test).
+func (e *e2e) hkDump() {
+	for _, l := range e.hkLines() {
+		b, _ := json.Marshal(l.Value)
+		e.t.Logf("%s %s %s", l.Hook, l.Kind, b)
+	}
+	for i, r := range e.srv.Requests() {
+		e.t.Logf("request %d: %v", i, hkUserTexts(r))
+	}
+}
+
+func TestHookSendsAndMessages(t *testing.T) {
+	e := newHookE2E(t)
+	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "attached.txt"), []byte("attached content\n"), 0o644))
+	e.srv.Reply(llmtest.Text("first"))
+	e.srv.Reply(llmtest.Text("second"))
+	e.srv.Reply(llmtest.Text("third"))
+	r := e.run("", "--hook", hkFile(t, "sends.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "first\n\nsecond\n\nthird\n", r.stdout)
+	for _, k := range []string{"send", "note", "nudge"} {
+		assert.Equal(t, map[string]any{"ok": true}, e.hkRecorded(k)[0].Value, k)
+	}
+
+	// lunar.send: a user prompt with the attachment, after the first reply;
+	// send_message with trigger_turn: a custom message the model answers.
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 3)
+	attached := "follow-up from the hook\n\n<file name=\"" + filepath.Join(e.cwd, "attached.txt") + "\">\nattached content\n\n</file>"
+	assert.Equal(t, []string{"go", "a quiet note", attached}, hkUserTexts(reqs[1]))
+	assert.Equal(t, []string{"go", "a quiet note", attached, "please continue"}, hkUserTexts(reqs[2]))
+	for _, req := range reqs {
+		assert.NotContains(t, string(req.Body), "hook-state", "custom entries never reach the model")
+	}
+
+	s := e.onlySession()
+	var types []string
+	for _, en := range s.Path("") {
+		switch en.Type {
+		case session.TypeMessage:
+			types = append(types, en.Message.Role+":"+en.Message.Text())
+		case session.TypeCustomMessage:
+			types = append(types, "custom_message:"+en.CustomType+":"+blocksText(en.Content))
+		case session.TypeCustom:
+			types = append(types, "custom:"+en.CustomType+":"+string(en.Data))
+		}
+	}
+	assert.Equal(t, []string{"user:go", "assistant:first", "custom_message:note:a quiet note", `custom:hook-state:{"step":1,"items":[]}`,
+		"user:" + attached, "assistant:second", "custom_message:nudge:please continue", "assistant:third"}, types)
+	nudge := hkEntries(s, session.TypeCustomMessage)[1]
+	assert.JSONEq(t, `{"k":1}`, string(nudge.Details))
+	assert.True(t, nudge.Display)
+	custom := hkEntries(s, session.TypeCustom)[0]
+	assert.Equal(t, custom.ID, e.hkRecorded("append_entry")[0].obj()["ok"], "append_entry returns the entry id")
+}
+
+func TestHookCommandsInOneShotMode(t *testing.T) {
+	e := newHookE2E(t)
+	e.srv.SetDefault(llmtest.Text("ok"))
+	run := func(prompt string) result {
+		t.Helper()
+		return e.run("", "--hook", hkFile(t, "commands.lua"), "-c", "-p", prompt)
+	}
+	requests := func() int { return len(e.srv.Requests()) }
+
+	// A returned string is sent as the prompt; args raw, ctx.args the words.
+	r := run("/ask what  is lunar")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ok\n", r.stdout)
+	require.Equal(t, 1, requests())
+	assert.Equal(t, []string{"The user asks: what  is lunar"}, hkUserTexts(e.srv.Requests()[0]))
+	assert.Equal(t, map[string]any{"args": "what  is lunar", "words": []any{"what", "is", "lunar"}, "has_ui": false},
+		e.hkRecorded("ask")[0].Value)
+	// The command-only functions are not in the ctx of events.
+	assert.Equal(t, false, e.hkRecorded("set_model_outside")[0].obj()["has_fn"])
+
+	// nil: nothing is sent.
+	r = run("/quiet x")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, r.stdout)
+	assert.Equal(t, 1, requests())
+	assert.Equal(t, "x", e.hkRecorded("quiet")[0].Value)
+
+	// ctx.set_model and ctx.set_thinking_level: entries, model.change, the next request.
+	r = run("/switch")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, 2, requests())
+	req := e.srv.Requests()[1]
+	assert.Equal(t, "gpt-4.1-mini", req.Field("model"))
+	assert.Equal(t, []string{"The user asks: what  is lunar", "after the switch"}, hkUserTexts(req))
+	assert.Equal(t, map[string]any{"ok": true, "tok": true, "model": "gpt-4.1-mini", "thinking": "high"}, e.hkRecorded("switch")[0].Value)
+	change := e.hkRecorded("model.change")
+	require.Len(t, change, 1)
+	assert.Equal(t, map[string]any{"type": "model.change", "previous_provider": "openai", "previous_model_id": "gpt-4.1",
+		"new_provider": "openai", "new_model_id": "gpt-4.1-mini", "thinking_level": "off"}, change[0].Value)
+	s := e.onlySession()
+	var models []string
+	for _, en := range hkEntries(s, session.TypeModelChange) {
+		models = append(models, en.Provider+"/"+en.ModelID)
+	}
+	assert.Equal(t, []string{"openai/gpt-4.1", "openai/gpt-4.1-mini"}, models)
+	ctx := s.BuildContext()
+	assert.Equal(t, "gpt-4.1-mini", ctx.ModelID)
+	assert.Equal(t, "high", ctx.ThinkingLevel)
+
+	// lunar.complete: one call with its own system prompt and max tokens, nothing stored.
+	r = run("/summarize the text")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, 4, requests())
+	call := e.srv.Requests()[2]
+	assert.Equal(t, []string{"Summarise: the text"}, hkUserTexts(call))
+	assert.Equal(t, "You summarise.", systemPrompt(t, call))
+	assert.Equal(t, 50.0, call.Field("max_completion_tokens"))
+	assert.Nil(t, call.Field("tools"))
+	assert.Equal(t, map[string]any{"text": "ok"}, e.hkRecorded("complete")[0].Value)
+	assert.Equal(t, "The summary was: ok", hkUserTexts(e.srv.Requests()[3])[2])
+	assert.NotContains(t, hkUserTexts(e.srv.Requests()[3]), "Summarise: the text")
+
+	// A failing command: reported once with the hook, the command and the Lua line; exit 1.
+	r = run("/fail")
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, "lunar: hook commands.lua: /fail: commands.lua:44: the command failed\n", r.stderr)
+	assert.Equal(t, 4, requests())
+
+	// Not a hook command: the text is the prompt.
+	r = run("/unknown-cmd hello")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, 5, requests())
+	texts := hkUserTexts(e.srv.Requests()[4])
+	assert.Equal(t, "/unknown-cmd hello", texts[len(texts)-1])
+}
+
+func TestHookExec(t *testing.T) {
+	e := newHookE2E(t)
+	require.NoError(t, os.Mkdir(filepath.Join(e.cwd, "sub"), 0o755))
+	r := e.run("", "--hook", hkFile(t, "exec.lua"), "-p", "/run")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, e.srv.Requests())
+	rec := func(kind string) map[string]any {
+		t.Helper()
+		l := e.hkRecorded(kind)
+		require.Len(t, l, 1, kind)
+		return l[0].obj()
+	}
+	assert.Equal(t, map[string]any{"code": 3.0, "stdout": "out\n", "stderr": "err\n", "killed": false}, rec("plain"))
+	assert.Equal(t, filepath.Join(e.cwd, "sub")+"\n", rec("cwd")["stdout"])
+	slow := rec("timeout")
+	assert.Equal(t, true, slow["killed"])
+	assert.Equal(t, -1, hkNum(slow["code"]))
+	assert.Less(t, hkNum(slow["elapsed_ms"]), 5000, "killed at its timeout_ms, not after sleep 30")
+	assert.Contains(t, rec("missing")["err"], "no-such-program-lunar-test")
+	assert.Nil(t, rec("missing")["result"])
+	assert.Equal(t, "$HOME ; ls\n", rec("shell_is_not_used")["stdout"], "arguments are not interpreted by a shell")
+}
+
+func TestHookUIInOneShotMode(t *testing.T) {
+	e := newHookE2E(t)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch gated.txt"}`))
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "--hook", hkFile(t, "ui.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ok\n", r.stdout)
+	assert.NoFileExists(t, filepath.Join(e.cwd, "gated.txt"), "confirm answers false without a UI: the gate blocks")
+	assert.Contains(t, r.stderr, "[warning] denied: touch gated.txt\n", "notify prints to stderr")
+	assert.Equal(t, map[string]any{"confirm": false, "has_ui": false, "select": "nil", "input": "nil", "editor": ""},
+		e.hkRecorded("gate")[0].Value)
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 4)
+	assert.True(t, msgs[2].Message.IsError)
+	assert.Equal(t, "The user refused: touch gated.txt", msgs[2].Message.Text())
+}
+
+func TestHookSessionAPI(t *testing.T) {
+	e := newHookE2E(t)
+	e.srv.Reply(llmtest.Text("first answer"), llmtest.Usage(50, 5, 0, 0))
+	require.Equal(t, 0, e.run("", "-p", "first question").code)
+	e.srv.Reply(llmtest.Text("second answer"), llmtest.Usage(70, 6, 10, 0))
+	require.Equal(t, 0, e.run("", "-c", "-p", "second question").code)
+	before := e.onlySession()
+	path := before.Path("")
+	require.Len(t, path, 6)
+	firstAnswer, oldLeaf := path[3].ID, path[5].ID
+
+	e.srv.Reply(llmtest.Text("third answer"))
+	r := e.run("", "--hook", hkFile(t, "session_api.lua"), "-c", "-p", "/inspect")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "third answer\n", r.stdout)
+	assert.Equal(t, "[warning] Inspect: all done\n", r.stderr, "toast")
+
+	s := e.onlySession()
+	got := e.hkRecorded("inspect")[0].obj()
+	labels := hkEntries(s, session.TypeLabel)
+	require.Len(t, labels, 1)
+	assert.Equal(t, firstAnswer, labels[0].TargetID)
+	assert.Equal(t, "important", labels[0].Label)
+	assert.Equal(t, "important", s.Label(firstAnswer))
+
+	assert.Equal(t, e.cwd, got["cwd"])
+	assert.Equal(t, s.ID(), got["session_id"])
+	assert.Equal(t, s.File(), got["session_file"])
+	assert.Equal(t, "gpt-4.1", got["model"].(map[string]any)["id"])
+	assert.Equal(t, e.srv.URL(), got["model"].(map[string]any)["base_url"])
+	assert.Equal(t, "off", got["thinking_level"])
+	assert.Equal(t, filepath.Join(e.home, "data", "hooks", "session_api"), got["data_dir"])
+	assert.Equal(t, false, got["has_ui"])
+	assert.Equal(t, []any{"model_change", "thinking_level_change", "message", "message", "message", "message"}, got["types"])
+	assert.Equal(t, 7, hkNum(got["all_count"]), "all_entries includes the new label")
+	assert.Equal(t, labels[0].ID, got["label_id"])
+	assert.Equal(t, labels[0].ID, got["leaf_id"])
+	assert.Equal(t, "label", got["leaf_type"])
+	assert.Equal(t, true, got["missing"])
+	assert.Equal(t, 1, hkNum(got["roots"]))
+	assert.Equal(t, 1, hkNum(got["root_children"]))
+	assert.Equal(t, "important", got["label"])
+	assert.Nil(t, got["label_err"])
+	assert.Equal(t, false, got["compact_ok"])
+	assert.Contains(t, got["compact_err"], "not available")
+	// Usage summed over the path; total is the size of the last call's context.
+	assert.Equal(t, map[string]any{"input": 120.0, "output": 11.0, "cache_read": 10.0, "cache_write": 0.0, "total": 86.0}, got["usage"])
+	rebuilt := got["rebuilt"].(map[string]any)
+	assert.Equal(t, 4, hkNum(rebuilt["messages"]))
+	assert.Positive(t, hkNum(rebuilt["tokens"]))
+	assert.Equal(t, 1047576, hkNum(got["limit"]))
+	assert.Equal(t, "gpt-4.1", got["found"].(map[string]any)["id"])
+	assert.Equal(t, true, got["available"])
+	assert.Equal(t, "sk-test", got["key"])
+
+	// ctx.session.branch: the branch events fire, a summary is stored, and
+	// the prompt the command returns continues from there.
+	assert.Equal(t, map[string]any{"type": "session.before_branch", "target_id": firstAnswer, "from_id": labels[0].ID}, e.hkRecorded("session.before_branch")[0].Value)
+	assert.Equal(t, map[string]any{"type": "session.branch", "target_id": firstAnswer, "from_id": labels[0].ID}, e.hkRecorded("session.branch")[0].Value)
+	assert.Equal(t, map[string]any{"ok": true, "leaf_type": "branch_summary"}, e.hkRecorded("branch")[0].Value)
+	sums := hkEntries(s, session.TypeBranchSummary)
+	require.Len(t, sums, 1)
+	assert.Equal(t, firstAnswer, sums[0].ParentID)
+	assert.Equal(t, "summary of the abandoned branch", sums[0].Summary)
+	assert.True(t, sums[0].FromHook)
+	texts := hkUserTexts(e.srv.Requests()[2])
+	require.Len(t, texts, 3)
+	assert.Equal(t, "first question", texts[0])
+	assert.Contains(t, texts[1], "summary of the abandoned branch")
+	assert.Equal(t, "asked again after branching", texts[2])
+	assert.NotContains(t, string(e.srv.Requests()[2].Body), "second question")
+	assert.NotEqual(t, oldLeaf, s.LeafID())
+}

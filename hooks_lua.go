@@ -21,9 +21,9 @@ import (
 
 // loadHooks discovers and loads the hooks. ask asks the user whether to
 // trust the project hooks (nil in one-shot mode: they are skipped with a
-// warning unless --trust). Load problems are reported on stderr; they
-// never stop lunar.
-func (a *app) loadHooks(ask func(dir string, files []string) bool) (*lua.Runtime, error) {
+// warning unless --trust). Hook problems (load errors and warnings, later
+// handler failures) go to report; they never stop lunar.
+func (a *app) loadHooks(ask func(dir string, files []string) bool, report func(msg string)) (*lua.Runtime, error) {
 	store, err := lua.OpenTrustStore(a.paths.State)
 	if err != nil {
 		a.warnf("%v", err)
@@ -49,7 +49,7 @@ func (a *app) loadHooks(ask func(dir string, files []string) bool) (*lua.Runtime
 		Host:    &luaHost{a: a},
 		Timeout: time.Duration(a.cfg.hookTimeoutMs()) * time.Millisecond,
 		DataDir: a.paths.Data,
-		Report:  func(msg string) { a.hookReport(msg) },
+		Report:  report,
 	}
 	if a.opts.Debug || os.Getenv("LUNAR_DEBUG") != "" {
 		opts.Debug = a.stderr
@@ -80,7 +80,7 @@ func (a *app) setupHooks(interactive bool) error {
 		a.interactiveUI()
 		ask = a.askTrust
 	}
-	rt, err := a.loadHooks(ask)
+	rt, err := a.loadHooks(ask, a.hookReport)
 	if err != nil {
 		return err
 	}
@@ -460,7 +460,8 @@ func (a *app) cmdHooks(args []string) int {
 		if err := a.setupModels(); err != nil {
 			return a.fail(err)
 		}
-		rt, err := a.loadHooks(nil)
+		// The listing shows every load error and warning: not on stderr too.
+		rt, err := a.loadHooks(nil, func(string) {})
 		if err != nil {
 			return a.fail(err)
 		}

@@ -23,10 +23,11 @@ type parsed struct {
 	// needNewline is set when the data does not end with a newline: the
 	// next line written must start on a fresh line.
 	needNewline bool
-	// migratedFrom is the version the data was migrated from (0: none).
+	// migrated holds the rewritten file when the data was migrated (nil:
+	// no migration), migratedFrom the version it was migrated from (a
+	// hand-edited header may say 0 or less).
+	migrated     []byte
 	migratedFrom int
-	// migrated holds the rewritten file when migratedFrom != 0.
-	migrated []byte
 }
 
 // isBlank reports whether a line has nothing but whitespace (pi skips

@@ -293,3 +293,27 @@ func TestWriteAtomic(t *testing.T) {
 	assert.Contains(t, err.Error(), "rewrite "+target)
 	assert.Equal(t, []string{"f.jsonl", "target"}, dirNames(t, dir))
 }
+
+// A hand-edited header with version 0 is migrated (and rewritten) like a
+// v1 file; it used to be migrated in memory only, so every later load
+// migrated again and re-chained the entries appended meanwhile.
+func TestMigrateVersionZero(t *testing.T) {
+	seqIDs(t)
+	path := writeLines(t,
+		`{"type":"session","version":0,"id":"s0","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}`,
+		`{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a","timestamp":1}}`,
+	)
+	s, err := Open(path)
+	require.NoError(t, err)
+	assert.Contains(t, s.Warnings(), path+": migrated from session format version 0 to 3")
+	require.NoError(t, s.Branch(""))
+	id := mustAppend(t, s, userMsg("new root"))
+	require.NoError(t, s.Close())
+	assert.FileExists(t, path+".v0.bak")
+
+	l, err := Load(path)
+	require.NoError(t, err)
+	assert.Empty(t, l.Warnings())
+	assert.Equal(t, []string{"00000001", id}, entryIDs(l.Entries()))
+	assert.Equal(t, "", l.Get(id).ParentID, "the appended entry keeps its place in the tree")
+}

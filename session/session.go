@@ -134,7 +134,7 @@ func openLocked(path string) (*Session, error) {
 		}
 	case err != nil:
 		return nil, err
-	case p.migratedFrom != 0:
+	case p.migrated != nil:
 		backup, err := backupFile(path, fmt.Sprintf(".v%d.bak", p.migratedFrom))
 		if err != nil {
 			return nil, fmt.Errorf("migrate %s: %w", path, err)

@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -831,4 +833,250 @@ func TestHookSessionAPI(t *testing.T) {
 	assert.Equal(t, "asked again after branching", texts[2])
 	assert.NotContains(t, string(e.srv.Requests()[2].Body), "second question")
 	assert.NotEqual(t, oldLeaf, s.LeafID())
+}
+
+func TestHookSandboxThroughTheBinary(t *testing.T) {
+	e := newHookE2E(t)
+	outside := filepath.Join(e.home, "config") // not a write root
+	require.NoError(t, os.MkdirAll(outside, 0o755))
+	target := filepath.Join(outside, "pwned")
+	evil := filepath.Join(outside, "evil.lua")
+	require.NoError(t, os.WriteFile(evil, []byte(`return "evil"`), 0o644))
+	e.env = append(e.env, "SANDBOX_TARGET="+target, "SANDBOX_LUA="+evil)
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "--hook", hkFile(t, "sandbox.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, "os.exit is refused: %s", r.stderr)
+	assert.Equal(t, "ok\n", r.stdout, "io.write never reaches stdout")
+	assert.Empty(t, r.stderr)
+	assert.NoFileExists(t, target)
+	assert.FileExists(t, evil, "os.remove is refused")
+
+	names := []string{"io.open", "io.write", "os.execute", "os.remove", "os.exit", "debug.getinfo", "debug via require",
+		"dofile", "loadfile", "package.loadlib", "require io", "require absolute path", "require relative escape",
+		"require outside lib/", "string.dump", "bytecode", "fs.write outside the roots"}
+	for _, when := range []string{"load", "agent.start"} {
+		var seen []string
+		for _, l := range e.hkRecorded("attempt") {
+			if l.obj()["when"] != when {
+				continue
+			}
+			name := l.obj()["name"].(string)
+			seen = append(seen, name)
+			assert.Equal(t, true, l.obj()["refused"], "%s at %s: %v", name, when, l.obj()["err"])
+			assert.True(t, strings.HasPrefix(l.obj()["err"].(string), "sandbox.lua:"), "the error names the Lua line: %v", l.obj()["err"])
+		}
+		assert.Equal(t, names, seen, when)
+	}
+	assert.Equal(t, map[string]any{"stdlib": true, "lib": true, "os_time": true}, e.hkRecorded("allowed")[0].Value)
+}
+
+func TestHookTimeouts(t *testing.T) {
+	e := newHookE2E(t)
+	e.hkConfig(`{"hook_timeout_ms": 300}`)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch ran.txt"}`))
+	e.srv.Reply(llmtest.ToolCall("spin", `{}`))
+	e.srv.Reply(llmtest.Text("finished"))
+	start := time.Now()
+	r := e.run("", "--hook", hkFile(t, "loop_at_load.lua"), "--hook", hkFile(t, "timeout.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Equal(t, "finished\n", r.stdout, "the turn completes")
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	assert.Equal(t, []string{
+		"lunar: hook loop_at_load.lua: loop_at_load.lua:3: timed out after 300ms",
+		"lunar: hook timeout.lua: chat.system.transform: timeout.lua:9: timed out after 300ms",
+		"→ bash  touch ran.txt",
+		"lunar: hook timeout.lua: tool.execute.before: timeout.lua:18: timed out after 300ms",
+		"  ✗ hook timeout.lua: tool.execute.before: timeout.lua:18: timed out after 300ms",
+		"→ spin  ",
+		"  ✗ tool spin (timeout.lua): timeout.lua:27: timed out after 300ms",
+	}, lines)
+	// The first call timed out (no change); later ones work.
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.False(t, strings.HasSuffix(systemPrompt(t, reqs[0]), "[after the timeout]"))
+	assert.True(t, strings.HasSuffix(systemPrompt(t, reqs[1]), "[after the timeout]"))
+	assert.Equal(t, 3.0, e.hkRecorded("agent.end")[0].Value, "three model calls reached the handler")
+	// A timed-out tool.execute.before blocks the tool.
+	assert.NoFileExists(t, filepath.Join(e.cwd, "ran.txt"))
+	// The hook whose top-level code never finished registered nothing.
+	rep := e.run("", "--hook", hkFile(t, "loop_at_load.lua"), "hooks")
+	assert.Contains(t, rep.stdout, "loop_at_load.lua  (cli, NOT LOADED)")
+}
+
+func TestHookErrorsEverywhere(t *testing.T) {
+	e := newHookE2E(t)
+	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("notes\n"), 0o644))
+	e.srv.Reply(llmtest.ToolCall("read", `{"path":"notes.txt"}`))
+	e.srv.Reply(llmtest.Text("still working"))
+	r := e.run("", "--hook", hkFile(t, "errors.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "still working\n", r.stdout)
+	for _, ev := range []string{"app.start", "session.start", "chat.message", "agent.before_start", "agent.start", "turn.start",
+		"context", "model.resolve", "chat.params", "chat.system.transform", "auth.get", "tool.execute.before",
+		"tool.execute.after", "turn.end", "agent.end", "session.shutdown"} {
+		assert.Contains(t, r.stderr, "lunar: hook errors.lua: "+ev+": errors.lua:14: boom in "+ev+"\n")
+	}
+	// Only tool.execute.before's error changes anything: it blocks the tool.
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 4)
+	assert.Equal(t, "go", msgs[0].Message.Text())
+	assert.True(t, msgs[2].Message.IsError)
+	assert.Equal(t, "hook errors.lua: tool.execute.before: errors.lua:14: boom in tool.execute.before", msgs[2].Message.Text())
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "gpt-4.1", reqs[0].Field("model"))
+	assert.Equal(t, "Bearer sk-test", reqs[0].Header.Get("Authorization"))
+	assert.True(t, strings.HasSuffix(systemPrompt(t, reqs[0]), "Current working directory: "+e.cwd))
+}
+
+func TestHookResultsOfTheWrongShape(t *testing.T) {
+	e := newHookE2E(t)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"false"}`))
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "--hook", hkFile(t, "bad_results.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, want := range []string{
+		"lunar: hook bad_results.lua: chat.message: bad result: text: string expected, got number\n",
+		"lunar: hook bad_results.lua: context: bad result: a table or nil expected, got string\n",
+		"lunar: hook bad_results.lua: chat.params: bad result: params.temperature: number expected, got string\n",
+		"lunar: hook bad_results.lua: chat.system.transform: bad result: unknown field systm_prompt (expected system_prompt)\n",
+		"lunar: hook bad_results.lua: tool.execute.after: bad result: is_error: boolean expected, got string\n",
+	} {
+		assert.Contains(t, r.stderr, want)
+	}
+	// Treated as no result: nothing changed.
+	req := e.srv.Requests()[0]
+	assert.Equal(t, []string{"go"}, hkUserTexts(req))
+	assert.Nil(t, req.Field("temperature"))
+	assert.NotContains(t, string(req.Body), "misspelt")
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 4)
+	assert.True(t, msgs[2].Message.IsError, "bash false stays an error")
+}
+
+func TestHookLoadProblems(t *testing.T) {
+	e := newHookE2E(t)
+	e.srv.Reply(llmtest.Text("ok"))
+	args := []string{"--hook", hkFile(t, "syntax_error.lua"), "--hook", hkFile(t, "toplevel_error.lua"),
+		"--hook", hkFile(t, "warnings.lua"), "--hook", hkFile(t, "tag.lua")}
+	r := e.run("", append(args, "-p", "/hello")...)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, []string{
+		"lunar: hook syntax_error.lua: syntax_error.lua:4: near '=': syntax error",
+		"lunar: hook toplevel_error.lua: toplevel_error.lua:5: failed while loading",
+		`lunar: hook warnings.lua: warning: warnings.lua:3: unknown event "tool.execute.befor" (did you mean "tool.execute.before"?)`,
+		"lunar: hook warnings.lua: warning: warnings.lua:4: command /model would shadow the built-in command: ignored",
+	}, strings.Split(strings.TrimSpace(r.stderr), "\n")[:4])
+	assert.Contains(t, r.stderr, `lunar: hook warnings.lua: warning: warnings.lua:5: tool "bad_schema": invalid parameters schema`)
+	// The others load and work: /hello, the transforms of warnings.lua and tag.lua.
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, []string{"hello"}, hkUserTexts(reqs[0]))
+	assert.True(t, strings.HasSuffix(systemPrompt(t, reqs[0]), "[warnings][tag]"), "toplevel_error.lua's handler is not active")
+	assert.NotContains(t, toolNames(t, reqs[0]), "bad_schema")
+}
+
+func TestHooksSubcommands(t *testing.T) {
+	e := newHookE2E(t)
+	e.hkGlobal("syntax_error.lua", "tag.lua", "warnings.lua", "hook_tool.lua")
+	e.hkProject("chain_project.lua")
+	globalDir := filepath.Join(e.home, "config", "hooks.d")
+
+	r := e.run("", "hooks")
+	require.Equal(t, 0, r.code, r.stderr)
+	out := r.stdout
+	assert.Regexp(t, `(?m)^00-core\.lua  \(bundled, loaded in [0-9.]+[µm]?s\)$`, out)
+	assert.Regexp(t, `(?m)^hook_tool\.lua  \(global, loaded in [0-9.]+[µm]?s\)\n  file:      `+regexp.QuoteMeta(filepath.Join(globalDir, "hook_tool.lua"))+
+		`\n  events:    tool\.execute\.before, tool\.execute\.after\n  tools:     word_count, explode\n`, out)
+	assert.Contains(t, out, "syntax_error.lua  (global, NOT LOADED)\n  file:      "+filepath.Join(globalDir, "syntax_error.lua")+
+		"\n  error:     syntax_error.lua:4: near '=': syntax error\n")
+	assert.Regexp(t, `(?m)^warnings\.lua  \(global, loaded in .*\n.*\n  events:    chat\.system\.transform\n  commands:  /hello\n`+
+		`  warning:   warnings\.lua:3: unknown event "tool\.execute\.befor" \(did you mean "tool\.execute\.before"\?\)\n`, out)
+	assert.NotContains(t, out, "chain_project.lua")
+	assert.Equal(t, "lunar: warning: project hooks in "+filepath.Join(e.cwd, ".lunar", "hooks.d")+
+		" are not trusted: skipped (run lunar in a terminal to review and trust them, or pass --trust)\n", r.stderr,
+		"load problems are in the listing, not repeated on stderr")
+	assert.Less(t, strings.Index(out, "hook_tool.lua"), strings.Index(out, "syntax_error.lua"), "file-name order")
+
+	r = e.run("", "--trust", "--hook", hkFile(t, "commands.lua"), "hooks")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "chain_project.lua  (project, loaded in ")
+	assert.Less(t, strings.Index(r.stdout, "warnings.lua"), strings.Index(r.stdout, "chain_project.lua"))
+	assert.Less(t, strings.Index(r.stdout, "chain_project.lua"), strings.Index(r.stdout, "commands.lua  (cli"))
+	assert.Contains(t, r.stdout, "  commands:  /ask, /quiet, /switch, /summarize, /fail\n")
+
+	// disabled_hooks and --no-hooks.
+	e.hkConfig(`{"disabled_hooks": ["tag", "hook_tool.lua", "00-core"]}`)
+	r = e.run("", "hooks")
+	assert.NotContains(t, r.stdout, "tag.lua")
+	assert.NotContains(t, r.stdout, "hook_tool.lua")
+	assert.NotContains(t, r.stdout, "00-core.lua")
+	assert.Contains(t, r.stdout, "warnings.lua")
+	r = e.run("", "--no-hooks", "--hook", hkFile(t, "tag.lua"), "hooks")
+	assert.True(t, strings.HasPrefix(r.stdout, "tag.lua  (cli, loaded in "), r.stdout)
+	assert.Equal(t, 1, strings.Count(r.stdout, "  ("), "--no-hooks: only the --hook file")
+
+	// hooks check
+	r = e.run("", "hooks", "check", hkFile(t, "syntax_error.lua"))
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, "syntax_error.lua  (cli, NOT LOADED)\n  error:     syntax_error.lua:4: near '=': syntax error\n", r.stdout)
+	r = e.run("", "hooks", "check", hkFile(t, "warnings.lua"))
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, `  warning:   warnings.lua:3: unknown event "tool.execute.befor" (did you mean "tool.execute.before"?)`)
+	assert.Contains(t, r.stdout, `  warning:   warnings.lua:5: tool "bad_schema": invalid parameters schema`)
+	assert.NotContains(t, r.stdout, "  ok")
+	r = e.run("", "hooks", "check", hkFile(t, "tag.lua"))
+	assert.Equal(t, 0, r.code)
+	assert.Regexp(t, `^tag\.lua  \(cli, loaded in .*\)\n  events:    chat\.system\.transform\n  ok\n$`, r.stdout)
+	r = e.run("", "hooks", "check", hkFile(t, "nothere.lua"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "nothere.lua")
+	assert.Contains(t, r.stderr, "no such file")
+	r = e.run("", "hooks", "check")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "usage: lunar hooks check FILE")
+	r = e.run("", "hooks", "frob")
+	assert.Equal(t, 2, r.code)
+
+	// hooks types: a LuaLS meta file covering every event.
+	r = e.run("", "hooks", "types")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "---@meta\n"))
+	for _, name := range lua.EventNames() {
+		assert.Contains(t, r.stdout, `"`+name+`"`)
+	}
+	assert.Equal(t, lua.TypesMeta(), r.stdout)
+}
+
+func TestHookDebugTracing(t *testing.T) {
+	for _, how := range []string{"--debug", "LUNAR_DEBUG=1"} {
+		t.Run(how, func(t *testing.T) {
+			e := newHookE2E(t)
+			e.srv.Reply(llmtest.Text("ok"))
+			args := []string{"--no-hooks", "--hook", hkFile(t, "tag.lua"), "--hook", hkFile(t, "commands.lua"), "-p", "/fail"}
+			if how == "--debug" {
+				args = append([]string{"--debug"}, args...)
+			} else {
+				e.env = append(e.env, how)
+			}
+			r := e.run("", args...)
+			assert.Equal(t, 1, r.code)
+			assert.Regexp(t, `(?m)^hook tag\.lua: load: [0-9.]+[µm]?s ok$`, r.stderr)
+			assert.Regexp(t, `(?m)^hook commands\.lua: load: [0-9.]+[µm]?s ok$`, r.stderr)
+			assert.Regexp(t, `(?m)^hook commands\.lua: /fail: [0-9.]+[µm]?s error: commands\.lua:44: the command failed$`, r.stderr)
+
+			e.srv.Reply(llmtest.Text("ok"))
+			r = e.run("", append(args[:len(args)-1], "hi")...)
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Regexp(t, `(?m)^hook tag\.lua: chat\.system\.transform: [0-9.]+[µm]?s ok$`, r.stderr)
+			assert.Regexp(t, `(?m)^hook commands\.lua: agent\.start: [0-9.]+[µm]?s ok$`, r.stderr)
+			assert.Equal(t, "ok\n", r.stdout, "traces never reach stdout")
+		})
+	}
+	e := newHookE2E(t)
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "--hook", hkFile(t, "tag.lua"), "-p", "hi")
+	require.Equal(t, 0, r.code)
+	assert.Empty(t, r.stderr, "no tracing without --debug")
 }

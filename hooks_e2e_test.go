@@ -99,24 +99,30 @@ func (l hkLine) obj() map[string]any {
 	return m
 }
 
-// hkLines reads what the hooks hkRecorded so far.
+// hkLines reads what the hooks recorded so far.
 func (e *e2e) hkLines() []hkLine {
 	e.t.Helper()
-	f, err := os.Open(e.hkLogPath())
+	return hkReadLog(e.t, e.hkLogPath())
+}
+
+// hkReadLog reads a testlog.lua file (none yet: no records).
+func hkReadLog(t *testing.T, path string) []hkLine {
+	t.Helper()
+	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return nil
 	}
-	require.NoError(e.t, err)
+	require.NoError(t, err)
 	defer f.Close()
 	var out []hkLine
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
 		var l hkLine
-		require.NoError(e.t, json.Unmarshal(sc.Bytes(), &l), sc.Text())
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &l), sc.Text())
 		out = append(out, l)
 	}
-	require.NoError(e.t, sc.Err())
+	require.NoError(t, sc.Err())
 	return out
 }
 
@@ -140,7 +146,7 @@ func hkKinds(lines []hkLine) []string {
 	return out
 }
 
-// hkClearLog forgets what was hkRecorded so far.
+// hkClearLog forgets what was recorded so far.
 func (e *e2e) hkClearLog() {
 	e.t.Helper()
 	err := os.Remove(e.hkLogPath())
@@ -586,17 +592,6 @@ func TestHookChainingOrderGlobalProjectCLI(t *testing.T) {
 	assert.FileExists(t, filepath.Join(e.cwd, "ran.txt"), "no project hook blocked the tool")
 	for _, l := range e.hkLines() {
 		assert.NotEqual(t, "project", l.Hook)
-	}
-}
-
-// hkDump logs the hook records and the requests (while writing a test).
-func (e *e2e) hkDump() {
-	for _, l := range e.hkLines() {
-		b, _ := json.Marshal(l.Value)
-		e.t.Logf("%s %s %s", l.Hook, l.Kind, b)
-	}
-	for i, r := range e.srv.Requests() {
-		e.t.Logf("request %d: %v", i, hkUserTexts(r))
 	}
 }
 
@@ -1079,4 +1074,24 @@ func TestHookDebugTracing(t *testing.T) {
 	r := e.run("", "--hook", hkFile(t, "tag.lua"), "-p", "hi")
 	require.Equal(t, 0, r.code)
 	assert.Empty(t, r.stderr, "no tracing without --debug")
+}
+
+func TestHookPiEventNames(t *testing.T) {
+	e := newHookE2E(t)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"true"}`))
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "--hook", hkFile(t, "aliases.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, strings.ReplaceAll(r.stderr, "→ bash  true\n", ""), "no unknown-event warnings")
+	var got []string
+	for _, l := range e.hkLines() {
+		got = append(got, l.Kind+"="+l.Value.(string))
+	}
+	assert.Equal(t, []string{
+		"session_start=session.start", "input=chat.message", "before_agent_start=agent.before_start",
+		"agent_start=agent.start", "turn_start=turn.start", "context=context", "chat.messages.transform=context",
+		"tool_call=tool.execute.before", "tool_result=tool.execute.after", "turn_end=turn.end",
+		"turn_start=turn.start", "context=context", "chat.messages.transform=context", "turn_end=turn.end",
+		"agent_end=agent.end", "session_shutdown=session.shutdown",
+	}, got)
 }

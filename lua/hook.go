@@ -280,9 +280,14 @@ func (h *hook) libLoader(L *glua.LState) int {
 type callError struct {
 	msg     string
 	timeout bool
+	cause   error // the caller's context error when it was cancelled (Ctrl+C)
 }
 
 func (e *callError) Error() string { return e.msg }
+
+// Unwrap lets callers recognise a cancelled call (errors.Is(err,
+// context.Canceled)), e.g. to exit with "interrupted".
+func (e *callError) Unwrap() error { return e.cause }
 
 // run calls fn in the hook's state. build (under the lock) returns the
 // arguments; use (under the lock) consumes the first result. It holds the
@@ -366,7 +371,7 @@ func (h *hook) callErr(err error, parent context.Context, ow *owner, timeout tim
 		}
 		return &callError{msg: msg, timeout: true}
 	case parent.Err() != nil:
-		return &callError{msg: strings.Replace(msg, parent.Err().Error(), "cancelled", 1)}
+		return &callError{msg: strings.Replace(msg, parent.Err().Error(), "cancelled", 1), cause: parent.Err()}
 	}
 	return &callError{msg: msg}
 }

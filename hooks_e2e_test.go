@@ -7,9 +7,11 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -1094,4 +1096,53 @@ func TestHookPiEventNames(t *testing.T) {
 		"turn_start=turn.start", "context=context", "chat.messages.transform=context", "turn_end=turn.end",
 		"agent_end=agent.end", "session_shutdown=session.shutdown",
 	}, got)
+}
+
+// hkGone reports whether pid has exited (or is a zombie) within d.
+func hkGone(pid int, d time.Duration) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return true
+		}
+		if f := strings.Fields(string(data)); len(f) > 2 && f[2] == "Z" {
+			return true
+		}
+	}
+	return false
+}
+
+func TestInterruptStopsHookHandlers(t *testing.T) {
+	t.Run("command", func(t *testing.T) {
+		e := newHookE2E(t)
+		r := e.interrupt(func(string, string) bool { return len(e.hkRecorded("started")) > 0 },
+			"--hook", hkFile(t, "spin.lua"), "-p", "/spin")
+		assert.Equal(t, 130, r.code)
+		assert.Equal(t, "lunar: interrupted\n", r.stderr)
+		assert.Empty(t, e.srv.Requests())
+	})
+	t.Run("lunar.exec in a command", func(t *testing.T) {
+		e := newHookE2E(t)
+		pidFile := filepath.Join(e.cwd, "exec.pid")
+		r := e.interrupt(func(string, string) bool { _, err := os.Stat(pidFile); return err == nil },
+			"--hook", hkFile(t, "spin.lua"), "-p", "/sleep")
+		assert.Equal(t, 130, r.code)
+		assert.Equal(t, "lunar: interrupted\n", r.stderr)
+		data, err := os.ReadFile(pidFile)
+		require.NoError(t, err)
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		require.NoError(t, err)
+		assert.True(t, hkGone(pid, 5*time.Second), "the program lunar.exec started is killed")
+	})
+	t.Run("event handler", func(t *testing.T) {
+		e := newHookE2E(t)
+		e.env = append(e.env, "SPIN_IN_AGENT_START=1")
+		start := time.Now()
+		r := e.interrupt(func(string, string) bool { return len(e.hkRecorded("started")) > 0 },
+			"--hook", hkFile(t, "spin.lua"), "-p", "go")
+		assert.Less(t, time.Since(start), 10*time.Second, "long before the 30 s hook timeout")
+		assert.Equal(t, 130, r.code)
+		assert.Equal(t, "lunar: hook spin.lua: agent.start: spin.lua:26: cancelled\nlunar: interrupted\n", r.stderr)
+		assert.Empty(t, e.srv.Requests())
+	})
 }

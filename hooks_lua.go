@@ -251,6 +251,10 @@ func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string
 		if err != nil {
 			return "", err
 		}
+		// --base-url goes with its provider, as for /model.
+		if m.Provider == h.a.model.Provider {
+			m = h.a.withFlags(m)
+		}
 		model = &m
 	}
 	return h.a.complete(ctx, msgs, req.System, req.MaxTokens, model)

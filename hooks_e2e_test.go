@@ -704,17 +704,29 @@ func TestHookCommandsInOneShotMode(t *testing.T) {
 	assert.Equal(t, "The summary was: ok", hkUserTexts(e.srv.Requests()[3])[2])
 	assert.NotContains(t, hkUserTexts(e.srv.Requests()[3]), "Summarise: the text")
 
+	// lunar.complete with a message list and another model of the same
+	// provider (which goes where --base-url points); an unknown model fails.
+	r = run("/other_model")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, 5, requests())
+	call = e.srv.Requests()[4]
+	assert.Equal(t, "gpt-4o", call.Field("model"))
+	assert.Equal(t, []string{"first message", "second message"}, hkUserTexts(call))
+	assert.Equal(t, map[string]any{"text": "ok"}, e.hkRecorded("other_model")[0].Value)
+	assert.Contains(t, e.hkRecorded("bad_model")[0].obj()["err"], "nosuch")
+	assert.Nil(t, e.hkRecorded("bad_model")[0].obj()["text"])
+
 	// A failing command: reported once with the hook, the command and the Lua line; exit 1.
 	r = run("/fail")
 	assert.Equal(t, 1, r.code)
 	assert.Equal(t, "lunar: hook commands.lua: /fail: commands.lua:44: the command failed\n", r.stderr)
-	assert.Equal(t, 4, requests())
+	assert.Equal(t, 5, requests())
 
 	// Not a hook command: the text is the prompt.
 	r = run("/unknown-cmd hello")
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Equal(t, 5, requests())
-	texts := hkUserTexts(e.srv.Requests()[4])
+	require.Equal(t, 6, requests())
+	texts := hkUserTexts(e.srv.Requests()[5])
 	assert.Equal(t, "/unknown-cmd hello", texts[len(texts)-1])
 }
 
@@ -1001,7 +1013,7 @@ func TestHooksSubcommands(t *testing.T) {
 	assert.Contains(t, r.stdout, "chain_project.lua  (project, loaded in ")
 	assert.Less(t, strings.Index(r.stdout, "warnings.lua"), strings.Index(r.stdout, "chain_project.lua"))
 	assert.Less(t, strings.Index(r.stdout, "chain_project.lua"), strings.Index(r.stdout, "commands.lua  (cli"))
-	assert.Contains(t, r.stdout, "  commands:  /ask, /quiet, /switch, /summarize, /fail\n")
+	assert.Contains(t, r.stdout, "  commands:  /ask, /quiet, /switch, /summarize, /fail, /other_model\n")
 
 	// disabled_hooks and --no-hooks.
 	e.hkConfig(`{"disabled_hooks": ["tag", "hook_tool.lua", "00-core"]}`)
@@ -1145,4 +1157,24 @@ func TestInterruptStopsHookHandlers(t *testing.T) {
 		assert.Equal(t, "lunar: hook spin.lua: agent.start: spin.lua:26: cancelled\nlunar: interrupted\n", r.stderr)
 		assert.Empty(t, e.srv.Requests())
 	})
+}
+
+func TestHookHTTP(t *testing.T) {
+	e := newHookE2E(t)
+	e.env = append(e.env, "FETCH_URL="+e.srv.URL())
+	r := e.run("", "--hook", hkFile(t, "http.lua"), "-p", "/fetch")
+	require.Equal(t, 0, r.code, r.stderr)
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "GET", reqs[0].Method)
+	assert.Equal(t, "/v1/models", reqs[0].Path)
+	assert.Equal(t, "yes", reqs[0].Header.Get("X-From-Hook"))
+	got := e.hkRecorded("fetch")[0].obj()
+	assert.Equal(t, 200, hkNum(got["status"]))
+	assert.Equal(t, "application/json", got["content_type"])
+	assert.Contains(t, got["body"], `"llmtest-model"`)
+	assert.Nil(t, got["err"])
+	refused := e.hkRecorded("refused")[0].obj()
+	assert.Nil(t, refused["res"])
+	assert.Contains(t, refused["err"], "127.0.0.1:1")
 }

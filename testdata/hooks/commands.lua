@@ -54,3 +54,16 @@ lunar.on("agent.start", function(ev, ctx)
   local ok, err = pcall(ctx.set_model, "openai", "gpt-4o")
   rec("set_model_outside", { ok = ok, has_fn = ctx.set_model ~= nil, err = tostring(err) })
 end)
+
+lunar.command("other_model", {
+  description = "lunar.complete with another model and a message list",
+  handler = function()
+    local text, err = lunar.complete({
+      { role = "user", content = "first message" },
+      { role = "user", content = { { type = "text", text = "second message" } } },
+    }, { model = "openai/gpt-4o" })
+    rec("other_model", { text = text, err = err })
+    local none, nerr = lunar.complete("x", { model = "nosuch/model" })
+    rec("bad_model", { text = none, err = nerr })
+  end,
+})

@@ -88,6 +88,16 @@ func BenchmarkLoad100k(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(size), "alloc/file")
 	b.ReportMetric(float64(size)/100_000, "B/entry")
+
+	// The heap a loaded session keeps, relative to the file size.
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, err := Load(path)
+	require.NoError(b, err)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(s)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(size), "heap/file")
 }
 
 // BenchmarkBuildContext100k builds the context over a 100k-entry path.

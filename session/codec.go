@@ -43,12 +43,15 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	return d.end()
 }
 
-// MarshalJSON returns Raw when it is set (a loaded entry is never
-// re-encoded), else encodes the entry as pi writes it. Clear Raw after
-// changing fields of a decoded entry.
+// MarshalJSON returns the line an entry was loaded from (a loaded entry is
+// never re-encoded), else encodes the entry as pi writes it. Clear Raw
+// after changing fields of a decoded entry.
 func (e Entry) MarshalJSON() ([]byte, error) {
 	if e.Raw != nil {
 		return append([]byte(nil), e.Raw...), nil
+	}
+	if e.inPlace != nil {
+		return e.inPlace.rebuild(), nil
 	}
 	return appendEntry(nil, &e)
 }
@@ -926,6 +929,8 @@ type slab struct {
 	msgs    []Message
 	usages  []Usage
 	blocks  []ContentBlock
+	lines   []inPlaceLine
+	patches []patch
 	n       int // chunk length, grows to slabMax
 }
 
@@ -962,6 +967,29 @@ func (s *slab) usage() *Usage {
 	}
 	s.usages = s.usages[:len(s.usages)+1]
 	return &s.usages[len(s.usages)-1]
+}
+
+func (s *slab) inPlaceLine() *inPlaceLine {
+	if len(s.lines) == cap(s.lines) {
+		s.lines = make([]inPlaceLine, 0, s.grow())
+	}
+	s.lines = s.lines[:len(s.lines)+1]
+	return &s.lines[len(s.lines)-1]
+}
+
+// patchSlice copies src into chunk storage (capacity ending at its length).
+func (s *slab) patchSlice(src []patch) []patch {
+	n := len(src)
+	if cap(s.patches)-len(s.patches) < n {
+		size := 2 * s.grow()
+		if n > size/4 {
+			return append([]patch(nil), src...)
+		}
+		s.patches = make([]patch, 0, size)
+	}
+	start := len(s.patches)
+	s.patches = append(s.patches, src...)
+	return s.patches[start : start+n : start+n]
 }
 
 // blockSlice copies src into chunk storage and returns a slice whose

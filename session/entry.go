@@ -75,7 +75,22 @@ type Entry struct {
 
 	Name string
 
-	// Raw is the exact line as loaded (without the newline). A loaded entry
-	// is written back byte for byte from Raw and never re-encoded.
+	// Raw is the exact line as loaded (without the newline), or as
+	// encoded by Append. A loaded entry is written back byte for byte and
+	// never re-encoded. Raw is nil for a loaded line whose long escaped
+	// strings were decoded into the line's own memory to save it:
+	// MarshalJSON rebuilds that line exactly.
 	Raw []byte
+
+	inPlace *inPlaceLine // set when Raw is nil for that reason
+}
+
+// line returns the entry's exact line: Raw, or the loaded line rebuilt
+// from its in-place decoded strings. nil for an entry that was never
+// encoded.
+func (e *Entry) line() []byte {
+	if e.Raw == nil && e.inPlace != nil {
+		return e.inPlace.rebuild()
+	}
+	return e.Raw
 }

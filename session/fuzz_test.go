@@ -60,7 +60,7 @@ func FuzzLoad(f *testing.F) {
 			lines[string(l)] = true
 		}
 		for i, e := range p.entries {
-			raw := rawLine(e)
+			raw := e.line()
 			if !lines[string(raw)] {
 				t.Fatalf("entry %d: line %q is not in the file", i, raw)
 			}
@@ -116,6 +116,3 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
-
-// rawLine is the line an entry was loaded from (or encoded to).
-func rawLine(e *Entry) []byte { return e.Raw }

@@ -60,9 +60,10 @@ func (it *lineIter) next() (line []byte, start int, terminated, ok bool) {
 	return it.data[start : start+i], start, true, true
 }
 
-// parseData reads a whole session file. data must not be modified
-// afterwards: decoded strings and Raw slices share its memory. name is
-// used in warnings and errors.
+// parseData reads a whole session file. data is written to (long escaped
+// strings are decoded in place) and must not be modified afterwards:
+// decoded strings and Raw slices share its memory. name is used in
+// warnings and errors.
 func parseData(name string, data []byte) (*parsed, error) {
 	p := &parsed{needNewline: len(data) > 0 && data[len(data)-1] != '\n'}
 	it := lineIter{data: data}
@@ -123,11 +124,13 @@ func (p *parsed) decodeEntries(name string, data []byte, it lineIter) {
 	if len(data) > 0 {
 		view = unsafe.String(unsafe.SliceData(data), len(data))
 	}
+	ip := &inPlace{}
 	d := decoder{
-		scanner: scanner{data: data, view: view, arena: &arena{}},
+		scanner: scanner{data: data, view: view, arena: &arena{}, inPlace: ip},
 		lenient: true,
 		slab:    &slab{},
 	}
+	p.entries = make([]*Entry, 0, bytes.Count(data[it.pos:], []byte{'\n'})+1)
 	var unknown []string
 	seenUnknown := map[string]bool{}
 	for {
@@ -142,6 +145,7 @@ func (p *parsed) decodeEntries(name string, data []byte, it lineIter) {
 		// zero-copy strings are substrings of the whole-file view.
 		d.data = data[:start+len(line)]
 		d.pos = start
+		ip.startLine(start)
 		e := d.slab.entry()
 		if d.peek() != '{' {
 			if err := d.skip(0); err == nil && d.end() == nil {
@@ -166,7 +170,9 @@ func (p *parsed) decodeEntries(name string, data []byte, it lineIter) {
 			*e = Entry{}
 			continue
 		}
-		e.Raw = line[:len(line):len(line)]
+		if e.inPlace = ip.take(line[:len(line):len(line)], d.slab); e.inPlace == nil {
+			e.Raw = line[:len(line):len(line)]
+		}
 		if !knownTypes[e.Type] && !seenUnknown[e.Type] {
 			seenUnknown[e.Type] = true
 			unknown = append(unknown, fmt.Sprintf("%q", e.Type))

@@ -61,7 +61,7 @@ func TestGoldenAppend(t *testing.T) {
 	for i, id := range added {
 		e := all[24+i]
 		assert.Equal(t, id, e.ID)
-		assert.Equal(t, newLines[i], string(e.Raw))
+		assert.Equal(t, newLines[i], string(e.line()))
 		// Each new line is in pi's byte form: re-encoding the decoded
 		// fields gives the same bytes.
 		d := decodeStrict(t, newLines[i])

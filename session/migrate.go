@@ -7,6 +7,7 @@ package session
 // atomically.
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 )
@@ -54,7 +55,8 @@ func migrate(name string, data []byte, hp *parsed) (*parsed, error) {
 		out = appendJS(out, v)
 		out = append(out, '\n')
 	}
-	p, err := parseData(name, out)
+	// out is kept for the rewrite; parsing writes to its copy.
+	p, err := parseData(name, bytes.Clone(out))
 	if err != nil {
 		return nil, fmt.Errorf("migrate %s from version %d: %w", name, from, err)
 	}

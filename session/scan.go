@@ -31,6 +31,9 @@ type scanner struct {
 	// (zero copy); "" means strings are copied.
 	view  string
 	arena *arena
+	// inPlace, when set, decodes long escaped strings into their own
+	// bytes in data (see inplace.go); data is then written to.
+	inPlace *inPlace
 }
 
 func (s *scanner) errorf(format string, args ...any) error {
@@ -282,6 +285,11 @@ func (s *scanner) str() (string, error) {
 			return s.view[start:end], nil
 		}
 		return string(body), nil
+	}
+	if s.inPlace != nil && len(body) >= inPlaceMin {
+		if v, ok := s.inPlace.decode(s.data, start, end); ok {
+			return v, nil
+		}
 	}
 	if s.arena != nil {
 		return s.arena.unescape(body), nil

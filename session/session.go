@@ -520,7 +520,7 @@ func (s *Session) persistPending() error {
 		s.headerOnDisk = true
 	}
 	for s.written < len(s.entries) {
-		if err := s.writeLine(s.entries[s.written].Raw); err != nil {
+		if err := s.writeLine(s.entries[s.written].line()); err != nil {
 			return err
 		}
 		s.written++

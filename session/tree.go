@@ -207,6 +207,7 @@ func (s *Session) Fork(id, dir string) (*Session, error) {
 			c = new(Entry)
 			*c = *e
 			c.ParentID = prev
+			c.inPlace = nil
 			raw, err := reparent(e, prev)
 			if err != nil {
 				return nil, fmt.Errorf("fork: entry %s: %w", e.ID, err)
@@ -266,12 +267,13 @@ func (s *Session) discard() {
 // {...entry, parentId} re-serialised by JSON.stringify (every other key
 // and value kept, in place).
 func reparent(e *Entry, parentID string) ([]byte, error) {
-	if e.Raw == nil {
+	line := e.line()
+	if line == nil {
 		c := *e
 		c.ParentID = parentID
 		return appendEntry(nil, &c)
 	}
-	v, err := parseJS(e.Raw)
+	v, err := parseJS(line)
 	if err != nil {
 		return nil, err
 	}

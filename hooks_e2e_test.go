@@ -881,7 +881,7 @@ func TestHookSandboxThroughTheBinary(t *testing.T) {
 
 func TestHookTimeouts(t *testing.T) {
 	e := newHookE2E(t)
-	e.hkConfig(`{"hook_timeout_ms": 300}`)
+	e.hkConfig(`{"hook_timeout_ms": 200}`)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch ran.txt"}`))
 	e.srv.Reply(llmtest.ToolCall("spin", `{}`))
 	e.srv.Reply(llmtest.Text("finished"))
@@ -892,13 +892,13 @@ func TestHookTimeouts(t *testing.T) {
 	assert.Equal(t, "finished\n", r.stdout, "the turn completes")
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	assert.Equal(t, []string{
-		"lunar: hook loop_at_load.lua: loop_at_load.lua:3: timed out after 300ms",
-		"lunar: hook timeout.lua: chat.system.transform: timeout.lua:9: timed out after 300ms",
+		"lunar: hook loop_at_load.lua: loop_at_load.lua:3: timed out after 200ms",
+		"lunar: hook timeout.lua: chat.system.transform: timeout.lua:9: timed out after 200ms",
 		"→ bash  touch ran.txt",
-		"lunar: hook timeout.lua: tool.execute.before: timeout.lua:18: timed out after 300ms",
-		"  ✗ hook timeout.lua: tool.execute.before: timeout.lua:18: timed out after 300ms",
+		"lunar: hook timeout.lua: tool.execute.before: timeout.lua:18: timed out after 200ms",
+		"  ✗ hook timeout.lua: tool.execute.before: timeout.lua:18: timed out after 200ms",
 		"→ spin  ",
-		"  ✗ tool spin (timeout.lua): timeout.lua:27: timed out after 300ms",
+		"  ✗ tool spin (timeout.lua): timeout.lua:27: timed out after 200ms",
 	}, lines)
 	// The first call timed out (no change); later ones work.
 	reqs := e.srv.Requests()

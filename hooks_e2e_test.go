@@ -1178,3 +1178,16 @@ func TestHookHTTP(t *testing.T) {
 	assert.Nil(t, refused["res"])
 	assert.Contains(t, refused["err"], "127.0.0.1:1")
 }
+
+func TestHookLogAndPrintGoToStderr(t *testing.T) {
+	e := newHookE2E(t)
+	e.srv.SetDefault(llmtest.Text("ok"))
+	r := e.run("", "--hook", hkFile(t, "log.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ok\n", r.stdout)
+	assert.Equal(t, "[info] log.lua: an info line\n[print] log.lua: printed\t42\n", r.stderr)
+	r = e.run("", "--debug", "--hook", hkFile(t, "log.lua"), "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "ok\n", r.stdout)
+	assert.Contains(t, r.stderr, "[info] log.lua: an info line\n[debug] log.lua: a debug line\n[print] log.lua: printed\t42\n")
+}

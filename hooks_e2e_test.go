@@ -74,11 +74,11 @@ func (e *e2e) hkProject(names ...string) {
 }
 
 // hkConfig writes $LUNAR_HOME/config/config.json.
-func (e *e2e) hkConfig(json string) {
+func (e *e2e) hkConfig(text string) {
 	e.t.Helper()
 	dir := filepath.Join(e.home, "config")
 	require.NoError(e.t, os.MkdirAll(dir, 0o755))
-	require.NoError(e.t, os.WriteFile(filepath.Join(dir, "config.json"), []byte(json), 0o644))
+	require.NoError(e.t, os.WriteFile(filepath.Join(dir, "config.json"), []byte(text), 0o644))
 }
 
 func hkCopyFile(t *testing.T, from, to string) {

@@ -23,10 +23,9 @@ import (
 // hookApp is an app wired as run() wires it, with --hook files loaded.
 type hookApp struct {
 	*app
-	t      *testing.T
-	srv    *llmtest.Server
-	log    string // $HOOK_LOG
-	stderr *bytes.Buffer
+	t   *testing.T
+	srv *llmtest.Server
+	log string // $HOOK_LOG
 }
 
 func newHookApp(t *testing.T, hooks ...string) *hookApp {
@@ -53,8 +52,8 @@ func newHookApp(t *testing.T, hooks ...string) *hookApp {
 	require.NoError(t, a.setupModels())
 	require.NoError(t, a.setup(false))
 	t.Cleanup(a.close)
-	require.Empty(t, stderr.String())
-	return &hookApp{app: a, t: t, srv: srv, log: log, stderr: stderr}
+	require.Empty(t, stderr.String(), "the hooks load without problems")
+	return &hookApp{app: a, t: t, srv: srv, log: log}
 }
 
 // command runs a hook command, as the REPL does for /name args.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +40,11 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"type":"session","version":2,"id":"s","timestamp":"t","cwd":"/"}` + "\n" +
 		`{"type":"label","id":"a","parentId":"a","timestamp":"2025-01-01T00:00:00Z","targetId":"a","label":"\ud800"}`))
 	f.Add([]byte("\n\n{\"type\":\"session\",\"version\":3,\"id\":\"\\u0041\"}\r\n[1]\n{\"id\":\"b\",\"parentId\":\"b\",\"type\":\"branch_summary\",\"summary\":\"\\\"\\/\\u2028\"}"))
+
+	long := strings.Repeat(`x\n\t\"q\" \u0001`, 5)
+	f.Add([]byte(testHeader + "\n" +
+		`{"type":"message","id":"b0000001","parentId":null,"timestamp":"t","message":{"role":"user","content":"` + long + `","timestamp":1}}` + "\n" +
+		`{"type":"message","id":"b0000002","parentId":"b0000001","timestamp":"t","message":{"role":"user","content":"` + long + `\/\u0041","timestamp":1}}` + "\n"))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		orig := bytes.Clone(data)

@@ -815,8 +815,8 @@ func TestHookSessionAPI(t *testing.T) {
 	assert.Nil(t, got["label_err"])
 	assert.Equal(t, false, got["compact_ok"])
 	assert.Contains(t, got["compact_err"], "not available")
-	// Usage summed over the path; total is the size of the last call's context.
-	assert.Equal(t, map[string]any{"input": 120.0, "output": 11.0, "cache_read": 10.0, "cache_write": 0.0, "total": 86.0}, got["usage"])
+	// Usage summed over the path (totals 55 + 86), as agent.end's tokens.
+	assert.Equal(t, map[string]any{"input": 120.0, "output": 11.0, "cache_read": 10.0, "cache_write": 0.0, "total": 141.0}, got["usage"])
 	rebuilt := got["rebuilt"].(map[string]any)
 	assert.Equal(t, 4, hkNum(rebuilt["messages"]))
 	assert.Positive(t, hkNum(rebuilt["tokens"]))

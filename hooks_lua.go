@@ -51,8 +51,19 @@ func (a *app) loadHooks(ask func(dir string, files []string) bool, report func(m
 		DataDir: a.paths.Data,
 		Report:  report,
 	}
-	if a.opts.Debug || os.Getenv("LUNAR_DEBUG") != "" {
+	debug := a.opts.Debug || os.Getenv("LUNAR_DEBUG") != ""
+	if debug {
 		opts.Debug = a.stderr
+	}
+	opts.Log = func(hook, level, msg string) {
+		if level == "debug" && !debug {
+			return
+		}
+		if u, ok := a.ui.(*replUI); ok {
+			u.Notify(hook+": "+msg, level)
+			return
+		}
+		fmt.Fprintf(a.stderr, "[%s] %s: %s\n", level, hook, msg)
 	}
 	return lua.Load(sources, opts), nil
 }
@@ -313,7 +324,7 @@ func (h *luaHost) RebuildContext(ctx context.Context) (int, int, error) {
 }
 
 // TokenUsage sums the usage of the assistant messages on the current
-// path; Total is the context size of the last call.
+// path, as agent.end's tokens do for one run.
 func (h *luaHost) TokenUsage() (agent.TokenStats, bool) {
 	if h.a.sess == nil {
 		return agent.TokenStats{}, false
@@ -332,9 +343,9 @@ func (h *luaHost) TokenUsage() (agent.TokenStats, bool) {
 		st.CacheRead += u.CacheRead
 		st.CacheWrite += u.CacheWrite
 		if t := u.TotalTokens; t > 0 {
-			st.Total = t
+			st.Total += t
 		} else {
-			st.Total = u.Input + u.Output + u.CacheRead + u.CacheWrite
+			st.Total += u.Input + u.Output + u.CacheRead + u.CacheWrite
 		}
 	}
 	return st, found

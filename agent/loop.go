@@ -77,6 +77,7 @@ type run struct {
 	messages     []session.Message // new in this run
 	tokens       TokenStats
 	lastCtxTok   int
+	ctxLimit     int // context window of the model last called (after model.resolve)
 	turnOpen     bool // turn_start was sent before the prompt messages
 }
 
@@ -117,6 +118,15 @@ func (a *Agent) Continue(ctx context.Context) error {
 	return r.finish(r.loop())
 }
 
+// contextLimit is the context window of the model the run called last
+// (a model.resolve hook may have chosen another), else the agent's model's.
+func (r *run) contextLimit() int {
+	if r.ctxLimit > 0 {
+		return r.ctxLimit
+	}
+	return r.a.Model.ContextWindow
+}
+
 func (r *run) start() {
 	ev := Event{Type: EventAgentStart}
 	r.a.emit(ev)
@@ -125,7 +135,7 @@ func (r *run) start() {
 
 func (r *run) finish(err error) error {
 	ev := Event{Type: EventAgentEnd, Messages: r.messages, Tokens: r.tokens,
-		ContextTokens: r.lastCtxTok, ContextLimit: r.a.Model.ContextWindow}
+		ContextTokens: r.lastCtxTok, ContextLimit: r.contextLimit()}
 	r.a.emit(ev)
 	r.a.hooks().Notify(context.WithoutCancel(r.ctx), ev)
 	if serr := r.a.Session.Sync(); serr != nil && err == nil {
@@ -263,7 +273,7 @@ func (r *run) beginTurn() {
 
 func (r *run) endTurn(msg *session.Message, results []session.Message, err error) error {
 	ev := Event{Type: EventTurnEnd, Message: msg, ToolResults: results, Tokens: turnTokens(msg),
-		ContextTokens: r.lastCtxTok, ContextLimit: r.a.Model.ContextWindow}
+		ContextTokens: r.lastCtxTok, ContextLimit: r.contextLimit()}
 	r.a.emit(ev)
 	r.a.hooks().Notify(context.WithoutCancel(r.ctx), ev)
 	if serr := r.a.Session.Sync(); serr != nil && err == nil {
@@ -307,6 +317,7 @@ func (r *run) request() (*Request, Provider, error) {
 		plain[i] = msgs[i].Message
 	}
 	model := h.ResolveModel(ctx, a.Model)
+	r.ctxLimit = model.ContextWindow
 	params := h.Params(ctx, Params{ThinkingLevel: a.ThinkingLevel, MaxTokens: model.MaxTokens})
 	req := &Request{
 		Model:        model,

@@ -269,3 +269,34 @@ func TestHooksShapeRequestsAndTools(t *testing.T) {
 	assert.Len(t, a.Session.BuildContext().Messages, 5)
 	assert.Equal(t, []string{EventAgentStart, EventTurnStart, EventTurnEnd, EventTurnStart, EventTurnEnd, EventAgentEnd}, h.notified)
 }
+
+type resolvingHooks struct {
+	NopHooks
+	limits []int
+}
+
+func (h *resolvingHooks) ResolveModel(_ context.Context, m Model) Model {
+	m.ID, m.ContextWindow = "bigger", 1_000_000
+	return m
+}
+
+func (h *resolvingHooks) Notify(_ context.Context, ev Event) {
+	if ev.Type == EventTurnEnd || ev.Type == EventAgentEnd {
+		h.limits = append(h.limits, ev.ContextLimit)
+	}
+}
+
+// turn.end and agent.end report the context window of the model actually
+// called, after model.resolve.
+func TestContextLimitFollowsResolvedModel(t *testing.T) {
+	p := &scriptedProvider{replies: []func(context.Context, func(StreamEvent)) (*session.Message, error){
+		reply(assistant(text("ok"))),
+	}}
+	a := newTestAgent(p, nil)
+	a.Model.ContextWindow = 8000
+	h := &resolvingHooks{}
+	a.Hooks = h
+	require.NoError(t, a.Prompt(context.Background(), "go", nil))
+	assert.Equal(t, "bigger", p.requests[0].Model.ID)
+	assert.Equal(t, []int{1_000_000, 1_000_000}, h.limits)
+}

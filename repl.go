@@ -781,6 +781,12 @@ func (r *repl) shell(command string, exclude bool) {
 		r.errorf("saving command output: %v", err)
 		return
 	}
+	// A command's output is the user's work: keep it even if no reply
+	// follows (a new session otherwise waits for its first answer).
+	if err := r.a.sess.Persist(); err != nil {
+		r.errorf("saving session: %v", err)
+		return
+	}
 	if err := r.a.sess.Sync(); err != nil {
 		r.errorf("saving session: %v", err)
 	}

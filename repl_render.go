@@ -268,16 +268,19 @@ func (v *view) flushText() {
 }
 
 // wordWrapper breaks streamed text between words so that a terminal does
-// not cut words at its edge. It holds back the word being streamed until
-// it ends; width 0 passes text through.
+// not cut words at its edge. Text is written as it arrives; when the word
+// being streamed outgrows the line, it is erased and written again at the
+// start of the next one (the terminal cursor never left its line, so a
+// carriage return and a cursor move reach it). Width 0 passes text through.
 type wordWrapper struct {
 	width  int
-	col    int
-	spaces int
-	word   []rune
+	col    int    // cursor column
+	spaces int    // spaces held until the next word starts
+	word   []rune // the word being streamed, already on screen
+	from   int    // column where the word's leading spaces start; 0: at the line start, never moved
 }
 
-// add takes streamed text and returns what can be written now.
+// add takes streamed text and returns what to write now.
 func (w *wordWrapper) add(s string) string {
 	if w.width <= 0 {
 		return s
@@ -286,45 +289,50 @@ func (w *wordWrapper) add(s string) string {
 	for _, r := range s {
 		switch r {
 		case '\n':
-			w.emitWord(&b)
 			b.WriteByte('\n')
-			w.col, w.spaces = 0, 0
+			w.col, w.spaces, w.word = 0, 0, w.word[:0]
 		case ' ':
-			w.emitWord(&b)
 			w.spaces++
+			w.word = w.word[:0]
 		case '\t':
-			w.emitWord(&b)
 			w.spaces += 4
+			w.word = w.word[:0]
 		default:
-			w.word = append(w.word, r)
+			w.rune(&b, r)
 		}
 	}
 	return b.String()
 }
 
-// flush returns the held word (at the end of a text block).
-func (w *wordWrapper) flush() string {
-	var b strings.Builder
-	w.emitWord(&b)
-	return b.String()
+func (w *wordWrapper) rune(b *strings.Builder, r rune) {
+	rw := runewidth.RuneWidth(r)
+	if len(w.word) == 0 {
+		if w.col > 0 && w.col+w.spaces+rw > w.width {
+			b.WriteByte('\n')
+			w.col, w.spaces = 0, 0
+		}
+		w.from = w.col
+		b.WriteString(strings.Repeat(" ", w.spaces))
+		w.col += w.spaces
+		w.spaces = 0
+	} else if w.col+rw > w.width && w.from > 0 {
+		// Move the word (and the spaces before it) to the next line.
+		fmt.Fprintf(b, "\r\x1b[%dC\x1b[K\n%s", w.from, string(w.word))
+		w.col, w.from = runewidth.StringWidth(string(w.word)), 0
+	}
+	if w.col+rw > w.width {
+		w.col = 0 // the terminal wraps a word longer than the line
+		w.from = 0
+	}
+	b.WriteRune(r)
+	w.col += rw
+	w.word = append(w.word, r)
 }
 
-func (w *wordWrapper) emitWord(b *strings.Builder) {
-	if len(w.word) == 0 {
-		return
-	}
-	n := runewidth.StringWidth(string(w.word))
-	if w.col > 0 && w.col+w.spaces+n > w.width {
-		b.WriteByte('\n')
-		w.col, w.spaces = 0, 0
-	}
-	b.WriteString(strings.Repeat(" ", w.spaces))
-	b.WriteString(string(w.word))
-	w.col += w.spaces + n
-	if w.col > w.width {
-		w.col %= w.width
-	}
-	w.spaces, w.word = 0, w.word[:0]
+// flush ends the text block (its last word is already on screen).
+func (w *wordWrapper) flush() string {
+	w.word, w.spaces = w.word[:0], 0
+	return ""
 }
 
 // drawThinking updates the collapsed thinking line in place (on a

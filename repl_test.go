@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/mattn/go-runewidth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -539,7 +541,9 @@ func TestREPLResumeSwitchesSession(t *testing.T) {
 	p = e.start()
 	p.line("second session")
 	p.expect("answer in B")
-	p.line("/resume " + idA[:8])
+	// The full id: ids are UUIDv7, so sessions created within a minute
+	// share their first 8 characters (an ambiguous prefix offers a pick).
+	p.line("/resume " + idA)
 	p.expect("resumed")
 	p.expect("answer in A") // replayed
 	p.line("more for A")
@@ -560,18 +564,23 @@ func TestREPLSessionsPicksByNumber(t *testing.T) {
 	p.line("old question")
 	p.expect("old answer")
 	p.quit()
+	files := e.sessions()
+	require.Len(t, files, 1)
+	oldID := e.load(files[0]).ID()
 
 	e.srv.Reply(llmtest.Text("new answer"))
 	p = e.start()
 	p.line("new question")
 	p.expect("new answer")
 	p.line("/sessions")
+	p.expect("(current)")
 	p.expect("choose 1-2")
 	p.line("2") // newest first: 1 is the current session
 	p.expect("resumed")
 	p.expect("old answer")
 	p.line("/session")
-	p.expect("2 user")
+	p.expect("id        " + oldID)
+	p.expect("1 user")
 	p.quit()
 }
 
@@ -760,8 +769,9 @@ func TestWordWrapper(t *testing.T) {
 		{name: "breaks between words", width: 10, chunks: []string{"hello wor", "ld again"}, want: "hello\nworld\nagain"},
 		{name: "newlines reset the column", width: 10, chunks: []string{"abcdefgh\nabcdefgh"}, want: "abcdefgh\nabcdefgh"},
 		{name: "indentation kept", width: 20, chunks: []string{"x:\n    indented line"}, want: "x:\n    indented line"},
-		{name: "long word is not broken", width: 5, chunks: []string{"a verylongword b"}, want: "a\nverylongword b"},
+		{name: "long word is not broken", width: 5, chunks: []string{"a verylongword b"}, want: "a\nveryl\nongwo\nrd b"},
 		{name: "wide runes count double", width: 6, chunks: []string{"日本 語"}, want: "日本\n語"},
+		{name: "exactly full line", width: 5, chunks: []string{"ab cd", "e"}, want: "ab\ncde"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -771,7 +781,84 @@ func TestWordWrapper(t *testing.T) {
 				b.WriteString(w.add(c))
 			}
 			b.WriteString(w.flush())
-			assert.Equal(t, tt.want, b.String())
+			if tt.width == 0 {
+				assert.Equal(t, tt.want, b.String())
+				return
+			}
+			assert.Equal(t, tt.want, renderScreen(t, b.String(), tt.width))
 		})
 	}
+}
+
+// TestWordWrapperShowsPartialWord checks that a word is on screen as soon
+// as it arrives, not held until it ends (a reply that stalls or is
+// interrupted mid-word shows everything received).
+func TestWordWrapperShowsPartialWord(t *testing.T) {
+	w := wordWrapper{width: 20}
+	assert.Equal(t, "partial answ", renderScreen(t, w.add("partial answ"), 20))
+}
+
+// renderScreen plays terminal output (text, CR, LF, cursor forward,
+// erase to end of line, auto-wrap) on a screen width columns wide and
+// returns its lines, trailing blanks trimmed.
+func renderScreen(t *testing.T, out string, width int) string {
+	t.Helper()
+	lines := [][]rune{nil}
+	row, col := 0, 0
+	put := func(r rune, w int) {
+		if col+w > width {
+			row, col = row+1, 0
+		}
+		for len(lines) <= row {
+			lines = append(lines, nil)
+		}
+		for len(lines[row]) < col+w {
+			lines[row] = append(lines[row], ' ')
+		}
+		lines[row][col] = r
+		if w == 2 {
+			lines[row][col+1] = 0
+		}
+		col += w
+	}
+	rs := []rune(out)
+	for i := 0; i < len(rs); i++ {
+		switch r := rs[i]; r {
+		case '\r':
+			col = 0
+		case '\n':
+			row, col = row+1, 0
+			for len(lines) <= row {
+				lines = append(lines, nil)
+			}
+		case 0x1b:
+			j := i + 2
+			for j < len(rs) && rs[j] >= '0' && rs[j] <= '9' {
+				j++
+			}
+			require.Less(t, j, len(rs), "truncated escape in %q", out)
+			n, _ := strconv.Atoi(string(rs[i+2 : j]))
+			switch rs[j] {
+			case 'C':
+				col = min(col+n, width-1)
+			case 'K':
+				if col < len(lines[row]) {
+					lines[row] = lines[row][:col]
+				}
+			default:
+				t.Fatalf("unexpected escape %q in %q", string(rs[i:j+1]), out)
+			}
+			i = j
+		default:
+			put(r, runewidth.RuneWidth(r))
+		}
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.TrimRight(strings.ReplaceAll(string(l), "\x00", ""), " "))
+	}
+	return b.String()
 }

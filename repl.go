@@ -541,6 +541,10 @@ func (a *app) runREPL() int {
 	}()
 
 	r.banner()
+	if a.opts.Resume {
+		r.report(r.interruptible(func(ctx context.Context) error { return r.cmdSessions(ctx, "") }))
+		r.drainPending()
+	}
 	r.loop()
 	r.shutdown()
 	return r.exitCode
@@ -660,6 +664,7 @@ func (r *repl) handle(text string) bool {
 		return false
 	}
 	r.term.addHistory(strings.TrimRight(text, " \n"))
+	defer r.drainPending()
 	switch {
 	case isCommand(trimmed):
 		return r.command(trimmed)
@@ -697,7 +702,14 @@ func (r *repl) interruptible(fn func(ctx context.Context) error) error {
 	}
 	r.cancelRun = cancel
 	r.mu.Unlock()
+	// ctx.abort() from a hook stops this step as Ctrl+C would.
+	abort := func() {
+		r.view.interrupted()
+		cancel()
+	}
+	r.a.abort.Store(&abort)
 	defer func() {
+		r.a.abort.Store(nil)
 		r.mu.Lock()
 		r.cancelRun = nil
 		r.mu.Unlock()
@@ -729,6 +741,60 @@ func (r *repl) prompt(text string) {
 	r.runAgent(func(ctx context.Context) error {
 		return r.a.agent.Prompt(ctx, full, images)
 	})
+}
+
+// drainPending runs what hooks queued during the last step (lunar.send,
+// send_message with trigger_turn), and what those runs queue in turn,
+// through the streaming view. Hook prompts are echoed so the answer does
+// not come out of nowhere, and displayed custom messages that hooks
+// appended outside an agent run are shown.
+func (r *repl) drainPending() {
+	if r.a.sess == nil || r.a.agent == nil {
+		return
+	}
+	mark := r.a.sess.LeafID()
+	r.runAgent(func(ctx context.Context) error {
+		return r.a.runPending(ctx, func(ctx context.Context, text string, images []session.ContentBlock) error {
+			r.showCustomSince(mark)
+			r.printf("%s\n", r.term.paint(ansiDim, truncateRunes("> "+oneLine(text), r.term.columns()-1)))
+			err := r.a.agent.Prompt(ctx, text, images)
+			mark = r.a.sess.LeafID()
+			return err
+		}, func(ctx context.Context) error {
+			r.showCustomSince(mark)
+			err := r.a.agent.Continue(ctx)
+			mark = r.a.sess.LeafID()
+			return err
+		})
+	})
+	r.showCustomSince(mark)
+}
+
+// showCustomSince renders the displayed custom messages on the current
+// path after the entry mark ("": the path's start); nothing when mark
+// is not on the path (the session or branch changed).
+func (r *repl) showCustomSince(mark string) {
+	path := r.a.sess.Path(r.a.sess.LeafID())
+	start := -1
+	if mark == "" {
+		start = 0
+	}
+	for i, e := range path {
+		if e.ID == mark {
+			start = i + 1
+		}
+	}
+	if start < 0 {
+		return
+	}
+	for _, e := range path[start:] {
+		if e.Type != session.TypeCustomMessage || !e.Display {
+			continue
+		}
+		for _, m := range session.BuildContext([]*session.Entry{e}).Messages {
+			r.printf("%s\n", strings.TrimRight(r.view.renderCustom(&m.Message), "\n"))
+		}
+	}
 }
 
 // runAgent runs one agent call with the streaming view attached.

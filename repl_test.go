@@ -248,8 +248,16 @@ type ptyREPL struct {
 	err  error
 }
 
-// start runs lunar in a 120x40 terminal.
+// start runs lunar in a 120x40 terminal and waits for its banner.
 func (e *replEnv) start(args ...string) *ptyREPL {
+	e.t.Helper()
+	p := e.startRaw(args...)
+	p.expect("/help for commands")
+	return p
+}
+
+// startRaw runs lunar in a 120x40 terminal.
+func (e *replEnv) startRaw(args ...string) *ptyREPL {
 	e.t.Helper()
 	base := []string{"--model", "openai/gpt-4.1", "--base-url", e.srv.URL(), "--api-key", "sk-test"}
 	cmd := exec.Command(replBinary(e.t), append(base, args...)...)
@@ -267,7 +275,6 @@ func (e *replEnv) start(args ...string) *ptyREPL {
 		}
 		tty.Close()
 	})
-	p.expect("/help for commands")
 	return p
 }
 
@@ -861,4 +868,130 @@ func renderScreen(t *testing.T, out string, width int) string {
 		b.WriteString(strings.TrimRight(strings.ReplaceAll(string(l), "\x00", ""), " "))
 	}
 	return b.String()
+}
+
+// replHook is the absolute path of a hook under testdata.
+func replHook(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	return p
+}
+
+func TestREPLPermissionGateConfirm(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo gate-passed"}`))
+	e.srv.Reply(llmtest.Text("ran it"))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo should-not-run"}`))
+	e.srv.Reply(llmtest.Text("was refused"))
+	p := e.start("--hook", replHook(t, "repl_hooks.lua"))
+	p.line("run the first")
+	p.expect("Run this command?: echo gate-passed [y/N]")
+	p.line("y")
+	p.expect("gate-passed")
+	p.expect("ran it")
+	p.line("run the second")
+	p.expect("Run this command?: echo should-not-run [y/N]")
+	p.line("n")
+	p.expect("The user refused: echo should-not-run")
+	p.expect("was refused")
+	p.quit()
+
+	var results []string
+	for _, m := range e.onlySession().BuildContext().Messages {
+		if m.Message.Role == session.RoleToolResult {
+			results = append(results, fmt.Sprintf("%v %s", m.Message.IsError, strings.TrimSpace(m.Message.Text())))
+		}
+	}
+	require.Len(t, results, 2)
+	assert.Equal(t, "false gate-passed", results[0])
+	assert.Contains(t, results[1], "true The user refused: echo should-not-run")
+}
+
+func TestREPLHookSendIsAnswered(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("answer to the hook"))
+	e.srv.Reply(llmtest.Text("answer to the nudge"))
+	p := e.start("--hook", replHook(t, "repl_hooks.lua"))
+	p.line("/ask what time is it")
+	p.expect("> question from the hook: what time is it") // echoed
+	p.expect("answer to the hook")
+	p.expect("> ")
+	p.line("/nudge keep going")
+	p.expect("NUDGE> nudge: keep going")
+	p.expect("answer to the nudge")
+	p.expect("> ")
+	p.line("/stop")
+	p.expect("(interrupted)")
+	p.expect("> ")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2, "ctx.abort stops /stop before its prompt goes out")
+	assert.Equal(t, "question from the hook: what time is it", lastUserText(t, reqs[0]))
+	assert.Contains(t, string(reqs[1].Body), "nudge: keep going")
+	var roles []string
+	for _, m := range e.onlySession().BuildContext().Messages {
+		roles = append(roles, m.Message.Role)
+	}
+	assert.Equal(t, []string{session.RoleUser, session.RoleAssistant, session.RoleCustom, session.RoleAssistant}, roles)
+}
+
+func TestREPLResumeFlagOpensPicker(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("earlier answer"))
+	p := e.start()
+	p.line("earlier question")
+	p.expect("earlier answer")
+	p.quit()
+
+	e.srv.Reply(llmtest.Text("continued"))
+	p = e.start("-r")
+	p.expect("earlier question")
+	p.expect("choose 1-1 (empty to cancel): ")
+	p.line("1")
+	p.expect("resumed")
+	p.expect("earlier answer")
+	p.line("next question")
+	p.expect("continued")
+	p.quit()
+
+	s := e.onlySession()
+	assert.Equal(t, []string{"earlier question", "next question"}, userTexts(s))
+}
+
+func TestREPLProjectHookTrustAskedOnce(t *testing.T) {
+	e := newReplEnv(t)
+	dir := filepath.Join(e.cwd, ".lunar", "hooks.d")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "proj.lua"),
+		[]byte(`lunar.command("projcmd", { description = "from the project", handler = function() end })`), 0o644))
+
+	// Refused: asked, not loaded, asked again next time.
+	p := e.startRaw()
+	p.expect("proj.lua")
+	p.expect("Trust them?")
+	p.expect("[y/N] ")
+	p.line("n")
+	p.expect("/help for commands")
+	p.line("/help")
+	p.expect("/quit")
+	assert.NotContains(t, p.output(), "from the project")
+	p.quit()
+
+	// Trusted: loaded, and remembered.
+	p = e.startRaw()
+	p.expect("Trust them?")
+	p.expect("[y/N] ")
+	p.line("y")
+	p.expect("/help for commands")
+	p.line("/help")
+	p.expect("from the project")
+	p.quit()
+
+	p = e.start()
+	p.line("/help")
+	p.expect("from the project")
+	p.quit()
+	assert.NotContains(t, p.output(), "Trust them?")
 }

@@ -995,3 +995,9 @@ func TestREPLProjectHookTrustAskedOnce(t *testing.T) {
 	p.quit()
 	assert.NotContains(t, p.output(), "Trust them?")
 }
+
+func TestWrapWords(t *testing.T) {
+	assert.Equal(t, []string{"continue from an", "earlier entry", "(optionally)"}, wrapWords("continue from an earlier entry (optionally)", 16))
+	assert.Equal(t, []string{"a", "verylongword", "b"}, wrapWords("a verylongword b", 5))
+	assert.Equal(t, []string{""}, wrapWords("", 10))
+}

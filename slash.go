@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
 )
@@ -132,7 +134,7 @@ func (r *repl) cmdHelp(_ context.Context, _ string) error {
 		if c.usage != "" {
 			left += " " + c.usage
 		}
-		fmt.Fprintf(&b, "  %-28s %s\n", left, r.term.paint(ansiDim, c.desc))
+		r.helpRow(&b, left, c.desc, ansiDim)
 	}
 	var hooked []commandInfo
 	for _, c := range r.a.appHookSet().Commands() {
@@ -145,9 +147,9 @@ func (r *repl) cmdHelp(_ context.Context, _ string) error {
 		for _, c := range hooked {
 			desc := c.Description
 			if c.Source != "" {
-				desc += r.term.paint(ansiDim, "  ("+c.Source+")")
+				desc += "  (" + c.Source + ")"
 			}
-			fmt.Fprintf(&b, "  %-28s %s\n", "/"+c.Name, desc)
+			r.helpRow(&b, "/"+c.Name, desc, "")
 		}
 	}
 	b.WriteString("\n" + r.term.paint(ansiBold, "Input") + "\n")
@@ -160,10 +162,54 @@ func (r *repl) cmdHelp(_ context.Context, _ string) error {
 		{"Ctrl+C", "stop the reply; twice on an empty prompt to quit"},
 		{"Ctrl+D", "quit"},
 	} {
-		fmt.Fprintf(&b, "  %-28s %s\n", l[0], r.term.paint(ansiDim, l[1]))
+		r.helpRow(&b, l[0], l[1], ansiDim)
 	}
 	r.printf("%s", b.String())
 	return nil
+}
+
+// helpRow writes one "  left   description" row of /help, the
+// description wrapped between words to the terminal's width under its
+// column.
+func (r *repl) helpRow(b *strings.Builder, left, desc, style string) {
+	const col = 31 // 2 + 28 + 1
+	width := r.term.columns() - col - 1
+	fmt.Fprintf(b, "  %-28s ", left)
+	if runewidth.StringWidth(left) > 28 {
+		b.WriteString("\n" + strings.Repeat(" ", col))
+	}
+	for i, l := range wrapWords(desc, max(width, 20)) {
+		if i > 0 {
+			b.WriteString(strings.Repeat(" ", col))
+		}
+		if style != "" {
+			l = r.term.paint(style, l)
+		}
+		b.WriteString(l + "\n")
+	}
+}
+
+// wrapWords breaks s between words into lines of at most width columns
+// (a longer word gets a line of its own).
+func wrapWords(s string, width int) []string {
+	var lines []string
+	var cur strings.Builder
+	n := 0
+	for _, w := range strings.Fields(s) {
+		ww := runewidth.StringWidth(w)
+		if n > 0 && n+1+ww > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			n = 0
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(w)
+		n += ww
+	}
+	return append(lines, cur.String())
 }
 
 // modelChoices are the models /model offers: those of providers with a

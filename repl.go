@@ -620,6 +620,9 @@ func (r *repl) loop() {
 			continue
 		}
 		if err == io.EOF {
+			if r.term.line != nil {
+				r.printf("\n") // leave the shell's prompt a line of its own
+			}
 			return
 		}
 		if err != nil {

@@ -441,7 +441,7 @@ func (v *view) toolResult(name string, r *agent.ToolResult, isError bool) {
 		v.write(v.t.paint(ansiDim, "  "+truncateRunes(l, width)) + "\n")
 	}
 	if rest := len(lines) - shown; rest > 0 {
-		v.write(v.t.paint(ansiDim, fmt.Sprintf("  … +%d more line%s", rest, plural(rest))) + "\n")
+		v.write(v.t.paint(ansiDim, fmt.Sprintf("  … +%d more line%s (/expand)", rest, plural(rest))) + "\n")
 	}
 	if images > 0 {
 		v.write(v.t.paint(ansiDim, fmt.Sprintf("  (%d image%s)", images, plural(images))) + "\n")

@@ -227,6 +227,7 @@ type replEnv struct {
 	home string
 	cwd  string
 	srv  *llmtest.Server
+	env  []string // extra environment (later values win)
 }
 
 func newReplEnv(t *testing.T) *replEnv {
@@ -263,6 +264,7 @@ func (e *replEnv) startRaw(args ...string) *ptyREPL {
 	cmd := exec.Command(replBinary(e.t), append(base, args...)...)
 	cmd.Dir = e.cwd
 	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "NO_COLOR=1", "TERM=xterm-256color", "LUNAR_MAX_RETRIES=0")
+	cmd.Env = append(cmd.Env, e.env...)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	require.NoError(e.t, err)
 	p := &ptyREPL{t: e.t, cmd: cmd, tty: tty, more: make(chan struct{}, 1), done: make(chan struct{})}
@@ -429,8 +431,15 @@ func TestREPLToolCallLine(t *testing.T) {
 	p.line("run it")
 	p.expect("→ bash  printf")
 	p.expect("a\r\n")
-	p.expect("… +2 more lines")
+	p.expect("… +2 more lines (/expand)")
 	p.expect("done")
+	p.expect("> ")
+	p.line("/expand")
+	p.expect("← bash")
+	p.expect("a\r\nb\r\nc\r\nd\r\ne\r\n")
+	p.expect("> ")
+	p.line("/expand 2")
+	p.expect("only 1 tool call on this branch")
 	p.quit()
 }
 

@@ -349,12 +349,22 @@ func (r *repl) cmdBranch(ctx context.Context, args string) error {
 	if summarize {
 		r.printf("%s\n", r.term.paint(ansiDim, "summarising the branch…"))
 	}
+	// A user message is left out of the new path: its text goes into the
+	// prompt to edit and resend (branchTo).
+	before := false
+	if e := r.a.sess.Get(id); e != nil {
+		before = e.Type == session.TypeCustomMessage ||
+			(e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == session.RoleUser)
+	}
 	if err := r.a.branchTo(ctx, id, summarize); err != nil {
 		return err
 	}
 	msg := "now at " + id
-	if leaf := r.a.sess.LeafID(); leaf != id {
+	if before {
 		msg = "now before " + id + "; its text is in the prompt to edit and resend"
+	}
+	if e := r.a.sess.Get(r.a.sess.LeafID()); e != nil && e.Type == session.TypeBranchSummary {
+		msg += " (summary of the branch left: " + e.ID + ")"
 	}
 	r.printf("%s\n", r.term.paint(ansiDim, msg))
 	return nil
@@ -662,10 +672,15 @@ func (r *repl) cmdTree(_ context.Context, _ string) error {
 		return nil
 	}
 	onPath := map[string]bool{}
-	leaf := s.LeafID()
-	if leaf != "" {
-		for _, e := range s.Path(leaf) {
+	leaf := ""
+	if id := s.LeafID(); id != "" {
+		for _, e := range s.Path(id) {
 			onPath[e.ID] = true
+			// The marker goes on the last entry shown: a trailing label
+			// or name entry is not drawn.
+			if !hiddenInTree(e) {
+				leaf = e.ID
+			}
 		}
 	}
 	tw := &treeWriter{t: r.term, onPath: onPath, leaf: leaf, width: r.term.columns(), label: s.Label}

@@ -1,0 +1,299 @@
+// End-to-end tests of the REPL's built-in slash commands and of ctx.ui
+// dialogs, through the real binary in a pseudo-terminal.
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// entriesOfType lists the entries of one type in file order.
+func entriesOfType(s *session.Session, typ string) []*session.Entry {
+	var out []*session.Entry
+	for _, e := range s.Entries() {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// entryWithText finds the message entry whose text is text.
+func entryWithText(t *testing.T, s *session.Session, text string) *session.Entry {
+	t.Helper()
+	for _, e := range s.Entries() {
+		if e.Message != nil && e.Message.Text() == text {
+			return e
+		}
+	}
+	t.Fatalf("no message %q in %s", text, s.File())
+	return nil
+}
+
+func TestREPLHookUIDialogs(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("got the draft"))
+	p := e.start("--hook", replHook(t, "repl_ui.lua"))
+
+	// select: a numbered list; a wrong number asks again; empty cancels.
+	p.line("/colour")
+	p.expect("Pick a colour")
+	p.expect(" 1) red")
+	p.expect(" 3) blue")
+	p.expect("choose 1-3 (empty to cancel): ")
+	p.line("7")
+	p.expect("please answer with a number from 1 to 3")
+	p.line("2")
+	p.expect("picked green")
+	p.expect("> ")
+	p.line("/colour")
+	p.expect("choose 1-3")
+	p.line("")
+	p.expect("no colour")
+
+	// input: the placeholder is shown; Ctrl+C cancels without leaving lunar.
+	p.line("/whoami")
+	p.expect("Your name (e.g. Ada): ")
+	p.line("Ada Lovelace")
+	p.expect("hello Ada Lovelace")
+	p.line("/whoami")
+	p.expect("Your name (e.g. Ada): ")
+	p.send("\x03")
+	p.expect("input cancelled")
+	p.line("/whoami")
+	p.expect("Your name (e.g. Ada): ")
+	p.line("")
+	p.expect("empty name")
+
+	// set_editor_text / get_editor_text: the next prompt starts with it.
+	p.line("/draft fix the bug")
+	p.expect("editor holds [draft: fix the bug]")
+	p.expect("> draft: fix the bug")
+	p.line(" now")
+	p.expect("got the draft")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "draft: fix the bug now", lastUserText(t, reqs[0]))
+}
+
+func TestREPLNotifyColours(t *testing.T) {
+	e := newReplEnv(t)
+	e.env = []string{"NO_COLOR="}
+	p := e.start("--hook", replHook(t, "repl_ui.lua"))
+	p.line("/whoami")
+	p.expect("Your name")
+	p.line("Ada")
+	p.expect(ansiGreen + "hello Ada" + ansiReset)
+	p.line("/colour")
+	p.expect("choose 1-3")
+	p.line("")
+	p.expect(ansiYellow + "warning: no colour" + ansiReset)
+	p.quit()
+
+	// NO_COLOR: the same lines without escapes.
+	e.env = nil
+	p = e.start("--hook", replHook(t, "repl_ui.lua"))
+	p.line("/whoami")
+	p.expect("Your name")
+	p.line("Ada")
+	p.expect("hello Ada\r\n")
+	p.quit()
+	assert.NotContains(t, p.output(), ansiGreen)
+	assert.NotContains(t, p.output(), ansiDim)
+}
+
+func TestREPLModelNextCyclesConfigList(t *testing.T) {
+	e := newReplEnv(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(e.home, "config"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(e.home, "config", "config.json"),
+		[]byte(`{"models": ["openai/gpt-4.1-mini", "openai/gpt-4.1", "openai/gpt-4o"]}`), 0o644))
+	e.srv.Reply(llmtest.Text("from 4o"))
+	p := e.start("--hook", replHook(t, "repl_ui.lua"))
+	p.line("/model next")
+	p.expect("model event gpt-4.1 -> gpt-4o")
+	p.expect("model: openai/gpt-4o")
+	p.line("/model next")
+	p.expect("model: openai/gpt-4.1-mini")
+	p.line("/model next")
+	p.expect("model: openai/gpt-4.1\r\n")
+	p.line("/model openai/gpt-4o")
+	p.expect("model event gpt-4.1 -> gpt-4o")
+	p.line("/model")
+	p.expect("* openai/gpt-4o ")
+	p.line("/model nosuch/model")
+	p.expect("error: ")
+	p.line("hi")
+	p.expect("from 4o")
+	p.quit()
+
+	assert.Equal(t, "gpt-4o", e.srv.Requests()[0].Field("model"))
+	var models []string
+	for _, ent := range entriesOfType(e.onlySession(), session.TypeModelChange) {
+		models = append(models, ent.ModelID)
+	}
+	assert.Equal(t, []string{"gpt-4.1", "gpt-4o", "gpt-4.1-mini", "gpt-4.1", "gpt-4o"}, models)
+}
+
+func TestREPLModelNextWithoutListExplains(t *testing.T) {
+	e := newReplEnv(t)
+	p := e.start()
+	p.line("/model next")
+	p.expect(`no models to cycle through: list them under "models" in config.json`)
+	p.line("/thinking")
+	p.expect("thinking: off")
+	p.quit()
+}
+
+func TestREPLClearCanBeCancelledByHook(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("first answer"))
+	e.srv.Reply(llmtest.Text("fresh answer"))
+	p := e.start("--hook", replHook(t, "repl_ui.lua"))
+	p.line("before clear")
+	p.expect("first answer")
+	p.line("/lock")
+	p.expect("locked=true")
+	p.line("/clear")
+	p.expect("clear cancelled by a hook: the session is locked")
+	p.line("/lock")
+	p.expect("locked=false")
+	p.line("/clear")
+	p.expect("cleared into ")
+	p.expect("new session ")
+	p.line("after clear")
+	p.expect("fresh answer")
+	p.quit()
+
+	files := e.sessions()
+	require.Len(t, files, 2)
+	var texts [][]string
+	for _, f := range files {
+		texts = append(texts, userTexts(e.load(f)))
+	}
+	assert.ElementsMatch(t, [][]string{{"before clear"}, {"after clear"}}, texts)
+	body := string(e.srv.Requests()[1].Body)
+	assert.NotContains(t, body, "before clear", "the new session starts empty")
+}
+
+func TestREPLLabelNameForkAndTree(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("answer one"))
+	e.srv.Reply(llmtest.Text("answer two"))
+	e.srv.Reply(llmtest.Text("answer in fork"))
+	p := e.start()
+	p.line("question one")
+	p.expect("answer one")
+	p.line("question two")
+	p.expect("answer two")
+	s := e.onlySession()
+	file := s.File()
+	one := entryWithText(t, s, "answer one")
+
+	p.line("/label " + one.ID[:5] + " good point")
+	p.expect(one.ID + ` labelled "good point"`)
+	p.line("/name bug hunt")
+	p.expect("name: bug hunt")
+	p.line("/tree")
+	p.expect(one.ID)
+	p.expect("[good point]")
+	p.expect("← leaf")
+	p.line("/label nosuch")
+	p.expect(`error: no entry "nosuch" in this session (see /tree)`)
+
+	p.line("/fork good point") // a label names an entry too
+	p.expect("forked into ")
+	p.line("question in fork")
+	p.expect("answer in fork")
+	p.line("/session")
+	p.expect("2 user")
+	p.quit()
+
+	files := e.sessions()
+	require.Len(t, files, 2)
+	orig := e.load(file)
+	assert.Equal(t, "bug hunt", orig.Name())
+	assert.Equal(t, "good point", orig.Label(one.ID))
+	labels := entriesOfType(orig, session.TypeLabel)
+	require.Len(t, labels, 1)
+	assert.Equal(t, one.ID, labels[0].TargetID)
+	assert.Equal(t, []string{"question one", "question two"}, userTexts(orig))
+
+	var fork *session.Session
+	for _, f := range files {
+		if f != file {
+			fork = e.load(f)
+		}
+	}
+	require.NotNil(t, fork)
+	assert.Equal(t, file, fork.Header().ParentSession)
+	assert.Equal(t, []string{"question one", "question in fork"}, userTexts(fork))
+	last := string(e.srv.Requests()[2].Body)
+	assert.NotContains(t, last, "question two")
+}
+
+func TestREPLBranchSummarize(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("answer one"))
+	e.srv.Reply(llmtest.Text("answer two"))
+	e.srv.Reply(llmtest.Text("## Goal\nexplore option two"))
+	p := e.start()
+	p.line("question one")
+	p.expect("answer one")
+	p.line("question two")
+	p.expect("answer two")
+	one := entryWithText(t, e.onlySession(), "answer one")
+	p.line("/branch " + one.ID + " --summarize")
+	p.expect("summarising the branch")
+	p.expect("now at " + one.ID)
+	p.line("/branch " + one.ID + " --bogus")
+	p.expect("unknown option --bogus")
+	p.quit()
+
+	s := e.onlySession()
+	sums := entriesOfType(s, session.TypeBranchSummary)
+	require.Len(t, sums, 1)
+	assert.Equal(t, one.ID, sums[0].ParentID)
+	assert.Contains(t, sums[0].Summary, "explore option two")
+	assert.Equal(t, sums[0].ID, s.LeafID())
+	summaryReq := string(e.srv.Requests()[2].Body)
+	assert.Contains(t, summaryReq, "question two")
+}
+
+func TestREPLInfoCommands(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("counted"), llmtest.Usage(1200, 34, 0, 0))
+	p := e.start("--hook", replHook(t, "repl_ui.lua"))
+	p.line("count")
+	p.expect("counted")
+	p.line("/session")
+	p.expect("file      " + e.home)
+	p.expect("entries   4 (2 messages: 1 user, 1 assistant, 0 tool results)")
+	p.expect("in 1,200 · out 34")
+	p.expect("cost      $")
+	p.line("/hooks")
+	p.expect("repl_ui.lua")
+	p.expect("/colour, /whoami, /draft, /lock")
+	p.line("/tools")
+	for _, name := range []string{"read", "bash", "edit", "write"} {
+		p.expect("  " + name + " ")
+	}
+	p.line("/compact")
+	p.expect("not available")
+	p.line("/export")
+	p.expect("not available")
+	p.line("/help")
+	p.expect("Hook commands")
+	p.expect("/colour")
+	p.expect("pick a colour")
+	p.line("/quit")
+	assert.Equal(t, 0, p.wait(), p.output())
+}

@@ -889,12 +889,12 @@ func (r *repl) printf(format string, args ...any) {
 
 // warnf writes a warning line.
 func (r *repl) warnf(format string, args ...any) {
-	r.view.printf("%s\n", r.term.paint(ansiYellow, fmt.Sprintf(format, args...)))
+	r.view.printf("%s", r.view.styled(ansiYellow, fmt.Sprintf(format, args...)))
 }
 
 // errorf writes an error line.
 func (r *repl) errorf(format string, args ...any) {
-	r.view.printf("%s\n", r.term.paint(ansiRed, "error: "+fmt.Sprintf(format, args...)))
+	r.view.printf("%s", r.view.styled(ansiRed, "error: "+fmt.Sprintf(format, args...)))
 }
 
 // Attachment limits.

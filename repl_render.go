@@ -167,11 +167,36 @@ func (v *view) end(err error) {
 			v.write(v.t.paint(ansiDim, "(interrupted)") + "\n")
 		}
 	case !v.errShown:
-		v.write(v.t.paint(ansiRed, "error: "+err.Error()) + "\n")
+		v.write(v.styled(ansiRed, "error: "+err.Error()))
 	}
 	if v.wrote {
 		v.write("\n")
 	}
+}
+
+// styled paints text in style line by line, each line broken between
+// words at the terminal's width (keeping its indentation), so that a long
+// error or notice is not cut inside a word by the terminal.
+func (v *view) styled(style, text string) string {
+	width := 0
+	if v.t.ttyOut {
+		width = v.t.columns() - 1
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		parts := []string{line}
+		if width > 0 && runewidth.StringWidth(line) > width {
+			indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+			parts = wrapWords(line, max(width-len(indent), 20))
+			for i := range parts {
+				parts[i] = indent + parts[i]
+			}
+		}
+		for _, p := range parts {
+			b.WriteString(v.t.paint(style, p) + "\n")
+		}
+	}
+	return b.String()
 }
 
 // interrupted is called from the signal handler when Ctrl+C aborts a run.
@@ -379,7 +404,7 @@ func (v *view) messageEnd(m *session.Message, custom string) {
 		switch m.StopReason {
 		case session.StopError:
 			v.startSection("note")
-			v.write(v.t.paint(ansiRed, "error: "+m.ErrorMessage) + "\n")
+			v.write(v.styled(ansiRed, "error: "+m.ErrorMessage))
 			v.errShown = true
 		case session.StopAborted:
 			if !v.abortSeen {

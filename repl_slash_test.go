@@ -3,8 +3,10 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -296,4 +298,21 @@ func TestREPLInfoCommands(t *testing.T) {
 	p.expect("pick a colour")
 	p.line("/quit")
 	assert.Equal(t, 0, p.wait(), p.output())
+}
+
+func TestViewStyledWrapsBetweenWords(t *testing.T) {
+	term := &terminal{ttyOut: true, stdout: io.Discard} // 80 columns
+	v := newView(term, false, nil)
+	msg := "error: openai: stream error (overloaded_error): The server is overloaded right now, please try again later."
+	assert.Equal(t, "error: openai: stream error (overloaded_error): The server is overloaded right\nnow, please try again later.\n", v.styled("", msg))
+	assert.Equal(t, "short\n  indented line\n", v.styled("", "short\n  indented line\n"))
+	long := "  " + strings.Repeat("word ", 20)
+	for _, l := range strings.Split(strings.TrimSuffix(v.styled("", long), "\n"), "\n") {
+		assert.True(t, strings.HasPrefix(l, "  word"), l)
+		assert.LessOrEqual(t, len(l), 79)
+	}
+	term.color = true
+	assert.Equal(t, ansiRed+"a"+ansiReset+"\n"+ansiRed+"b"+ansiReset+"\n", v.styled(ansiRed, "a\nb"))
+	term.color, term.ttyOut = false, false // not a terminal: no wrapping
+	assert.Equal(t, msg+"\n", v.styled("", msg))
 }

@@ -126,19 +126,19 @@ func (u *replUI) Input(title, placeholder string) (string, bool) {
 
 // Notify prints a message coloured by level (info, warning, error).
 func (u *replUI) Notify(message, level string) {
-	t := u.r.term
+	v := u.r.view
 	var s string
 	switch level {
 	case "error":
-		s = t.paint(ansiRed, "error: "+message)
+		s = v.styled(ansiRed, "error: "+message)
 	case "warning", "warn":
-		s = t.paint(ansiYellow, "warning: "+message)
+		s = v.styled(ansiYellow, "warning: "+message)
 	case "success":
-		s = t.paint(ansiGreen, message)
+		s = v.styled(ansiGreen, message)
 	default:
-		s = t.paint(ansiCyan, message)
+		s = v.styled(ansiCyan, message)
 	}
-	u.r.view.printf("%s\n", s)
+	v.printf("%s", s)
 }
 
 // SetEditorText puts text into the next prompt, ready to edit.

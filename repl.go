@@ -759,7 +759,7 @@ func (r *repl) drainPending() {
 	r.runAgent(func(ctx context.Context) error {
 		return r.a.runPending(ctx, func(ctx context.Context, text string, images []session.ContentBlock) error {
 			r.showCustomSince(mark)
-			r.printf("%s\n", r.term.paint(ansiDim, truncateRunes("> "+oneLine(text), r.term.columns()-1)))
+			r.view.echo(text)
 			err := r.a.agent.Prompt(ctx, text, images)
 			mark = r.a.sess.LeafID()
 			return err

@@ -51,6 +51,8 @@ func newView(t *terminal, showThinking bool, hooks func() appHooks) *view {
 
 // spinner animates "⠋ label 3s" on stderr until stopped.
 type spinner struct {
+	label   string
+	start   time.Time
 	stopped bool // guarded by the terminal's mutex
 	stop    chan struct{}
 }
@@ -59,12 +61,16 @@ var spinFrames = []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 
 // startSpinner shows the spinner (terminal mutex held; stdout line closed).
 func (v *view) startSpinner(label string) {
+	v.resumeSpinner(label, time.Now())
+}
+
+// resumeSpinner shows the spinner counting from start.
+func (v *view) resumeSpinner(label string, start time.Time) {
 	if !v.t.ttyErr || v.spin != nil {
 		return
 	}
-	s := &spinner{stop: make(chan struct{})}
+	s := &spinner{label: label, start: start, stop: make(chan struct{})}
 	v.spin = s
-	start := time.Now()
 	go func() {
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
@@ -126,12 +132,32 @@ func (v *view) startSection(kind string) {
 }
 
 // printf prints a line of REPL output (command results, notices).
+// During a reply (a hook's notification) the spinner comes back after
+// it, and streamed text resumes as a new paragraph below it.
 func (v *view) printf(format string, args ...any) {
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	spin := v.spin
+	v.stopSpinner()
+	v.endLine()
+	v.write(fmt.Sprintf(format, args...))
+	if v.section != "" {
+		v.section = "note"
+	}
+	if spin != nil {
+		v.resumeSpinner(spin.label, spin.start)
+	}
+}
+
+// echo shows text sent on the user's behalf (a hook command's prompt,
+// lunar.send) as a dimmed prompt line; the answer follows it directly.
+func (v *view) echo(text string) {
 	v.t.mu.Lock()
 	defer v.t.mu.Unlock()
 	v.stopSpinner()
 	v.endLine()
-	v.write(fmt.Sprintf(format, args...))
+	v.write(v.t.paint(ansiDim, truncateRunes("> "+oneLine(text), v.t.columns()-1)) + "\n")
+	v.section = ""
 }
 
 // suspend clears the screen state before a dialog takes the terminal.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -15,6 +16,12 @@ import (
 	"github.com/lunar-cli/lunar/agent/llmtest"
 	"github.com/lunar-cli/lunar/session"
 )
+
+// spinnerFrames matches what the spinner draws and erases on its line.
+var spinnerFrames = regexp.MustCompile("\r[^\r\n\x1b]*\x1b\\[K")
+
+// withoutSpinner drops the spinner's frames from terminal output.
+func withoutSpinner(out string) string { return spinnerFrames.ReplaceAllString(out, "") }
 
 // entriesOfType lists the entries of one type in file order.
 func entriesOfType(s *session.Session, typ string) []*session.Entry {
@@ -315,4 +322,26 @@ func TestViewStyledWrapsBetweenWords(t *testing.T) {
 	assert.Equal(t, ansiRed+"a"+ansiReset+"\n"+ansiRed+"b"+ansiReset+"\n", v.styled(ansiRed, "a\nb"))
 	term.color, term.ttyOut = false, false // not a terminal: no wrapping
 	assert.Equal(t, msg+"\n", v.styled("", msg))
+}
+
+func TestREPLNotificationDuringReplyAndEchoedHookPrompt(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("Let me look."), llmtest.ToolCall("bash", `{"command":"echo looked"}`))
+	e.srv.Reply(llmtest.Text("Seen it."))
+	e.srv.Reply(llmtest.Text("Hi back."))
+	p := e.start("--hook", replHook(t, "repl_notify.lua"))
+	p.line("look")
+	p.expect("→ bash  echo looked")
+	p.expect("  looked\r\n")
+	// The notice stands on its own line and the reply goes on as a new
+	// paragraph below it.
+	p.expect("turn 2 ended")
+	assert.Contains(t, withoutSpinner(p.output()), "turn 1 ended\r\n\r\nSeen it.\r\n")
+	p.expect("> ")
+	p.line("/hello world")
+	p.expect("Hi back.")
+	p.quit()
+	// The command's prompt is shown, the answer right below it.
+	assert.Contains(t, withoutSpinner(p.output()), "\n> hello, world\r\nHi back.")
+	assert.Equal(t, "hello, world", lastUserText(t, e.srv.Requests()[2]))
 }

@@ -105,6 +105,7 @@ func (r *repl) command(line string) bool {
 	case err != nil:
 		r.report(fmt.Errorf("/%s: %w", name, err))
 	case strings.TrimSpace(prompt) != "":
+		r.view.echo(prompt)
 		r.prompt(prompt)
 	}
 	return false

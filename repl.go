@@ -596,7 +596,7 @@ func (r *repl) shutdown() {
 // last messages.
 func (r *repl) banner() {
 	a := r.a
-	r.printf("%s\n", r.term.paint(ansiDim, fmt.Sprintf("lunar %s · %s · thinking %s · /help for commands",
+	r.printf("%s", r.view.styled(ansiDim, fmt.Sprintf("lunar %s · %s · thinking %s · /help for commands",
 		version, modelSpec(a.model), a.thinking)))
 	if a.resumed {
 		r.replay(4)

@@ -120,12 +120,12 @@ func (v *view) endLine() {
 }
 
 // startSection ends the current line and separates blocks of different
-// kinds by a blank line (consecutive tool calls and thinking followed by
-// its answer stay together).
+// kinds by a blank line (consecutive tool calls, and collapsed thinking
+// followed by its answer, stay together).
 func (v *view) startSection(kind string) {
 	v.stopSpinner()
 	v.endLine()
-	if v.section != "" && !(v.section == "tool" && kind == "tool") && v.section != "thinking" {
+	if v.section != "" && !(v.section == "tool" && kind == "tool") && (v.section != "thinking" || v.showThinking) {
 		v.write("\n")
 	}
 	v.section = kind
@@ -160,13 +160,30 @@ func (v *view) echo(text string) {
 	v.section = ""
 }
 
-// suspend clears the screen state before a dialog takes the terminal.
-func (v *view) suspend() {
+// suspend clears the screen state before a dialog takes the terminal. It
+// returns the label of the spinner it removed ("" when none) for resume.
+func (v *view) suspend() string {
 	v.t.mu.Lock()
 	defer v.t.mu.Unlock()
+	label := ""
+	if v.spin != nil {
+		label = v.spin.label
+	}
 	v.stopSpinner()
 	v.endLine()
 	v.section = ""
+	return label
+}
+
+// resume brings back, counting afresh, the spinner a dialog removed (a
+// tool that a permission prompt let run is still working).
+func (v *view) resume(label string) {
+	if label == "" {
+		return
+	}
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	v.startSpinner(label)
 }
 
 // begin resets the state for a new run.
@@ -272,13 +289,14 @@ func (v *view) stream(se *agent.StreamEvent) {
 		v.startSection("thinking")
 		v.thinkingChars = 0
 		if v.showThinking {
+			v.startText() // wrapped between words like the answer
 			return
 		}
 		v.thinkingOpen = true
 		v.drawThinking(true)
 	case agent.StreamThinkingDelta:
 		if v.showThinking {
-			v.write(v.t.paint(ansiDim, se.Delta))
+			v.write(v.t.paint(ansiDim, v.wrap.add(se.Delta)))
 			return
 		}
 		v.thinkingChars += len([]rune(se.Delta))

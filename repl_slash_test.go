@@ -345,3 +345,37 @@ func TestREPLNotificationDuringReplyAndEchoedHookPrompt(t *testing.T) {
 	assert.Contains(t, withoutSpinner(p.output()), "\n> hello, world\r\nHi back.")
 	assert.Equal(t, "hello, world", lastUserText(t, e.srv.Requests()[2]))
 }
+
+func TestREPLSpinnerComesBackAfterPermissionPrompt(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"sleep 3; echo slept"}`))
+	e.srv.Reply(llmtest.Text("finished"))
+	p := e.start("--hook", replHook(t, "repl_hooks.lua"))
+	p.line("sleep a bit")
+	p.expect("[y/N] ")
+	p.line("y")
+	p.expect(" bash 1s") // the tool is still working: the spinner says so
+	p.expect("slept")
+	p.expect("finished")
+	p.quit()
+}
+
+func TestREPLShowThinking(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Thinking("pondering the question"), llmtest.Text("the answer"))
+	e.srv.Reply(llmtest.Thinking("more pondering"), llmtest.Text("second answer"))
+	p := e.start("--show-thinking")
+	p.line("why")
+	p.expect("the answer")
+	p.quit()
+	// The thinking is shown in full, set apart from the answer.
+	assert.Contains(t, withoutSpinner(p.output()), "pondering the question\r\n\r\nthe answer")
+
+	p = e.start()
+	p.line("and then")
+	p.expect("second answer")
+	p.quit()
+	out := withoutSpinner(p.output())
+	assert.Contains(t, out, "thinking… (14 chars)\r\nsecond answer")
+	assert.NotContains(t, out, "more pondering")
+}

@@ -39,7 +39,7 @@ func (u *replUI) Select(title string, options []string) (string, bool) {
 // pick asks for a number in 1..len(options) and returns its index.
 func (u *replUI) pick(title string, options []string) (int, bool) {
 	v, t := u.r.view, u.r.term
-	v.suspend()
+	defer v.resume(v.suspend())
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if title != "" {
@@ -68,7 +68,7 @@ func (u *replUI) pick(title string, options []string) (int, bool) {
 
 // Confirm asks "title: message [y/N]"; only y or yes confirms.
 func (u *replUI) Confirm(title, message string) bool {
-	u.r.view.suspend()
+	defer u.r.view.resume(u.r.view.suspend())
 	t := u.r.term
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -104,7 +104,7 @@ func confirmLocked(t *terminal, title, message string) bool {
 // Input asks for a line of text, showing the placeholder as a hint. Ctrl+C
 // or Ctrl+D cancels; an empty answer is returned as "".
 func (u *replUI) Input(title, placeholder string) (string, bool) {
-	u.r.view.suspend()
+	defer u.r.view.resume(u.r.view.suspend())
 	t := u.r.term
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -1019,6 +1019,11 @@ func (r *repl) completeWord(line string, pos int) (string, []string, string) {
 		return before, nil, tail
 	}
 	dirPart, list := completePath(word[1:], r.a.cwd)
+	for i, c := range list {
+		if !strings.HasSuffix(c, "/") {
+			list[i] = c + " " // a file is complete: go on typing
+		}
+	}
 	return before[:start] + "@" + dirPart, capList(list), tail
 }
 

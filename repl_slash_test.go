@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"io"
 	"os"
 	"path/filepath"
@@ -378,4 +379,86 @@ func TestREPLShowThinking(t *testing.T) {
 	out := withoutSpinner(p.output())
 	assert.Contains(t, out, "thinking… (14 chars)\r\nsecond answer")
 	assert.NotContains(t, out, "more pondering")
+}
+
+func TestREPLExitFiresShutdownAndFlushes(t *testing.T) {
+	for name, leave := range map[string]func(p *ptyREPL){
+		"ctrl+d": func(p *ptyREPL) { p.send("\x04") },
+		"ctrl+c twice": func(p *ptyREPL) {
+			p.send("\x03")
+			p.expect("press Ctrl+C again to quit")
+			p.send("\x03")
+		},
+		"/quit": func(p *ptyREPL) { p.line("/quit") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newReplEnv(t)
+			e.srv.Reply(llmtest.Text("noted"))
+			p := e.start("--hook", replHook(t, "repl_shutdown.lua"))
+			p.line("remember")
+			p.expect("noted")
+			p.expect("> ")
+			leave(p)
+			assert.Equal(t, 0, p.wait(), p.output())
+
+			s := e.onlySession()
+			bye := entriesOfType(s, session.TypeCustom)
+			require.Len(t, bye, 1, "session.shutdown ran once and its entry was written")
+			assert.Equal(t, "bye", bye[0].CustomType)
+			assert.JSONEq(t, `{"session_id":"`+s.ID()+`"}`, string(bye[0].Data))
+		})
+	}
+}
+
+func TestREPLImageAttachment(t *testing.T) {
+	e := newReplEnv(t)
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00")
+	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "shot.png"), png, 0o644))
+	e.srv.Reply(llmtest.Text("nice picture"))
+	p := e.start()
+	p.line("what is in @shot.png?")
+	p.expect("nice picture")
+	p.quit()
+
+	url := e.srv.Requests()[0].Field("messages.1.content.1.image_url.url")
+	assert.Equal(t, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(png), url)
+	var images int
+	for _, m := range e.onlySession().BuildContext().Messages {
+		for _, c := range m.Message.Content {
+			if c.Type == session.BlockImage {
+				images++
+			}
+		}
+	}
+	assert.Equal(t, 1, images)
+}
+
+func TestREPLCompletesPathsAndSearchesHistory(t *testing.T) {
+	e := newReplEnv(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(e.cwd, "docs"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "docs", "notes.md"), []byte("the notes"), 0o644))
+	e.srv.Reply(llmtest.Text("first"))
+	e.srv.Reply(llmtest.Text("second"))
+	e.srv.Reply(llmtest.Text("third"))
+	p := e.start()
+	p.send("read @do\t")
+	p.expect("@docs/")
+	p.send("no\t")
+	p.expect("@docs/notes.md ")
+	p.send("\r")
+	p.expect("first")
+	p.line("an unrelated line")
+	p.expect("second")
+	p.send("\x12") // Ctrl+R
+	p.send("docs")
+	p.expect("read @docs/notes.md")
+	p.send("\r") // accept the match
+	p.send("\r") // and send it
+	p.expect("third")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Contains(t, lastUserText(t, reqs[0]), "<file name=\""+filepath.Join(e.cwd, "docs", "notes.md")+"\">\nthe notes\n</file>")
+	assert.Equal(t, lastUserText(t, reqs[0]), lastUserText(t, reqs[2]))
 }

@@ -141,9 +141,7 @@ func (v *view) printf(format string, args ...any) {
 	v.stopSpinner()
 	v.endLine()
 	v.write(fmt.Sprintf(format, args...))
-	if v.section != "" {
-		v.section = "note"
-	}
+	v.section = "note"
 	if spin != nil {
 		v.resumeSpinner(spin.label, spin.start)
 	}

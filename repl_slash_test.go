@@ -351,7 +351,7 @@ func TestREPLSpinnerComesBackAfterPermissionPrompt(t *testing.T) {
 	e := newReplEnv(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"sleep 3; echo slept"}`))
 	e.srv.Reply(llmtest.Text("finished"))
-	p := e.start("--hook", replHook(t, "repl_hooks.lua"))
+	p := e.start("--hook", replHook(t, "repl_hooks.lua"), "--hook", replHook(t, "repl_notify.lua"))
 	p.line("sleep a bit")
 	p.expect("[y/N] ")
 	p.line("y")
@@ -359,6 +359,8 @@ func TestREPLSpinnerComesBackAfterPermissionPrompt(t *testing.T) {
 	p.expect("slept")
 	p.expect("finished")
 	p.quit()
+	// After the dialog too, a notice sets the reply that follows apart.
+	assert.Contains(t, withoutSpinner(p.output()), "  slept\r\nturn 1 ended\r\n\r\nfinished\r\n")
 }
 
 func TestREPLShowThinking(t *testing.T) {

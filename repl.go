@@ -382,6 +382,9 @@ func (t *terminal) readLineLocked(prompt, prefill string) (string, error) {
 		fmt.Fprint(t.promptWriter(), prompt)
 		s, err := t.plain.ReadString('\n')
 		if err != nil && (s == "" || err != io.EOF) {
+			if err == io.EOF {
+				fmt.Fprintln(t.promptWriter()) // Ctrl+D left the cursor after the prompt
+			}
 			return "", err
 		}
 		return strings.TrimRight(s, "\r\n"), nil

@@ -3,14 +3,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -463,4 +466,40 @@ func TestREPLCompletesPathsAndSearchesHistory(t *testing.T) {
 	require.Len(t, reqs, 3)
 	assert.Contains(t, lastUserText(t, reqs[0]), "<file name=\""+filepath.Join(e.cwd, "docs", "notes.md")+"\">\nthe notes\n</file>")
 	assert.Equal(t, lastUserText(t, reqs[0]), lastUserText(t, reqs[2]))
+}
+
+func TestREPLStdoutRedirected(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("plain answer"))
+	ptmx, tty, err := pty.Open()
+	require.NoError(t, err)
+	defer ptmx.Close()
+	require.NoError(t, pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 120}))
+	var stdout bytes.Buffer
+	cmd := exec.Command(replBinary(t), "--model", "openai/gpt-4.1", "--base-url", e.srv.URL(), "--api-key", "sk-test")
+	cmd.Dir = e.cwd
+	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "TERM=xterm-256color", "NO_COLOR=")
+	cmd.Stdin, cmd.Stderr, cmd.Stdout = tty, tty, &stdout
+	require.NoError(t, cmd.Start())
+	tty.Close()
+	p := &ptyREPL{t: t, cmd: cmd, tty: ptmx, more: make(chan struct{}, 1), done: make(chan struct{})}
+	go p.read()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	p.expect("> ") // the prompt is on the terminal (stderr)
+	p.line("question")
+	p.expect("> ")
+	p.send("\x04")
+	p.expect("\r\n") // Ctrl+D ends the prompt's line
+	require.NoError(t, cmd.Wait())
+
+	// stdout holds the banner and the answer, without escapes.
+	out := stdout.String()
+	assert.Contains(t, out, "plain answer\n")
+	assert.NotContains(t, out, "\x1b")
+	assert.NotContains(t, out, "> ")
 }

@@ -544,6 +544,7 @@ func (a *app) runREPL() int {
 	}()
 
 	r.banner()
+	r.drainPending() // sends of app.start and session.start hooks
 	if a.opts.Resume {
 		r.report(r.interruptible(func(ctx context.Context) error { return r.cmdSessions(ctx, "") }))
 		r.drainPending()
@@ -755,7 +756,7 @@ func (r *repl) prompt(text string) {
 // not come out of nowhere, and displayed custom messages that hooks
 // appended outside an agent run are shown.
 func (r *repl) drainPending() {
-	if r.a.sess == nil || r.a.agent == nil {
+	if r.a.sess == nil || r.a.agent == nil || r.a.pending.empty() {
 		return
 	}
 	mark := r.a.sess.LeafID()
@@ -774,6 +775,13 @@ func (r *repl) drainPending() {
 		})
 	})
 	r.showCustomSince(mark)
+}
+
+// empty reports whether no hook action is waiting.
+func (q *pendingQueue) empty() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items) == 0
 }
 
 // showCustomSince renders the displayed custom messages on the current

@@ -503,3 +503,17 @@ func TestREPLStdoutRedirected(t *testing.T) {
 	assert.NotContains(t, out, "\x1b")
 	assert.NotContains(t, out, "> ")
 }
+
+func TestREPLStartupHookSendIsAnsweredFirst(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("answer at startup"))
+	e.srv.Reply(llmtest.Text("answer to the user"))
+	p := e.start("--hook", replHook(t, "repl_start.lua"))
+	p.expect("> prompt from session.start")
+	p.expect("answer at startup")
+	p.expect("> ")
+	p.line("user question")
+	p.expect("answer to the user")
+	p.quit()
+	assert.Equal(t, []string{"prompt from session.start", "user question"}, userTexts(e.onlySession()))
+}

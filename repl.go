@@ -504,6 +504,9 @@ type repl struct {
 
 	lastInterrupt time.Time
 	exitCode      int
+	// stopped: Ctrl+C or a hook's ctx.abort() stopped a step of the
+	// current input, so what hooks queued for after it is not run.
+	stopped bool
 }
 
 // interactiveUI returns the REPL's hook UI, creating the terminal on first
@@ -671,6 +674,7 @@ func (r *repl) handle(text string) bool {
 		return false
 	}
 	r.term.addHistory(strings.TrimRight(text, " \n"))
+	r.stopped = false
 	defer r.drainPending()
 	switch {
 	case isCommand(trimmed):
@@ -735,7 +739,11 @@ func (r *repl) interruptible(fn func(ctx context.Context) error) error {
 		case <-done:
 		}
 	}()
-	return fn(ctx)
+	err := fn(ctx)
+	if ctx.Err() != nil {
+		r.stopped = true
+	}
+	return err
 }
 
 // prompt sends text (with @file attachments) to the agent and streams the
@@ -759,6 +767,15 @@ func (r *repl) drainPending() {
 	if r.a.sess == nil || r.a.agent == nil || r.a.pending.empty() {
 		return
 	}
+	if r.stopped {
+		r.dropPending()
+		return
+	}
+	defer func() {
+		if r.stopped {
+			r.dropPending()
+		}
+	}()
 	mark := r.a.sess.LeafID()
 	r.runAgent(func(ctx context.Context) error {
 		return r.a.runPending(ctx, func(ctx context.Context, text string, images []session.ContentBlock) error {
@@ -775,6 +792,30 @@ func (r *repl) drainPending() {
 		})
 	})
 	r.showCustomSince(mark)
+}
+
+// dropPending discards what hooks queued when the user stopped the step
+// they were queued in: Ctrl+C stops everything, so no hook prompt or
+// triggered turn starts by itself afterwards. Custom messages are still
+// appended (they are data), without their turn.
+func (r *repl) dropPending() {
+	dropped := 0
+	for _, p := range r.a.pending.take() {
+		if p.message == nil {
+			dropped++
+			continue
+		}
+		if p.trigger {
+			dropped++
+		}
+		m := p.message
+		if _, err := r.a.sess.AppendCustomMessage(m.CustomType, m.Content, m.Display, m.Details); err != nil {
+			r.errorf("saving a hook message: %v", err)
+		}
+	}
+	if dropped > 0 {
+		r.printf("%s\n", r.term.paint(ansiDim, fmt.Sprintf("(stopped: %d queued hook message%s not sent)", dropped, plural(dropped))))
+	}
 }
 
 // empty reports whether no hook action is waiting.

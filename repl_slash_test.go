@@ -517,3 +517,28 @@ func TestREPLStartupHookSendIsAnsweredFirst(t *testing.T) {
 	p.quit()
 	assert.Equal(t, []string{"prompt from session.start", "user question"}, userTexts(e.onlySession()))
 }
+
+func TestREPLCtrlCDropsQueuedHookSends(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("answer to the user"))
+	p := e.start("--hook", replHook(t, "repl_notify.lua"))
+	p.line("/sendwait")
+	p.expect("waiting")
+	p.send("\x03")
+	p.expect("(interrupted)")
+	p.expect("(stopped: 2 queued hook messages not sent)")
+	p.expect("> ")
+	p.line("user question")
+	p.expect("answer to the user")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1, "nothing the hook queued started a turn")
+	assert.Equal(t, "user question", lastUserText(t, reqs[0]))
+	// The custom message is data: it is kept, and goes to the model with
+	// the next prompt.
+	s := e.onlySession()
+	require.Len(t, entriesOfType(s, session.TypeCustomMessage), 1)
+	assert.Contains(t, string(reqs[0].Body), "kept note")
+	assert.NotContains(t, string(reqs[0].Body), "queued before the wait")
+}

@@ -12,3 +12,15 @@ lunar.command("hello", {
     return "hello, " .. args
   end,
 })
+
+lunar.command("sendwait", {
+  description = "queue a prompt and a triggered note, then work until stopped",
+  handler = function(args, ctx)
+    assert(lunar.send("queued before the wait"))
+    assert(lunar.send_message({ custom_type = "note", content = "kept note", display = false }, { trigger_turn = true }))
+    ctx.ui.notify("waiting", "info")
+    for _ = 1, 600 do
+      require("time").sleep_ms(100)
+    end
+  end,
+})

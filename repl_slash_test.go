@@ -542,3 +542,17 @@ func TestREPLCtrlCDropsQueuedHookSends(t *testing.T) {
 	assert.Contains(t, string(reqs[0].Body), "kept note")
 	assert.NotContains(t, string(reqs[0].Body), "queued before the wait")
 }
+
+func TestREPLHookNoteWithoutTurnIsShown(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("answer"))
+	p := e.start("--hook", replHook(t, "repl_notify.lua"))
+	p.line("/memo buy milk")
+	p.expect("MEMO> memo: buy milk")
+	p.expect("> ")
+	p.line("question")
+	p.expect("answer")
+	p.quit()
+	assert.Equal(t, 1, strings.Count(p.output(), "MEMO> memo: buy milk"), "shown once")
+	assert.Contains(t, string(e.srv.Requests()[0].Body), "memo: buy milk")
+}

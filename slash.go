@@ -84,12 +84,21 @@ func (r *repl) command(line string) bool {
 		name, args = name[:i], name[i+1:]+" "+args
 	}
 	args = strings.TrimSpace(args)
+	// Displayed custom messages hooks append meanwhile (send_message
+	// without a turn) are shown once the command is done.
+	sess, mark := r.a.sess, r.a.sess.LeafID()
+	showNew := func() {
+		if r.a.sess == sess {
+			r.showCustomSince(mark)
+		}
+	}
 	if c := findBuiltin(name); c != nil {
 		err := r.interruptible(func(ctx context.Context) error { return c.run(r, ctx, args) })
 		if errors.Is(err, errQuit) {
 			return true
 		}
 		r.report(err)
+		showNew()
 		return false
 	}
 	var prompt string
@@ -99,6 +108,7 @@ func (r *repl) command(line string) bool {
 		prompt, handled, err = r.a.appHookSet().RunCommand(ctx, name, args)
 		return err
 	})
+	showNew()
 	switch {
 	case !handled && err == nil:
 		r.errorf("unknown command /%s, see /help", name)

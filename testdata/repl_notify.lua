@@ -24,3 +24,18 @@ lunar.command("sendwait", {
     end
   end,
 })
+
+lunar.command("memo", {
+  description = "append a displayed note without a turn",
+  handler = function(args)
+    assert(lunar.send_message({ custom_type = "memo", content = "memo: " .. args, display = true }))
+  end,
+})
+
+lunar.renderer("memo", function(message)
+  local text = message.content
+  if type(text) == "table" then
+    text = text[1].text
+  end
+  return "MEMO> " .. text
+end)

@@ -219,6 +219,8 @@ func TestREPLLabelNameForkAndTree(t *testing.T) {
 	p.expect(one.ID)
 	p.expect("[good point]")
 	p.expect("← leaf")
+	p.line("/lable x")
+	p.expect("unknown command /lable; did you mean /label? (see /help)")
 	p.line("/label nosuch")
 	p.expect(`error: no entry "nosuch" in this session (see /tree)`)
 
@@ -555,4 +557,14 @@ func TestREPLHookNoteWithoutTurnIsShown(t *testing.T) {
 	p.quit()
 	assert.Equal(t, 1, strings.Count(p.output(), "MEMO> memo: buy milk"), "shown once")
 	assert.Contains(t, string(e.srv.Requests()[0].Body), "memo: buy milk")
+}
+
+func TestSuggestCommand(t *testing.T) {
+	r := &repl{a: &app{}}
+	for typed, want := range map[string]string{
+		"hepl": "help", "modle": "model", "sessoins": "sessions", "tre": "tree",
+		"thin": "thinking", "expo": "export", "nonsense": "", "x": "",
+	} {
+		assert.Equal(t, want, r.suggestCommand(typed), typed)
+	}
 }

@@ -111,7 +111,11 @@ func (r *repl) command(line string) bool {
 	showNew()
 	switch {
 	case !handled && err == nil:
-		r.errorf("unknown command /%s, see /help", name)
+		if alt := r.suggestCommand(name); alt != "" {
+			r.errorf("unknown command /%s; did you mean /%s? (see /help)", name, alt)
+		} else {
+			r.errorf("unknown command /%s, see /help", name)
+		}
 	case err != nil:
 		r.report(fmt.Errorf("/%s: %w", name, err))
 	case strings.TrimSpace(prompt) != "":
@@ -119,6 +123,47 @@ func (r *repl) command(line string) bool {
 		r.prompt(prompt)
 	}
 	return false
+}
+
+// suggestCommand is the command closest to a mistyped name: the only one
+// it is a prefix of, or one at most two edits away.
+func (r *repl) suggestCommand(name string) string {
+	var prefixed []string
+	best, bestD := "", 3
+	for _, c := range r.commands() {
+		if strings.HasPrefix(c.Name, name) {
+			prefixed = append(prefixed, c.Name)
+		}
+		if d := editDistance(strings.ToLower(name), strings.ToLower(c.Name)); d < bestD {
+			best, bestD = c.Name, d
+		}
+	}
+	if len(prefixed) == 1 {
+		return prefixed[0]
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // report prints a command's error, if any.

@@ -105,8 +105,10 @@ func (f *inputFilter) process(chunk []byte) []byte {
 	f.carry = nil
 	if !f.inPaste && !bytes.Contains(data, []byte(pasteStart)) && looksPasted(data) {
 		// A terminal without bracketed paste: several lines in one read
-		// cannot have been typed.
-		return f.pasted(data)
+		// cannot have been typed. Line breaks before them are Enter
+		// keys (typed ahead while lunar was busy).
+		lead := len(data) - len(bytes.TrimLeft(data, "\r\n"))
+		return append(f.typed(data[:lead]), f.pasted(data[lead:])...)
 	}
 	var out []byte
 	for len(data) > 0 {
@@ -183,7 +185,7 @@ func looksPasted(b []byte) bool {
 	if len(b) < 3 || b[0] == 0x1b {
 		return false
 	}
-	t := bytes.TrimRight(b, "\r\n")
+	t := bytes.Trim(b, "\r\n")
 	return bytes.ContainsAny(t, "\r\n")
 }
 

@@ -568,3 +568,35 @@ func TestSuggestCommand(t *testing.T) {
 		assert.Equal(t, want, r.suggestCommand(typed), typed)
 	}
 }
+
+func TestREPLResumeByIDPartOrName(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("answer in A"))
+	p := e.start()
+	p.line("first session")
+	p.expect("answer in A")
+	p.line("/name alpha")
+	p.expect("name: alpha")
+	p.quit()
+	files := e.sessions()
+	require.Len(t, files, 1)
+	fileA, idA := files[0], e.load(files[0]).ID()
+
+	e.srv.Reply(llmtest.Text("answer in B"))
+	p = e.start()
+	p.line("second session")
+	p.expect("answer in B")
+	p.line("/resume " + idA[len(idA)-6:]) // the end of the id is what differs
+	p.expect("resumed alpha")
+	p.line("/resume " + idA[:4]) // shared by both sessions: a choice
+	p.expect("choose 1-2")
+	p.line("")
+	p.expect("> ")
+	p.line("/session")
+	p.expect("file      " + fileA)
+	p.line("/clear")
+	p.expect("new session")
+	p.line("/resume alpha")
+	p.expect("resumed alpha")
+	p.quit()
+}

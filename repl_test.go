@@ -56,6 +56,11 @@ func TestInputFilter(t *testing.T) {
 			name: "several lines in one read without bracketed paste", chunks: []string{"first\nsecond\n"},
 			want: "[paste #1 +2 lines]", pastes: map[string]string{"[paste #1 +2 lines]": "first\nsecond"},
 		},
+		{name: "enter typed ahead of a line is not a paste", chunks: []string{"\r/session\r"}, want: "\r/session\r"},
+		{
+			name: "enter typed ahead of a paste", chunks: []string{"\rone\ntwo"},
+			want: "\r[paste #1 +2 lines]", pastes: map[string]string{"[paste #1 +2 lines]": "one\ntwo"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -550,9 +550,12 @@ func (r *repl) cmdResume(ctx context.Context, args string) error {
 	if args == "" {
 		return r.pickSession(ctx, infos)
 	}
+	// Session ids are UUIDv7: sessions made the same day share their
+	// first eight digits, so any part of the id of four digits or more
+	// (say its last ones) names a session too, as does its name.
 	var matches []session.Info
 	for _, in := range infos {
-		if strings.HasPrefix(in.ID, args) || in.Name == args {
+		if strings.HasPrefix(in.ID, args) || in.Name == args || (len(args) >= 4 && strings.Contains(in.ID, args)) {
 			matches = append(matches, in)
 		}
 	}

@@ -397,6 +397,11 @@ func (t *terminal) readLineLocked(prompt, prefill string) (string, error) {
 	if errors.Is(err, liner.ErrPromptAborted) {
 		return "", errInterrupted
 	}
+	if err == io.EOF {
+		// Ctrl+D leaves the cursor after the prompt: what follows (the
+		// next prompt, the shell's) starts on a line of its own.
+		io.WriteString(t.stdout, "\n")
+	}
 	if err != nil {
 		return "", err
 	}
@@ -629,9 +634,6 @@ func (r *repl) loop() {
 			continue
 		}
 		if err == io.EOF {
-			if r.term.line != nil {
-				r.printf("\n") // leave the shell's prompt a line of its own
-			}
 			return
 		}
 		if err != nil {

@@ -600,3 +600,18 @@ func TestREPLResumeByIDPartOrName(t *testing.T) {
 	p.expect("resumed alpha")
 	p.quit()
 }
+
+func TestREPLCtrlDEndsThePromptLine(t *testing.T) {
+	e := newReplEnv(t)
+	p := e.start("--hook", replHook(t, "repl_ui.lua"))
+	p.line("/colour")
+	p.expect("(empty to cancel): ")
+	p.send("\x04") // leaves the dialog
+	p.expect("no colour")
+	p.send("\x04") // leaves lunar
+	assert.Equal(t, 0, p.wait())
+	out := withoutSpinner(p.output())
+	assert.Contains(t, out, "(empty to cancel): \r\n")
+	out = strings.TrimSuffix(out, pasteModeOff)
+	assert.True(t, strings.HasSuffix(out, "> \r\n"), "%q", out[max(0, len(out)-40):])
+}

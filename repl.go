@@ -76,9 +76,57 @@ type inputFilter struct {
 	inPaste bool
 	paste   []byte
 	carry   []byte // the start of a marker split across reads
+
+	// With hold set, keys typed while no prompt reads are held back: they
+	// go to the next main prompt (type-ahead), never to a hook's dialog
+	// (a permission question is not answered by keys typed before it was
+	// asked), and a Ctrl+C that stops a reply discards them, as a shell
+	// discards what was typed before its Ctrl+C.
+	hold   bool
+	holdMu sync.Mutex
+	open   bool   // a prompt reads: keys go through
+	held   []byte // type-ahead
 }
 
 func newInputFilter() *inputFilter { return &inputFilter{pastes: map[string]string{}} }
+
+// deliver writes filtered keys to the prompt, or holds them back.
+func (f *inputFilter) deliver(dst io.Writer, out []byte) error {
+	f.holdMu.Lock()
+	defer f.holdMu.Unlock()
+	if f.hold && !f.open {
+		f.held = append(f.held, out...)
+		return nil
+	}
+	_, err := dst.Write(out)
+	return err
+}
+
+// openTo lets keys through to dst while a prompt reads; with typeAhead
+// the keys held back go first.
+func (f *inputFilter) openTo(dst io.Writer, typeAhead bool) {
+	f.holdMu.Lock()
+	defer f.holdMu.Unlock()
+	f.open = true
+	if typeAhead && len(f.held) > 0 {
+		dst.Write(f.held)
+		f.held = nil
+	}
+}
+
+// shut holds keys back again (the prompt returned).
+func (f *inputFilter) shut() {
+	f.holdMu.Lock()
+	f.open = false
+	f.holdMu.Unlock()
+}
+
+// discard drops the type-ahead.
+func (f *inputFilter) discard() {
+	f.holdMu.Lock()
+	f.held = nil
+	f.holdMu.Unlock()
+}
 
 // run copies src to dst through the filter until either fails.
 func (f *inputFilter) run(src io.Reader, dst io.WriteCloser) {
@@ -87,7 +135,7 @@ func (f *inputFilter) run(src io.Reader, dst io.WriteCloser) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			if out := f.process(buf[:n]); len(out) > 0 {
-				if _, werr := dst.Write(out); werr != nil {
+				if werr := f.deliver(dst, out); werr != nil {
 					return
 				}
 			}
@@ -158,6 +206,9 @@ func (f *inputFilter) typed(b []byte) []byte {
 			continue
 		}
 		if f.onInterrupt != nil && f.onInterrupt() {
+			// It stopped a reply: what was typed before it goes too.
+			out = out[:0]
+			f.discard()
 			continue
 		}
 		f.interrupts.Add(1)
@@ -307,6 +358,7 @@ func newTerminal(stdin io.Reader, stdout, stderr io.Writer, historyFile string) 
 	t.pipeW = pw
 	t.in = in
 	t.filter = newInputFilter()
+	t.filter.hold = true
 	// Ctrl+C is read as a key at all times, not only at prompts: the
 	// filter sends it to the running reply or to the prompt, so a press
 	// between the two is never lost.
@@ -376,10 +428,16 @@ func (t *terminal) columns() int {
 func (t *terminal) readLine(prompt, prefill string) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.readLineLocked(prompt, prefill)
+	return t.readLocked(prompt, prefill, true)
 }
 
+// readLineLocked reads the answer to a dialog (t.mu held): keys typed
+// ahead of the question are not taken as its answer.
 func (t *terminal) readLineLocked(prompt, prefill string) (string, error) {
+	return t.readLocked(prompt, prefill, false)
+}
+
+func (t *terminal) readLocked(prompt, prefill string, typeAhead bool) (string, error) {
 	if t.line == nil {
 		fmt.Fprint(t.promptWriter(), prompt)
 		s, err := t.plain.ReadString('\n')
@@ -392,7 +450,9 @@ func (t *terminal) readLineLocked(prompt, prefill string) (string, error) {
 		return strings.TrimRight(s, "\r\n"), nil
 	}
 	t.prompting.Store(true)
+	t.filter.openTo(t.pipeW, typeAhead)
 	s, err := t.line.PromptWithSuggestion(prompt, encodeMarkers(prefill), -1)
+	t.filter.shut()
 	t.prompting.Store(false)
 	if errors.Is(err, liner.ErrPromptAborted) {
 		return "", errInterrupted

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
@@ -614,4 +615,63 @@ func TestREPLCtrlDEndsThePromptLine(t *testing.T) {
 	assert.Contains(t, out, "(empty to cancel): \r\n")
 	out = strings.TrimSuffix(out, pasteModeOff)
 	assert.True(t, strings.HasSuffix(out, "> \r\n"), "%q", out[max(0, len(out)-40):])
+}
+
+func TestREPLTypeAhead(t *testing.T) {
+	e := newReplEnv(t)
+	// Typed during a reply: sent once the reply is done.
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"sleep 1.5; echo slow"}`))
+	e.srv.Reply(llmtest.Text("first done"))
+	e.srv.Reply(llmtest.Text("typed-ahead answer"))
+	// Typed during a reply stopped with Ctrl+C: discarded.
+	e.srv.Reply(llmtest.Text("partial"), llmtest.Hang())
+	e.srv.Reply(llmtest.Text("fresh answer"))
+	p := e.start()
+	p.line("slow one")
+	p.expect("→ bash  sleep 1.5")
+	p.line("next question")
+	p.expect("first done")
+	p.expect("typed-ahead answer")
+	p.expect("> ")
+	p.line("hang")
+	p.expect("partial")
+	p.send("discard me")
+	// Nothing shows typed-ahead keys to wait for; a pause lets the Ctrl+C
+	// arrive in a read of its own (in the same read it is discarded too).
+	time.Sleep(300 * time.Millisecond)
+	p.send("\x03")
+	p.expect("(interrupted)")
+	p.expect("> ")
+	p.line("fresh")
+	p.expect("fresh answer")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 5)
+	assert.Equal(t, "next question", lastUserText(t, reqs[2]))
+	assert.Equal(t, "fresh", lastUserText(t, reqs[4]))
+}
+
+func TestREPLDialogIgnoresKeysTypedBeforeIt(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo gated"}`))
+	e.srv.Reply(llmtest.Text("refused, fine"))
+	e.srv.Reply(llmtest.Text("answer to y"))
+	p := e.start("--hook", replHook(t, "repl_typeahead.lua"))
+	p.line("run it")
+	p.expect("thinking it over")
+	p.line("y") // typed before the question
+	p.expect("Allow?: echo gated [y/N] ")
+	p.line("n")
+	p.expect("refused, fine")
+	p.expect("answer to y") // the early "y" went to the next prompt
+	p.quit()
+
+	var results []string
+	for _, m := range e.onlySession().BuildContext().Messages {
+		if m.Message.Role == session.RoleToolResult {
+			results = append(results, m.Message.Text())
+		}
+	}
+	assert.Equal(t, []string{"refused: echo gated"}, results)
 }

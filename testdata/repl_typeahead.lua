@@ -5,7 +5,7 @@ lunar.on("tool.execute.before", function(ev, ctx)
     return
   end
   ctx.ui.notify("thinking it over", "info")
-  require("time").sleep_ms(1500)
+  require("time").sleep_ms(2500)
   if not ctx.ui.confirm("Allow?", ev.input.command) then
     return { block = true, reason = "refused: " .. ev.input.command }
   end

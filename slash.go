@@ -11,6 +11,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/lua"
 	"github.com/lunar-cli/lunar/session"
 )
 
@@ -134,7 +135,7 @@ func (r *repl) suggestCommand(name string) string {
 		if strings.HasPrefix(c.Name, name) {
 			prefixed = append(prefixed, c.Name)
 		}
-		if d := editDistance(strings.ToLower(name), strings.ToLower(c.Name)); d < bestD {
+		if d := lua.EditDistance(strings.ToLower(name), strings.ToLower(c.Name)); d < bestD {
 			best, bestD = c.Name, d
 		}
 	}
@@ -142,28 +143,6 @@ func (r *repl) suggestCommand(name string) string {
 		return prefixed[0]
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // report prints a command's error, if any.

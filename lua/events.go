@@ -214,7 +214,7 @@ func closest(s string, candidates []string) string {
 	best, bestD := "", -1
 	ls := strings.ToLower(s)
 	for _, c := range candidates {
-		d := levenshtein(ls, strings.ToLower(c))
+		d := EditDistance(ls, strings.ToLower(c))
 		if bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
@@ -222,7 +222,9 @@ func closest(s string, candidates []string) string {
 	return best
 }
 
-func levenshtein(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, in runes. It
+// suggests the closest event name here and the closest command in the REPL.
+func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)

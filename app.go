@@ -38,6 +38,9 @@ type app struct {
 	model    agent.Model
 	thinking string
 	hooks    appHooks
+
+	project        *projectFiles // what the project's .lunar/ holds
+	projectTrusted bool          // the user trusted it (trustProject)
 	ui       hookUI
 	runtime  *lua.Runtime // nil until the hooks are loaded
 
@@ -65,9 +68,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lunar: %v\n", err)
 		return exitError
 	}
-	if a.cfg, err = loadConfig(a.paths.Config, a.cwd); err != nil {
+	if a.cfg, err = loadConfig(a.paths.Config); err != nil {
 		fmt.Fprintf(stderr, "lunar: %v\n", err)
 		return exitError
+	}
+	interactive := len(opts.Args) == 0 && !opts.PromptSet && isTerminal(stdin) && opts.Mode == "text"
+	var ask func(string, []string) bool
+	if interactive && !opts.ListModels && opts.Export == "" {
+		ask = a.askTrust
+	}
+	if err := a.setupProject(ask); err != nil {
+		return a.fail(err)
 	}
 	if code, handled := a.subcommand(); handled {
 		return code
@@ -84,7 +95,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 
-	interactive := !opts.PromptSet && isTerminal(stdin) && opts.Mode == "text"
 	if opts.Resume && !interactive {
 		return a.fail(&usageError{"--resume picks a session interactively; in one-shot mode use --session ID or --continue"})
 	}

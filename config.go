@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/lunar-cli/lunar/agent"
 )
 
 // config is the merged configuration. Pointer fields distinguish "unset"
@@ -25,6 +27,8 @@ type config struct {
 	DisabledHooks []string                  `json:"disabled_hooks,omitempty"`
 
 	files []string // the files that were read, in order
+	// projectProviders are the providers only the project config defines.
+	projectProviders map[string]bool
 }
 
 type compactionConfig struct {
@@ -60,28 +64,111 @@ func (c *config) hookTimeoutMs() int {
 	return *c.HookTimeoutMs
 }
 
-// loadConfig reads the global then the project config; missing files are fine.
-func loadConfig(globalDir, cwd string) (*config, error) {
+// loadConfig reads the global config; a missing file is fine. The
+// project's .lunar/config.json is applied later, once the folder is
+// trusted (applyProject).
+func loadConfig(globalDir string) (*config, error) {
 	c := &config{}
-	for _, path := range []string{
-		filepath.Join(globalDir, "config.json"),
-		filepath.Join(cwd, ".lunar", "config.json"),
-	} {
-		data, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) {
+	path := filepath.Join(globalDir, "config.json")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := decodeConfig(path, data, c); err != nil {
+		return nil, err
+	}
+	c.files = append(c.files, path)
+	return c, nil
+}
+
+// applyProject overlays a trusted project config (data read from path).
+// Even trusted, a project may not send a key that came from the user's
+// environment or own config to another host: it cannot change the
+// base_url or api_key_env of a built-in provider or of one the user's
+// config defines, nor give a provider of its own a key from the
+// environment; it cannot disable the user's global hooks (globalHooks,
+// by name without .lua). What is refused is dropped with a warning.
+func (c *config) applyProject(path string, data []byte, globalHooks map[string]bool) (warnings []string, err error) {
+	var layer config
+	if err := decodeConfig(path, data, &layer); err != nil {
+		return nil, err
+	}
+	known := map[string]agent.ProviderConfig{}
+	for _, p := range agent.NewRegistry(nil).Providers() {
+		known[p.Name] = p
+	}
+	for name, p := range c.Providers {
+		k := known[name]
+		if p.BaseURL != "" {
+			k.BaseURL = p.BaseURL
+		}
+		if p.APIKeyEnv != "" {
+			k.APIKeyEnv = p.APIKeyEnv
+		}
+		k.Name = name
+		known[name] = k
+	}
+	names := make([]string, 0, len(layer.Providers))
+	for name := range layer.Providers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := layer.Providers[name]
+		if own, ok := known[name]; ok {
+			if p.BaseURL != "" && strings.TrimRight(p.BaseURL, "/") != strings.TrimRight(own.BaseURL, "/") {
+				warnings = append(warnings, fmt.Sprintf("config %s:%d: providers.%s.base_url ignored: a project may not send your %s requests (and key) to another host; set it in your own config",
+					path, lineOfKey(data, "base_url"), name, name))
+				p.BaseURL = ""
+			}
+			if p.APIKeyEnv != "" && p.APIKeyEnv != own.APIKeyEnv {
+				warnings = append(warnings, fmt.Sprintf("config %s:%d: providers.%s.api_key_env ignored: a project may not choose which of your keys a provider gets; set it in your own config",
+					path, lineOfKey(data, "api_key_env"), name))
+				p.APIKeyEnv = ""
+			}
+			// Merge into the known provider rather than replacing it.
+			if g, ok := c.Providers[name]; ok {
+				if p.API == "" {
+					p.API = g.API
+				}
+				p.BaseURL, p.APIKeyEnv = g.BaseURL, g.APIKeyEnv
+				if p.APIKey == "" {
+					p.APIKey = g.APIKey
+				}
+				if p.Headers == nil {
+					p.Headers = g.Headers
+				}
+				p.Models = append(append([]modelConfig(nil), g.Models...), p.Models...)
+			}
+		} else if p.APIKeyEnv != "" {
+			warnings = append(warnings, fmt.Sprintf("config %s:%d: providers.%s.api_key_env ignored: a provider a project defines never gets a key from your environment; define it in your own config",
+				path, lineOfKey(data, "api_key_env"), name))
+			p.APIKeyEnv = ""
+		}
+		layer.Providers[name] = p
+		if c.projectProviders == nil {
+			c.projectProviders = map[string]bool{}
+		}
+		if _, ok := known[name]; !ok {
+			c.projectProviders[name] = true
+		}
+	}
+	var disabled []string
+	for _, d := range layer.DisabledHooks {
+		if globalHooks[strings.TrimSuffix(d, ".lua")] {
+			warnings = append(warnings, fmt.Sprintf("config %s:%d: disabled_hooks: %q ignored: a project may not disable your own hooks",
+				path, lineOfKey(data, "disabled_hooks"), d))
 			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("config %s: %w", path, err)
-		}
-		var layer config
-		if err := decodeConfig(path, data, &layer); err != nil {
-			return nil, err
-		}
-		c.overlay(&layer)
-		c.files = append(c.files, path)
+		disabled = append(disabled, d)
 	}
-	return c, nil
+	layer.DisabledHooks = disabled
+	c.overlay(&layer)
+	c.files = append(c.files, path)
+	return warnings, nil
 }
 
 // decodeConfig decodes strictly, turning decoder errors into messages that

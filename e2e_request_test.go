@@ -370,14 +370,26 @@ func TestConfigChoosesModelAndProvider(t *testing.T) {
   }
 }`)
 	writeFile(t, filepath.Join(e.cwd, ".lunar", "config.json"), `{"thinking": "low"}`)
-	e.srv.Reply(llmtest.Text("from config"), llmtest.Usage(1000000, 1000000, 0, 0))
-	cmd := exec.Command(lunarBin, "-p", "hi")
+
+	// The project config waits for trust.
+	e.srv.Reply(llmtest.Text("untrusted"))
+	cmd := exec.Command(lunarBin, "-p", "hi", "--no-session")
 	cmd.Dir = e.cwd
 	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "LOCAL_KEY=local-secret")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "lunar: warning: project config "+filepath.Join(e.cwd, ".lunar", "config.json")+
+		" is not trusted: skipped (run lunar in a terminal to review and trust it, or pass --trust)\n")
+	assert.Equal(t, "high", e.srv.Requests()[0].Field("reasoning_effort"), "the global config alone")
+
+	e.srv.Reply(llmtest.Text("from config"), llmtest.Usage(1000000, 1000000, 0, 0))
+	cmd = exec.Command(lunarBin, "-p", "hi", "--trust")
+	cmd.Dir = e.cwd
+	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "LOCAL_KEY=local-secret")
+	out, err = cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
 	assert.Equal(t, "from config\n", string(out))
-	req := e.srv.Requests()[0]
+	req := e.srv.Requests()[1]
 	assert.Equal(t, "coder-7b", req.Field("model"))
 	assert.Equal(t, "low", req.Field("reasoning_effort"), "the project config overrides the global one")
 	assert.Equal(t, "lunar", req.Header.Get("X-Team"))
@@ -397,7 +409,7 @@ func TestMalformedConfigNamesFileAndLine(t *testing.T) {
 	e := newE2E(t)
 	path := filepath.Join(e.cwd, ".lunar", "config.json")
 	writeFile(t, path, "{\n  \"model\": \"openai/gpt-4.1\",\n  \"thinkng\": \"low\"\n}\n")
-	r := e.run("", "-p", "x")
+	r := e.run("", "-p", "x", "--trust")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, path+":3")
 	assert.Contains(t, r.stderr, `"thinkng"`)

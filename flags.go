@@ -78,7 +78,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.NoTools, "no-tools", false, "disable all tools")
 	fs.StringArrayVarP(&o.Hooks, "hook", "e", nil, "load this hook file (repeatable)")
 	fs.BoolVar(&o.NoHooks, "no-hooks", false, "load no hooks at all")
-	fs.BoolVar(&o.Trust, "trust", false, "trust this project's .lunar/hooks.d without asking")
+	fs.BoolVar(&o.Trust, "trust", false, "trust this project's .lunar/ (config.json and hooks.d) without asking")
 	fs.BoolVar(&o.ListModels, "list-models", false, "list known models and exit")
 	fs.StringVar(&o.Export, "export", "", "export a session file or id to HTML and exit")
 	fs.StringVarP(&o.Output, "output", "o", "", "output file for --export")

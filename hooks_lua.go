@@ -19,25 +19,21 @@ import (
 	"github.com/lunar-cli/lunar/session"
 )
 
-// loadHooks discovers and loads the hooks. ask asks the user whether to
-// trust the project hooks (nil in one-shot mode: they are skipped with a
-// warning unless --trust). Hook problems (load errors and warnings, later
-// handler failures) go to report; they never stop lunar.
-func (a *app) loadHooks(ask func(dir string, files []string) bool, report func(msg string)) (*lua.Runtime, error) {
-	store, err := lua.OpenTrustStore(a.paths.State)
-	if err != nil {
-		a.warnf("%v", err)
-		store = nil
+// loadHooks discovers and loads the hooks; the project's hooks only when
+// trustProject trusted the folder. Hook problems (load errors and
+// warnings, later handler failures) go to report; they never stop lunar.
+func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
+	project := ""
+	if a.projectTrusted {
+		project = a.cwd
 	}
 	sources, warnings, err := lua.Discover(lua.DiscoverOptions{
 		GlobalDir:  filepath.Join(a.paths.Config, "hooks.d"),
-		ProjectDir: a.cwd,
+		ProjectDir: project,
 		Files:      a.opts.Hooks,
 		Disabled:   a.cfg.DisabledHooks,
 		NoHooks:    a.opts.NoHooks,
-		Trust:      a.opts.Trust,
-		TrustStore: store,
-		Ask:        ask,
+		Trust:      true, // trustProject decided
 	})
 	if err != nil {
 		return nil, err
@@ -86,12 +82,10 @@ func (a *app) hookReport(msg string) {
 // setupHooks loads the hooks and wires them into the app: the agent's
 // hooks, the hook tools, and the front ends' events.
 func (a *app) setupHooks(interactive bool) error {
-	var ask func(string, []string) bool
 	if interactive {
 		a.interactiveUI()
-		ask = a.askTrust
 	}
-	rt, err := a.loadHooks(ask, a.hookReport)
+	rt, err := a.loadHooks(a.hookReport)
 	if err != nil {
 		return err
 	}
@@ -476,7 +470,7 @@ func (a *app) cmdHooks(args []string) int {
 			return a.fail(err)
 		}
 		// The listing shows every load error and warning: not on stderr too.
-		rt, err := a.loadHooks(nil, func(string) {})
+		rt, err := a.loadHooks(func(string) {})
 		if err != nil {
 			return a.fail(err)
 		}

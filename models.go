@@ -93,8 +93,11 @@ func (a *app) withFlags(m agent.Model) agent.Model {
 }
 
 // apiKey resolves the key for a model: --api-key, then the registry.
+// --api-key never goes to a provider only the project config defines
+// unless the user chose that provider on the command line.
 func (a *app) apiKey(m agent.Model) (string, error) {
-	if a.opts.APIKey != "" {
+	userChose := a.opts.Model != "" || a.opts.Provider != ""
+	if a.opts.APIKey != "" && (userChose || !a.cfg.projectProviders[m.Provider]) {
 		return a.opts.APIKey, nil
 	}
 	key, _, err := a.registry.APIKey(m.Provider)

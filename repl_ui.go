@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -175,6 +176,11 @@ func oneLine(s string) string {
 // question is read from the terminal in its normal (cooked) mode.
 func (a *app) askTrust(dir string, files []string) bool {
 	title := fmt.Sprintf("%s has project hooks that would run with your permissions:", dir)
+	for _, f := range files {
+		if filepath.Base(f) == "config.json" {
+			title = fmt.Sprintf("%s has project settings (models, providers, hooks to disable) and hooks that would run with your permissions:", dir)
+		}
+	}
 	var b strings.Builder
 	b.WriteString(title)
 	for _, f := range files {

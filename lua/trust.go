@@ -144,3 +144,11 @@ func HashHookDir(dir string) (string, []string, error) {
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), names, nil
 }
+
+// Known reports whether dir was ever trusted (with any hash).
+func (t *TrustStore) Known(dir string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.records[dir]
+	return ok
+}

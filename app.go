@@ -41,8 +41,8 @@ type app struct {
 
 	project        *projectFiles // what the project's .lunar/ holds
 	projectTrusted bool          // the user trusted it (trustProject)
-	ui       hookUI
-	runtime  *lua.Runtime // nil until the hooks are loaded
+	ui             hookUI
+	runtime        *lua.Runtime // nil until the hooks are loaded
 
 	pending pendingQueue           // hook sends waiting for the current step to end
 	running atomic.Bool            // an agent run is in progress

@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/lunar-cli/lunar/agent"
@@ -31,22 +30,16 @@ type app struct {
 	stderr io.Writer
 
 	registry *agent.Registry
-	sess     *session.Session
-	agent    *agent.Agent
-	allTools []*agent.Tool
-	resumed  bool
-	model    agent.Model
+	model    agent.Model // chosen by flags and config (setupModels)
 	thinking string
+	allTools []*agent.Tool
 	hooks    appHooks
+	ui       hookUI
+	runtime  *lua.Runtime  // nil until the hooks are loaded
+	rt       *agent.Runtime // the open session and everything done with it
 
 	project        *projectFiles // what the project's .lunar/ holds
 	projectTrusted bool          // the user trusted it (trustProject)
-	ui             hookUI
-	runtime        *lua.Runtime // nil until the hooks are loaded
-
-	pending pendingQueue           // hook sends waiting for the current step to end
-	running atomic.Bool            // an agent run is in progress
-	abort   atomic.Pointer[func()] // cancels the current step (ctx.abort)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -115,7 +108,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer a.close()
 
 	a.runtime.AppStart(context.Background(), version, a.mode(interactive))
-	a.appHookSet().SessionStart(context.Background(), a.resumed)
+	a.rt.Start(context.Background())
 	if interactive {
 		return a.runREPL()
 	}
@@ -166,12 +159,35 @@ func isTerminal(r io.Reader) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// setup opens the session, loads the hooks and builds the agent.
+// setup opens the session, builds the runtime over it and loads the
+// hooks.
 func (a *app) setup(interactive bool) error {
-	if err := a.openSession(); err != nil {
+	sess, resumed, err := a.openSession()
+	if err != nil {
 		return err
 	}
 	if err := a.setupTools(); err != nil {
+		sess.Close()
+		return err
+	}
+	a.rt, err = agent.NewRuntime(agent.RuntimeOptions{
+		Registry:      a.registry,
+		Cwd:           a.cwd,
+		SessionDir:    a.sessionDir(),
+		InMemory:      a.opts.NoSession,
+		Model:         a.model,
+		ThinkingLevel: a.thinking,
+		KeepModel:     a.opts.Model != "" || a.opts.Provider != "",
+		KeepThinking:  a.opts.Thinking != "",
+		Tools:         a.allTools,
+		APIKey:        a.apiKey,
+		AdjustModel:   a.withFlags,
+		ModelCycle:    a.cfg.Models,
+		Compaction:    a.cfg.compactionSettings(),
+		Warn:          func(msg string) { a.warnf("%s", msg) },
+	}, sess, resumed)
+	if err != nil {
+		sess.Close()
 		return err
 	}
 	if !interactive {
@@ -184,32 +200,8 @@ func (a *app) setup(interactive bool) error {
 	if err != nil {
 		return err
 	}
-	a.agent = &agent.Agent{
-		Session:       a.sess,
-		Model:         a.model,
-		ThinkingLevel: a.thinking,
-		SystemPrompt:  sys,
-		Tools:         a.allTools,
-		Hooks:         a.runtime,
-		NewProvider:   func(m agent.Model) (agent.Provider, error) { return a.registry.NewProvider(m), nil },
-		APIKey:        a.apiKey,
-	}
-	a.agent.Subscribe(func(ev agent.Event) {
-		switch ev.Type {
-		case agent.EventAgentStart:
-			a.running.Store(true)
-		case agent.EventAgentEnd:
-			a.running.Store(false)
-		}
-	})
-	if !a.resumed {
-		if _, err := a.sess.AppendModelChange(a.model.Provider, a.model.ID); err != nil {
-			return err
-		}
-		if _, err := a.sess.AppendThinkingLevel(a.thinking); err != nil {
-			return err
-		}
-	}
+	a.rt.SetSystemPrompt(sys)
+	a.rt.SetTools(a.allTools)
 	return nil
 }
 
@@ -218,8 +210,8 @@ func (a *app) close() {
 		a.runtime.Close()
 		a.runtime = nil
 	}
-	if a.sess != nil {
-		if err := a.sess.Close(); err != nil {
+	if a.rt != nil {
+		if err := a.rt.Close(); err != nil {
 			fmt.Fprintf(a.stderr, "lunar: closing session: %v\n", err)
 		}
 	}
@@ -288,48 +280,43 @@ func (a *app) findSession(arg string) (string, error) {
 	return session.Find(a.paths.Sessions(), a.cwd, arg)
 }
 
-func (a *app) openSession() error {
+// openSession opens the session the flags ask for; resumed says it
+// existed before (or is a fork of one).
+func (a *app) openSession() (*session.Session, bool, error) {
 	o := a.opts
-	var err error
 	switch {
 	case o.NoSession:
-		a.sess = session.CreateInMemory(a.cwd)
-		return nil
+		return session.CreateInMemory(a.cwd), false, nil
 	case o.Continue:
-		path, ferr := a.mostRecent()
-		if ferr != nil {
-			return ferr
+		path, err := a.mostRecent()
+		if err != nil {
+			return nil, false, err
 		}
 		if path == "" {
-			a.sess, err = session.Create(a.sessionDir(), a.cwd)
-			return err
+			s, err := session.Create(a.sessionDir(), a.cwd)
+			return s, false, err
 		}
 		return a.resume(path)
 	case o.Session != "":
-		path, ferr := a.findSession(o.Session)
-		if ferr != nil {
-			return ferr
+		path, err := a.findSession(o.Session)
+		if err != nil {
+			return nil, false, err
 		}
 		return a.resume(path)
 	case o.Fork != "":
-		path, ferr := a.findSession(o.Fork)
-		if ferr != nil {
-			return ferr
-		}
-		src, lerr := session.Load(path)
-		if lerr != nil {
-			return lerr
-		}
-		a.sess, err = src.Fork(src.LeafID(), a.sessionDir())
+		path, err := a.findSession(o.Fork)
 		if err != nil {
-			return err
+			return nil, false, err
 		}
-		a.resumed = true
-		a.restoreFromContext()
-		return nil
+		src, err := session.Load(path)
+		if err != nil {
+			return nil, false, err
+		}
+		s, err := src.Fork(src.LeafID(), a.sessionDir())
+		return s, err == nil, err
 	default:
-		a.sess, err = session.Create(a.sessionDir(), a.cwd)
-		return err
+		s, err := session.Create(a.sessionDir(), a.cwd)
+		return s, false, err
 	}
 }
 
@@ -348,44 +335,30 @@ func (a *app) mostRecent() (string, error) {
 	return session.MostRecent(a.paths.Sessions(), a.cwd)
 }
 
-func (a *app) resume(path string) error {
+func (a *app) resume(path string) (*session.Session, bool, error) {
 	s, err := session.Open(path)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	for _, w := range s.Warnings() {
 		fmt.Fprintf(a.stderr, "lunar: warning: %s\n", w)
 	}
-	a.sess = s
-	a.resumed = true
-	a.restoreFromContext()
-	return nil
+	return s, true, nil
 }
 
-// restoreFromContext takes model and thinking level from the resumed
-// session unless flags chose them.
-func (a *app) restoreFromContext() {
-	c := a.sess.BuildContext()
-	if a.opts.Model == "" && a.opts.Provider == "" && c.Provider != "" {
-		if m, ok := a.registry.Find(c.Provider, c.ModelID); ok {
-			if _, _, err := a.registry.APIKey(m.Provider); err == nil || a.opts.APIKey != "" {
-				a.model = a.withFlags(m)
-			}
-		}
-	}
-	if a.opts.Thinking == "" && c.ThinkingLevel != "" {
-		a.thinking = c.ThinkingLevel
-	}
-}
-
-// submit runs the one-shot prompt: a hook command when it starts with
-// /name and a hook registered that command, otherwise a prompt.
+// submit runs the one-shot prompt: /compact [instructions], a hook
+// command when it starts with /name and a hook registered that command,
+// otherwise a prompt.
 func (a *app) submit(ctx context.Context, text string) error {
 	trimmed := strings.TrimSpace(text)
 	if isCommand(trimmed) {
 		name, args, _ := strings.Cut(strings.TrimPrefix(trimmed, "/"), " ")
 		if i := strings.IndexByte(name, '\n'); i >= 0 {
 			name, args = name[:i], name[i+1:]+" "+args
+		}
+		if name == "compact" {
+			_, err := a.rt.Compact(ctx, agent.CompactManual, strings.TrimSpace(args))
+			return err
 		}
 		prompt, handled, err := a.appHookSet().RunCommand(ctx, name, strings.TrimSpace(args))
 		if handled || err != nil {
@@ -395,8 +368,8 @@ func (a *app) submit(ctx context.Context, text string) error {
 			if strings.TrimSpace(prompt) == "" {
 				return nil
 			}
-			return a.agent.Prompt(ctx, prompt, nil)
+			return a.rt.Prompt(ctx, prompt, nil)
 		}
 	}
-	return a.agent.Prompt(ctx, text, nil)
+	return a.rt.Prompt(ctx, text, nil)
 }

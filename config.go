@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/agent/compaction"
 )
 
 // config is the merged configuration. Pointer fields distinguish "unset"
@@ -62,6 +63,25 @@ func (c *config) hookTimeoutMs() int {
 		return 30000
 	}
 	return *c.HookTimeoutMs
+}
+
+// compactionSettings are the configured compaction settings over pi's
+// defaults.
+func (c *config) compactionSettings() compaction.Settings {
+	st := compaction.DefaultSettings()
+	if c.Compaction == nil {
+		return st
+	}
+	if c.Compaction.Enabled != nil {
+		st.Enabled = *c.Compaction.Enabled
+	}
+	if c.Compaction.ReserveTokens != nil {
+		st.ReserveTokens = *c.Compaction.ReserveTokens
+	}
+	if c.Compaction.KeepRecentTokens != nil {
+		st.KeepRecentTokens = *c.Compaction.KeepRecentTokens
+	}
+	return st
 }
 
 // loadConfig reads the global config; a missing file is fine. The

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
 )
 
@@ -17,26 +18,16 @@ type commandInfo struct {
 	Source      string // "built-in" or the hook file
 }
 
-// appHooks are the hook events the front ends fire. The Lua runtime
-// implements it (see hooks_lua.go); nopHooks does nothing.
+// appHooks is what the front ends ask of the hooks themselves: their
+// commands and renderers. (Session events are the runtime's: it fires them
+// through agent.SessionHooks.) The Lua runtime implements it (see
+// hooks_lua.go); nopHooks does nothing.
 type appHooks interface {
 	Commands() []commandInfo
 	// RunCommand runs a hook command; a non-empty prompt is sent as the user's message.
 	RunCommand(ctx context.Context, name, args string) (prompt string, handled bool, err error)
 	// Render renders a custom message with the hook renderer for its type.
 	Render(m *session.Message, expanded bool) (string, bool)
-	SessionStart(ctx context.Context, resumed bool)
-	BeforeClear(ctx context.Context) (cancel bool, reason string)
-	Clear(ctx context.Context)
-	BeforeSwitch(ctx context.Context, target string) (cancel bool, reason string)
-	Switch(ctx context.Context, previous string)
-	BeforeBranch(ctx context.Context, targetID, fromID string) (cancel bool, summary string)
-	Branch(ctx context.Context, targetID, fromID string)
-	BeforeFork(ctx context.Context, entryID string) (cancel bool, reason string)
-	// Fork fires after a fork; previousFile is the session forked from.
-	Fork(ctx context.Context, entryID, previousFile string)
-	ModelChange(ctx context.Context, prevProvider, prevID, newProvider, newID, thinking string)
-	Shutdown(ctx context.Context)
 }
 
 type nopHooks struct{}
@@ -45,18 +36,18 @@ func (nopHooks) Commands() []commandInfo { return nil }
 func (nopHooks) RunCommand(context.Context, string, string) (string, bool, error) {
 	return "", false, nil
 }
-func (nopHooks) Render(*session.Message, bool) (string, bool)                        { return "", false }
-func (nopHooks) SessionStart(context.Context, bool)                                  {}
-func (nopHooks) BeforeClear(context.Context) (bool, string)                          { return false, "" }
-func (nopHooks) Clear(context.Context)                                               {}
-func (nopHooks) BeforeSwitch(context.Context, string) (bool, string)                 { return false, "" }
-func (nopHooks) Switch(context.Context, string)                                      {}
-func (nopHooks) BeforeBranch(context.Context, string, string) (bool, string)         { return false, "" }
-func (nopHooks) Branch(context.Context, string, string)                              {}
-func (nopHooks) BeforeFork(context.Context, string) (bool, string)                   { return false, "" }
-func (nopHooks) Fork(context.Context, string, string)                                {}
-func (nopHooks) ModelChange(context.Context, string, string, string, string, string) {}
-func (nopHooks) Shutdown(context.Context)                                            {}
+func (nopHooks) Render(*session.Message, bool) (string, bool) { return "", false }
+
+// appHookSet returns the app's hooks, or hooks that do nothing.
+func (a *app) appHookSet() appHooks {
+	if a.hooks == nil {
+		return nopHooks{}
+	}
+	return a.hooks
+}
+
+// modelSpec is "provider/id".
+func modelSpec(m agent.Model) string { return agent.ModelSpec(m) }
 
 // hookUI is how hooks talk to the user (ctx.ui). The REPL implements it
 // with numbered prompts; one-shot mode uses noUI.

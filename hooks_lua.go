@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/lunar-cli/lunar/agent"
@@ -90,7 +89,8 @@ func (a *app) setupHooks(interactive bool) error {
 		return err
 	}
 	a.runtime = rt
-	a.hooks = &luaHooks{rt: rt, a: a}
+	a.hooks = &luaHooks{rt: rt}
+	a.rt.SetHooks(rt, rt)
 	// --no-tools and --tools choose among the built-in tools; hook tools
 	// always stay, as extension tools do in pi.
 	have := map[string]bool{}
@@ -119,65 +119,6 @@ func (a *app) mode(interactive bool) string {
 	return "oneshot"
 }
 
-// pendingAction is something a hook asked for while lunar was busy (or
-// from inside a handler): a prompt to send, or a custom message to append
-// and maybe answer. The front end runs them when the current step ends.
-type pendingAction struct {
-	text    string
-	images  []session.ContentBlock
-	message *agent.CustomMessage
-	trigger bool
-}
-
-type pendingQueue struct {
-	mu    sync.Mutex
-	items []pendingAction
-}
-
-func (q *pendingQueue) push(p pendingAction) {
-	q.mu.Lock()
-	q.items = append(q.items, p)
-	q.mu.Unlock()
-}
-
-func (q *pendingQueue) take() []pendingAction {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := q.items
-	q.items = nil
-	return out
-}
-
-// runPending runs the queued hook actions, and those they queue in turn,
-// through prompt (a user message) and resume (a run over the context).
-// It stops at the first error.
-func (a *app) runPending(ctx context.Context, prompt func(ctx context.Context, text string, images []session.ContentBlock) error, resume func(ctx context.Context) error) error {
-	for round := 0; round < 100; round++ {
-		items := a.pending.take()
-		if len(items) == 0 {
-			return nil
-		}
-		for _, p := range items {
-			if err := ctx.Err(); err != nil {
-				return agent.ErrAborted
-			}
-			var err error
-			switch {
-			case p.message != nil:
-				if _, err = a.sess.AppendCustomMessage(p.message.CustomType, p.message.Content, p.message.Display, p.message.Details); err == nil && p.trigger {
-					err = resume(ctx)
-				}
-			default:
-				err = prompt(ctx, p.text, p.images)
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return errors.New("hooks keep queueing messages: stopped after 100 rounds")
-}
-
 // luaHost is what the hooks reach through ctx and the lunar module.
 type luaHost struct{ a *app }
 
@@ -186,14 +127,14 @@ var _ lua.Host = (*luaHost)(nil)
 func (h *luaHost) Cwd() string { return h.a.cwd }
 
 func (h *luaHost) Session() lua.Session {
-	if h.a.sess == nil {
+	if h.a.rt == nil {
 		return nil
 	}
-	return h.a.sess
+	return h.a.rt.Session()
 }
 
-func (h *luaHost) Model() agent.Model    { return h.a.model }
-func (h *luaHost) ThinkingLevel() string { return h.a.thinking }
+func (h *luaHost) Model() agent.Model    { return h.a.rt.Model() }
+func (h *luaHost) ThinkingLevel() string { return h.a.rt.ThinkingLevel() }
 
 func (h *luaHost) UI() lua.UI {
 	if h.a.ui == nil {
@@ -229,19 +170,14 @@ func (h *luaHost) Send(_ context.Context, text string, attachments []lua.Attachm
 	if files.Len() > 0 {
 		text += "\n\n" + strings.TrimRight(files.String(), "\n")
 	}
-	h.a.pending.push(pendingAction{text: text, images: images})
+	h.a.rt.Send(text, images)
 	return nil
 }
 
 // SendMessage appends a custom message now when lunar is idle, or when the
 // current reply ends; with triggerTurn the agent then answers it.
 func (h *luaHost) SendMessage(_ context.Context, msg agent.CustomMessage, triggerTurn bool) error {
-	if !h.a.running.Load() && !triggerTurn && h.a.sess != nil {
-		_, err := h.a.sess.AppendCustomMessage(msg.CustomType, msg.Content, msg.Display, msg.Details)
-		return err
-	}
-	h.a.pending.push(pendingAction{message: &msg, trigger: triggerTurn})
-	return nil
+	return h.a.rt.SendMessage(msg, triggerTurn)
 }
 
 func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string, error) {
@@ -250,19 +186,15 @@ func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string
 		msgs = []session.Message{{Role: session.RoleUser, Content: []session.ContentBlock{{Type: session.BlockText, Text: req.Prompt}},
 			Timestamp: time.Now().UnixMilli()}}
 	}
-	var model *agent.Model
+	cr := agent.CompleteRequest{Messages: msgs, System: req.System, MaxTokens: req.MaxTokens}
 	if req.Model != "" {
-		m, err := h.a.registry.Resolve(req.Model)
+		m, err := h.a.rt.ResolveModel(req.Model)
 		if err != nil {
 			return "", err
 		}
-		// --base-url goes with its provider, as for /model.
-		if m.Provider == h.a.model.Provider {
-			m = h.a.withFlags(m)
-		}
-		model = &m
+		cr.Model = &m
 	}
-	return h.a.complete(ctx, msgs, req.System, req.MaxTokens, model)
+	return h.a.rt.Complete(ctx, cr)
 }
 
 // CheckExec lets lunar.exec run: hooks are trusted code (project hooks
@@ -275,92 +207,49 @@ func (h *luaHost) FindModel(provider, id string) (agent.Model, bool) {
 
 func (h *luaHost) AvailableModels() []agent.Model { return h.a.registry.Available() }
 
-func (h *luaHost) ResolveAPIKey(m agent.Model) (string, error) { return h.a.apiKey(m) }
+func (h *luaHost) ResolveAPIKey(m agent.Model) (string, error) { return h.a.rt.APIKey(m) }
 
 func (h *luaHost) SetModel(ctx context.Context, provider, id string) error {
-	return h.a.setModel(ctx, provider+"/"+id)
+	return h.a.rt.SetModel(ctx, provider+"/"+id)
 }
 
 func (h *luaHost) SetThinkingLevel(ctx context.Context, level string) error {
-	return h.a.setThinking(ctx, level)
+	return h.a.rt.SetThinkingLevel(ctx, level)
 }
 
-func (h *luaHost) Abort() {
-	if f := h.a.abort.Load(); f != nil {
-		(*f)()
-	}
-}
+func (h *luaHost) Abort() { h.a.rt.Abort() }
 
 func (h *luaHost) Branch(ctx context.Context, targetID, summary string) error {
-	if h.a.running.Load() {
+	if h.a.rt.Running() {
 		return errors.New("cannot branch while the agent is running")
 	}
-	return h.a.branch(ctx, targetID, false, summary)
+	text, err := h.a.rt.Branch(ctx, targetID, agent.BranchOptions{Summary: summary})
+	if err == nil && text != "" && h.a.ui != nil {
+		h.a.ui.SetEditorText(text)
+	}
+	return err
 }
 
-func (h *luaHost) Compact(context.Context, string) error {
-	return fmt.Errorf("compaction: %w", lua.ErrNotAvailable)
+func (h *luaHost) Compact(ctx context.Context, instructions string) error {
+	if h.a.rt.Running() {
+		return errors.New("cannot compact while the agent is running")
+	}
+	_, err := h.a.rt.Compact(ctx, agent.CompactHook, instructions)
+	return err
 }
 
 func (h *luaHost) RebuildContext(ctx context.Context) (int, int, error) {
-	if h.a.sess == nil {
-		return 0, 0, errors.New("no session")
-	}
-	msgs := h.a.sess.BuildContext().Messages
-	if h.a.runtime != nil {
-		msgs = h.a.runtime.Context(ctx, msgs)
-	}
-	tokens := 0
-	for i := range msgs {
-		tokens += session.EstimateTokens(&msgs[i].Message)
-	}
-	return len(msgs), tokens, nil
+	return h.a.rt.RebuildContext(ctx)
 }
 
-// TokenUsage sums the usage of the assistant messages on the current
-// path, as agent.end's tokens do for one run.
-func (h *luaHost) TokenUsage() (agent.TokenStats, bool) {
-	if h.a.sess == nil {
-		return agent.TokenStats{}, false
-	}
-	var st agent.TokenStats
-	found := false
-	for _, e := range h.a.sess.Path("") {
-		m := e.Message
-		if e.Type != session.TypeMessage || m == nil || m.Role != session.RoleAssistant || m.Usage == nil {
-			continue
-		}
-		found = true
-		u := m.Usage
-		st.Input += u.Input
-		st.Output += u.Output
-		st.CacheRead += u.CacheRead
-		st.CacheWrite += u.CacheWrite
-		if t := u.TotalTokens; t > 0 {
-			st.Total += t
-		} else {
-			st.Total += u.Input + u.Output + u.CacheRead + u.CacheWrite
-		}
-	}
-	return st, found
-}
+func (h *luaHost) TokenUsage() (agent.TokenStats, bool) { return h.a.rt.TokenUsage() }
 
-func (h *luaHost) ContextLimit() int { return h.a.model.ContextWindow }
+func (h *luaHost) ContextLimit() int { return h.a.rt.Model().ContextWindow }
 
 // luaHooks adapts the runtime to the front ends' appHooks.
-type luaHooks struct {
-	rt *lua.Runtime
-	a  *app
-}
+type luaHooks struct{ rt *lua.Runtime }
 
 var _ appHooks = (*luaHooks)(nil)
-
-func (h *luaHooks) sessionID() string {
-	if h.a.sess == nil {
-		return ""
-	}
-	return h.a.sess.ID()
-}
 
 func (h *luaHooks) Commands() []commandInfo {
 	cmds := h.rt.Commands()
@@ -378,47 +267,6 @@ func (h *luaHooks) RunCommand(ctx context.Context, name, args string) (string, b
 func (h *luaHooks) Render(m *session.Message, expanded bool) (string, bool) {
 	return h.rt.Render(m, expanded)
 }
-
-func (h *luaHooks) SessionStart(ctx context.Context, resumed bool) {
-	if h.a.sess == nil {
-		return
-	}
-	h.rt.SessionStart(ctx, h.a.sess.ID(), h.a.sess.File(), resumed)
-}
-
-func (h *luaHooks) BeforeClear(ctx context.Context) (bool, string) {
-	return h.rt.BeforeClear(ctx, h.sessionID())
-}
-
-func (h *luaHooks) Clear(ctx context.Context) { h.rt.Clear(ctx, h.sessionID()) }
-
-func (h *luaHooks) BeforeSwitch(ctx context.Context, target string) (bool, string) {
-	return h.rt.BeforeSwitch(ctx, target)
-}
-
-func (h *luaHooks) Switch(ctx context.Context, previous string) { h.rt.Switch(ctx, previous) }
-
-func (h *luaHooks) BeforeBranch(ctx context.Context, targetID, fromID string) (bool, string) {
-	return h.rt.BeforeBranch(ctx, targetID, fromID)
-}
-
-func (h *luaHooks) Branch(ctx context.Context, targetID, fromID string) {
-	h.rt.Branch(ctx, targetID, fromID)
-}
-
-func (h *luaHooks) BeforeFork(ctx context.Context, entryID string) (bool, string) {
-	return h.rt.BeforeFork(ctx, entryID)
-}
-
-func (h *luaHooks) Fork(ctx context.Context, entryID, previousFile string) {
-	h.rt.Fork(ctx, entryID, previousFile)
-}
-
-func (h *luaHooks) ModelChange(ctx context.Context, prevProvider, prevID, newProvider, newID, thinking string) {
-	h.rt.ModelChange(ctx, prevProvider, prevID, newProvider, newID, thinking)
-}
-
-func (h *luaHooks) Shutdown(ctx context.Context) { h.rt.Shutdown(ctx, h.sessionID()) }
 
 // Describe is the /hooks listing.
 func (h *luaHooks) Describe() string { return describeHooks(h.rt.Report(), false) }

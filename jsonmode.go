@@ -177,3 +177,41 @@ func toolResultJSON(r *agent.ToolResult) jsonToolResult {
 	}
 	return jsonToolResult{Content: c, Details: r.Details}
 }
+
+type jsonCompactionStart struct {
+	Type   string `json:"type"`
+	Reason string `json:"reason"`
+}
+
+type jsonCompactionResult struct {
+	Summary          string `json:"summary"`
+	FirstKeptEntryID string `json:"firstKeptEntryId"`
+	TokensBefore     int    `json:"tokensBefore"`
+}
+
+type jsonCompactionEnd struct {
+	Type         string                `json:"type"`
+	Reason       string                `json:"reason"`
+	Result       *jsonCompactionResult `json:"result,omitempty"`
+	Aborted      bool                  `json:"aborted"`
+	WillRetry    bool                  `json:"willRetry"`
+	ErrorMessage string                `json:"errorMessage,omitempty"`
+}
+
+// runtimeEvent writes loop events and pi's compaction_start and
+// compaction_end session events.
+func (j *jsonWriter) runtimeEvent(ev agent.RuntimeEvent) {
+	switch {
+	case ev.Loop != nil:
+		j.event(*ev.Loop)
+	case ev.Compaction != nil && ev.Compaction.Type == "compaction_start":
+		j.write(jsonCompactionStart{Type: ev.Compaction.Type, Reason: ev.Compaction.Reason})
+	case ev.Compaction != nil:
+		c := ev.Compaction
+		out := jsonCompactionEnd{Type: c.Type, Reason: c.Reason, Aborted: c.Aborted, WillRetry: c.WillRetry, ErrorMessage: c.ErrorMessage}
+		if r := c.Result; r != nil {
+			out.Result = &jsonCompactionResult{Summary: r.Summary, FirstKeptEntryID: r.FirstKeptEntryID, TokensBefore: r.TokensBefore}
+		}
+		j.write(out)
+	}
+}

@@ -105,16 +105,39 @@ func firstLine(s string, max int) string {
 	return s
 }
 
+// compaction reports a compaction on stderr.
+func (p *textPrinter) compaction(c *agent.CompactionEvent) {
+	p.endLine()
+	if c.Type == "compaction_start" {
+		fmt.Fprintf(p.errw, "compacting the context (%s)…\n", c.Reason)
+		return
+	}
+	switch {
+	case c.Result != nil:
+		fmt.Fprintf(p.errw, "compacted: %s → %s tokens\n", groupDigits(c.Result.TokensBefore), groupDigits(c.Result.TokensAfter))
+	case c.Aborted:
+		fmt.Fprintln(p.errw, "compaction stopped: the session is unchanged")
+	case c.ErrorMessage != "":
+		fmt.Fprintf(p.errw, "compaction failed: %s\n", c.ErrorMessage)
+	}
+}
+
 // runOneShot runs one prompt and returns the process exit code.
 func (a *app) runOneShot(ctx context.Context, prompt string) int {
 	if a.opts.Mode == "json" {
 		j := &jsonWriter{w: a.stdout}
-		j.header(a.sess.Header())
-		unsub := a.agent.Subscribe(j.event)
+		j.header(a.rt.Session().Header())
+		unsub := a.rt.Subscribe(j.runtimeEvent)
 		defer unsub()
 	} else {
 		p := &textPrinter{out: a.stdout, errw: a.stderr}
-		unsub := a.agent.Subscribe(p.event)
+		unsub := a.rt.Subscribe(func(ev agent.RuntimeEvent) {
+			if ev.Loop != nil {
+				p.event(*ev.Loop)
+			} else if ev.Compaction != nil {
+				p.compaction(ev.Compaction)
+			}
+		})
 		defer func() {
 			unsub()
 			p.endLine()
@@ -122,13 +145,14 @@ func (a *app) runOneShot(ctx context.Context, prompt string) int {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	abort := func() { cancel() }
-	a.abort.Store(&abort)
+	a.rt.SetAbort(cancel)
 	err := a.submit(ctx, prompt)
 	if err == nil {
-		err = a.runPending(ctx, a.agent.Prompt, a.agent.Continue)
+		err = a.rt.RunPending(ctx, a.rt.Prompt, a.rt.Continue)
 	}
-	a.appHookSet().Shutdown(context.WithoutCancel(ctx))
+	if serr := a.rt.Shutdown(context.WithoutCancel(ctx)); serr != nil && err == nil {
+		err = fmt.Errorf("saving session: %w", serr)
+	}
 	return a.exitCode(err)
 }
 
@@ -142,7 +166,7 @@ func (a *app) exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, agent.ErrContextOverflow):
 		fmt.Fprintf(a.stderr, "lunar: context overflow: the conversation does not fit %s/%s's context window; start a new session or shorten the input (%v)\n",
-			a.agent.Model.Provider, a.agent.Model.ID, err)
+			a.rt.Model().Provider, a.rt.Model().ID, err)
 		return exitError
 	default:
 		fmt.Fprintf(a.stderr, "lunar: %v\n", err)

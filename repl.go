@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/agent/tools"
 	"github.com/lunar-cli/lunar/session"
 )
@@ -658,11 +659,8 @@ func (r *repl) isStopping() bool {
 
 // shutdown fires session.shutdown and flushes the session; app closes it.
 func (r *repl) shutdown() {
-	r.a.appHookSet().Shutdown(context.Background())
-	if r.a.sess != nil {
-		if err := r.a.sess.Sync(); err != nil {
-			r.errorf("saving session: %v", err)
-		}
+	if err := r.a.rt.Shutdown(context.Background()); err != nil {
+		r.errorf("saving session: %v", err)
 	}
 }
 
@@ -671,8 +669,8 @@ func (r *repl) shutdown() {
 func (r *repl) banner() {
 	a := r.a
 	r.printf("%s", r.view.styled(ansiDim, fmt.Sprintf("lunar %s · %s · thinking %s · /help for commands",
-		version, modelSpec(a.model), a.thinking)))
-	if a.resumed {
+		version, modelSpec(a.rt.Model()), a.rt.ThinkingLevel())))
+	if a.rt.Resumed() {
 		r.replay(4)
 	}
 }
@@ -782,9 +780,9 @@ func (r *repl) interruptible(fn func(ctx context.Context) error) error {
 		r.view.interrupted()
 		cancel()
 	}
-	r.a.abort.Store(&abort)
+	r.a.rt.SetAbort(abort)
 	defer func() {
-		r.a.abort.Store(nil)
+		r.a.rt.SetAbort(nil)
 		r.mu.Lock()
 		r.cancelRun = nil
 		r.mu.Unlock()
@@ -818,7 +816,7 @@ func (r *repl) prompt(text string) {
 		r.warnf("%s", n)
 	}
 	r.runAgent(func(ctx context.Context) error {
-		return r.a.agent.Prompt(ctx, full, images)
+		return r.a.rt.Prompt(ctx, full, images)
 	})
 }
 
@@ -828,7 +826,7 @@ func (r *repl) prompt(text string) {
 // not come out of nowhere, and displayed custom messages that hooks
 // appended outside an agent run are shown.
 func (r *repl) drainPending() {
-	if r.a.sess == nil || r.a.agent == nil || r.a.pending.empty() {
+	if !r.a.rt.HasPending() {
 		return
 	}
 	if r.stopped {
@@ -840,18 +838,18 @@ func (r *repl) drainPending() {
 			r.dropPending()
 		}
 	}()
-	mark := r.a.sess.LeafID()
+	mark := r.a.rt.Session().LeafID()
 	r.runAgent(func(ctx context.Context) error {
-		return r.a.runPending(ctx, func(ctx context.Context, text string, images []session.ContentBlock) error {
+		return r.a.rt.RunPending(ctx, func(ctx context.Context, text string, images []session.ContentBlock) error {
 			r.showCustomSince(mark)
 			r.view.echo(text)
-			err := r.a.agent.Prompt(ctx, text, images)
-			mark = r.a.sess.LeafID()
+			err := r.a.rt.Prompt(ctx, text, images)
+			mark = r.a.rt.Session().LeafID()
 			return err
 		}, func(ctx context.Context) error {
 			r.showCustomSince(mark)
-			err := r.a.agent.Continue(ctx)
-			mark = r.a.sess.LeafID()
+			err := r.a.rt.Continue(ctx)
+			mark = r.a.rt.Session().LeafID()
 			return err
 		})
 	})
@@ -864,16 +862,16 @@ func (r *repl) drainPending() {
 // appended (they are data), without their turn.
 func (r *repl) dropPending() {
 	dropped := 0
-	for _, p := range r.a.pending.take() {
-		if p.message == nil {
+	for _, p := range r.a.rt.TakePending() {
+		if p.Message == nil {
 			dropped++
 			continue
 		}
-		if p.trigger {
+		if p.Trigger {
 			dropped++
 		}
-		m := p.message
-		if _, err := r.a.sess.AppendCustomMessage(m.CustomType, m.Content, m.Display, m.Details); err != nil {
+		m := p.Message
+		if _, err := r.a.rt.Session().AppendCustomMessage(m.CustomType, m.Content, m.Display, m.Details); err != nil {
 			r.errorf("saving a hook message: %v", err)
 		}
 	}
@@ -882,18 +880,11 @@ func (r *repl) dropPending() {
 	}
 }
 
-// empty reports whether no hook action is waiting.
-func (q *pendingQueue) empty() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.items) == 0
-}
-
 // showCustomSince renders the displayed custom messages on the current
 // path after the entry mark ("": the path's start); nothing when mark
 // is not on the path (the session or branch changed).
 func (r *repl) showCustomSince(mark string) {
-	path := r.a.sess.Path(r.a.sess.LeafID())
+	path := r.a.rt.Session().Path(r.a.rt.Session().LeafID())
 	start := -1
 	if mark == "" {
 		start = 0
@@ -919,7 +910,7 @@ func (r *repl) showCustomSince(mark string) {
 // runAgent runs one agent call with the streaming view attached.
 func (r *repl) runAgent(fn func(ctx context.Context) error) {
 	r.view.begin()
-	unsub := r.a.agent.Subscribe(r.view.event)
+	unsub := r.a.rt.Subscribe(r.view.runtimeEvent)
 	err := r.interruptible(fn)
 	unsub()
 	r.view.end(err)
@@ -962,18 +953,8 @@ func (r *repl) shell(command string, exclude bool) {
 	m := &session.Message{Role: session.RoleBashExecution, Command: command, Output: res.Output, ExitCode: res.ExitCode,
 		Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath,
 		ExcludeFromContext: exclude, Timestamp: time.Now().UnixMilli()}
-	if _, err := r.a.sess.AppendMessage(m); err != nil {
+	if err := r.a.rt.RecordBash(m); err != nil {
 		r.errorf("saving command output: %v", err)
-		return
-	}
-	// A command's output is the user's work: keep it even if no reply
-	// follows (a new session otherwise waits for its first answer).
-	if err := r.a.sess.Persist(); err != nil {
-		r.errorf("saving session: %v", err)
-		return
-	}
-	if err := r.a.sess.Sync(); err != nil {
-		r.errorf("saving session: %v", err)
 	}
 }
 
@@ -1168,7 +1149,7 @@ func (r *repl) completeArgument(before string) (string, []string, bool) {
 	case "thinking":
 		cands = thinkingLevels
 	case "branch", "fork", "label":
-		for _, e := range r.a.sess.Entries() {
+		for _, e := range r.a.rt.Session().Entries() {
 			cands = append(cands, e.ID)
 		}
 	case "resume":
@@ -1228,7 +1209,7 @@ func completePath(p, cwd string) (string, []string) {
 // replay prints the last n messages of the current context, so a resumed
 // session shows where it stands.
 func (r *repl) replay(n int) {
-	msgs := r.a.sess.BuildContext().Messages
+	msgs := r.a.rt.Session().BuildContext().Messages
 	var shown []string
 	for i := len(msgs) - 1; i >= 0 && len(shown) < n; i-- {
 		m := &msgs[i].Message
@@ -1278,7 +1259,7 @@ func messagePreview(m *session.Message) string {
 	case session.RoleCustom:
 		return "[" + m.CustomType + "] " + firstLine(m.Text(), 200)
 	case session.RoleBranchSummary:
-		return "branch summary: " + firstLine(strings.TrimPrefix(m.Summary, branchSummaryPreamble), 200)
+		return "branch summary: " + firstLine(strings.TrimPrefix(m.Summary, compaction.BranchSummaryPreamble), 200)
 	case session.RoleCompactionSummary:
 		return "compaction summary: " + firstLine(m.Summary, 200)
 	}

@@ -22,7 +22,7 @@ func (r *repl) cmdExpand(_ context.Context, args string) error {
 		}
 		n = v
 	}
-	results := toolResultsOnPath(r.a.sess)
+	results := toolResultsOnPath(r.a.rt.Session())
 	if len(results) == 0 {
 		return fmt.Errorf("/expand: no tool call on this branch yet")
 	}

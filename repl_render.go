@@ -248,6 +248,53 @@ func (v *view) interrupted() {
 }
 
 // event renders one agent event. It runs on the loop's goroutine.
+// runtimeEvent shows a runtime event: loop events as they stream, a
+// compaction as a spinner and then what it did.
+func (v *view) runtimeEvent(ev agent.RuntimeEvent) {
+	switch {
+	case ev.Loop != nil:
+		v.event(*ev.Loop)
+	case ev.Compaction != nil:
+		v.compaction(ev.Compaction)
+	}
+}
+
+// compaction shows a compaction starting (a spinner) and ending (tokens
+// before → after, or why it did not happen).
+func (v *view) compaction(c *agent.CompactionEvent) {
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	if c.Type == "compaction_start" {
+		v.endLine()
+		label := "compacting"
+		switch c.Reason {
+		case "threshold":
+			label = "compacting (context nearly full)"
+		case "overflow":
+			label = "compacting (context overflow)"
+		}
+		v.startSpinner(label)
+		return
+	}
+	v.stopSpinner()
+	v.endLine()
+	switch {
+	case c.Result != nil:
+		msg := fmt.Sprintf("compacted: %s → %s tokens", groupDigits(c.Result.TokensBefore), groupDigits(c.Result.TokensAfter))
+		if c.Result.FromHook {
+			msg += " (summary from a hook)"
+		}
+		if c.WillRetry {
+			msg += "; retrying"
+		}
+		v.write(v.t.paint(ansiDim, msg) + "\n")
+	case c.Aborted:
+		v.write(v.t.paint(ansiDim, "(compaction stopped: the session is unchanged)") + "\n")
+	case c.ErrorMessage != "" && c.Reason != "manual":
+		v.write(v.styled(ansiYellow, "compaction failed: "+c.ErrorMessage))
+	}
+}
+
 func (v *view) event(ev agent.Event) {
 	var custom string
 	if (ev.Type == agent.EventMessageEnd) && ev.Message != nil && ev.Message.Role == session.RoleCustom {

@@ -303,7 +303,7 @@ func TestREPLInfoCommands(t *testing.T) {
 		p.expect("  " + name + " ")
 	}
 	p.line("/compact")
-	p.expect("not available")
+	p.expect("nothing to compact")
 	p.line("/export")
 	p.expect("not available")
 	p.line("/help")
@@ -674,4 +674,9 @@ func TestREPLDialogIgnoresKeysTypedBeforeIt(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"refused: echo gated"}, results)
+}
+func TestGroupDigits(t *testing.T) {
+	for in, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4500: "-4,500"} {
+		assert.Equal(t, want, groupDigits(in))
+	}
 }

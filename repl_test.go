@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/agent/llmtest"
 	"github.com/lunar-cli/lunar/session"
 )
@@ -187,7 +188,7 @@ func TestEntryPreview(t *testing.T) {
 		{&session.Entry{Type: session.TypeMessage, Message: call}, "assistant: (calls bash)"},
 		{&session.Entry{Type: session.TypeModelChange, Provider: "openai", ModelID: "gpt-4.1"}, "model → openai/gpt-4.1"},
 		{&session.Entry{Type: session.TypeThinkingLevelChange, ThinkingLevel: "high"}, "thinking → high"},
-		{&session.Entry{Type: session.TypeBranchSummary, Summary: branchSummaryPreamble + "## Goal"}, "branch summary: ## Goal"},
+		{&session.Entry{Type: session.TypeBranchSummary, Summary: compaction.BranchSummaryPreamble + "## Goal"}, "branch summary: ## Goal"},
 		{&session.Entry{Type: "mystery"}, "mystery"},
 	}
 	for _, tt := range tests {

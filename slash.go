@@ -11,6 +11,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/lua"
 	"github.com/lunar-cli/lunar/session"
 )
@@ -87,9 +88,9 @@ func (r *repl) command(line string) bool {
 	args = strings.TrimSpace(args)
 	// Displayed custom messages hooks append meanwhile (send_message
 	// without a turn) are shown once the command is done.
-	sess, mark := r.a.sess, r.a.sess.LeafID()
+	sess, mark := r.a.rt.Session(), r.a.rt.Session().LeafID()
 	showNew := func() {
-		if r.a.sess == sess {
+		if r.a.rt.Session() == sess {
 			r.showCustomSince(mark)
 		}
 	}
@@ -147,7 +148,7 @@ func (r *repl) suggestCommand(name string) string {
 
 // report prints a command's error, if any.
 func (r *repl) report(err error) {
-	var ce *cancelledError
+	var ce *agent.CancelledError
 	switch {
 	case err == nil:
 	case errors.As(err, &ce):
@@ -259,9 +260,9 @@ func (r *repl) modelChoices() []agent.Model {
 			out = append(out, m)
 		}
 	}
-	add(r.a.model)
+	add(r.a.rt.Model())
 	for _, m := range r.a.registry.All() {
-		if m.Provider == r.a.model.Provider {
+		if m.Provider == r.a.rt.Model().Provider {
 			add(m)
 		}
 	}
@@ -274,7 +275,7 @@ func (r *repl) modelChoices() []agent.Model {
 func (r *repl) cmdModel(ctx context.Context, args string) error {
 	if args == "" {
 		var b strings.Builder
-		cur := modelSpec(r.a.model)
+		cur := modelSpec(r.a.rt.Model())
 		for _, m := range r.modelChoices() {
 			mark, spec := "  ", fmt.Sprintf("%-40s", modelSpec(m))
 			if modelSpec(m) == cur {
@@ -290,36 +291,47 @@ func (r *repl) cmdModel(ctx context.Context, args string) error {
 		r.printf("%s", b.String())
 		return nil
 	}
-	if err := r.a.setModel(ctx, args); err != nil {
+	if err := r.a.rt.SetModel(ctx, args); err != nil {
 		return err
 	}
-	r.printf("model: %s\n", modelSpec(r.a.model))
+	r.printf("model: %s\n", modelSpec(r.a.rt.Model()))
 	return nil
 }
 
 func (r *repl) cmdThinking(ctx context.Context, args string) error {
 	if args == "" {
-		r.printf("thinking: %s %s\n", r.a.thinking, r.term.paint(ansiDim, "("+strings.Join(thinkingLevels, "|")+")"))
+		r.printf("thinking: %s %s\n", r.a.rt.ThinkingLevel(), r.term.paint(ansiDim, "("+strings.Join(thinkingLevels, "|")+")"))
 		return nil
 	}
-	if err := r.a.setThinking(ctx, args); err != nil {
+	if err := r.a.rt.SetThinkingLevel(ctx, args); err != nil {
 		return err
 	}
-	r.printf("thinking: %s\n", r.a.thinking)
+	r.printf("thinking: %s\n", r.a.rt.ThinkingLevel())
 	return nil
 }
 
 func (r *repl) cmdClear(ctx context.Context, _ string) error {
-	if err := r.a.clearSession(ctx); err != nil {
+	if err := r.a.rt.Clear(ctx); err != nil {
 		return err
 	}
-	r.printf("%s\n", r.term.paint(ansiDim, "new session "+r.a.sess.ID()))
+	r.printf("%s\n", r.term.paint(ansiDim, "new session "+r.a.rt.Session().ID()))
 	return nil
 }
 
-func (r *repl) cmdCompact(context.Context, string) error {
-	r.printf("compaction is not available yet\n")
-	return nil
+// cmdCompact compacts the session now; Ctrl+C stops it and leaves the
+// session as it was.
+func (r *repl) cmdCompact(ctx context.Context, args string) error {
+	unsub := r.a.rt.Subscribe(r.view.runtimeEvent)
+	defer unsub()
+	_, err := r.a.rt.Compact(ctx, agent.CompactManual, args)
+	switch {
+	case errors.Is(err, compaction.ErrNothingToCompact), errors.Is(err, compaction.ErrAlreadyCompacted):
+		r.printf("%s\n", r.term.paint(ansiDim, err.Error()))
+		return nil
+	case errors.Is(err, agent.ErrAborted):
+		return nil
+	}
+	return err
 }
 
 func (r *repl) cmdExport(context.Context, string) error {
@@ -331,7 +343,7 @@ func (r *repl) cmdQuit(context.Context, string) error { return errQuit }
 
 // resolveEntry finds an entry by id, unique id prefix or label.
 func (r *repl) resolveEntry(arg string) (string, error) {
-	s := r.a.sess
+	s := r.a.rt.Session()
 	if e := s.Get(arg); e != nil {
 		return e.ID, nil
 	}
@@ -377,7 +389,7 @@ func (r *repl) cmdBranch(ctx context.Context, args string) error {
 	if err != nil {
 		return err
 	}
-	if id == r.a.sess.LeafID() {
+	if id == r.a.rt.Session().LeafID() {
 		r.printf("already there\n")
 		return nil
 	}
@@ -387,18 +399,22 @@ func (r *repl) cmdBranch(ctx context.Context, args string) error {
 	// A user message is left out of the new path: its text goes into the
 	// prompt to edit and resend (branchTo).
 	before := false
-	if e := r.a.sess.Get(id); e != nil {
+	if e := r.a.rt.Session().Get(id); e != nil {
 		before = e.Type == session.TypeCustomMessage ||
 			(e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == session.RoleUser)
 	}
-	if err := r.a.branchTo(ctx, id, summarize); err != nil {
+	text, err := r.a.rt.Branch(ctx, id, agent.BranchOptions{Summarize: summarize})
+	if err != nil {
 		return err
+	}
+	if text != "" {
+		r.ui.SetEditorText(text)
 	}
 	msg := "now at " + id
 	if before {
 		msg = "now before " + id + "; its text is in the prompt to edit and resend"
 	}
-	if e := r.a.sess.Get(r.a.sess.LeafID()); e != nil && e.Type == session.TypeBranchSummary {
+	if e := r.a.rt.Session().Get(r.a.rt.Session().LeafID()); e != nil && e.Type == session.TypeBranchSummary {
 		msg += " (summary of the branch left: " + e.ID + ")"
 	}
 	r.printf("%s\n", r.term.paint(ansiDim, msg))
@@ -413,12 +429,12 @@ func (r *repl) cmdFork(ctx context.Context, args string) error {
 			return err
 		}
 	}
-	if err := r.a.forkAt(ctx, id); err != nil {
+	if err := r.a.rt.Fork(ctx, id); err != nil {
 		return err
 	}
-	where := r.a.sess.File()
+	where := r.a.rt.Session().File()
 	if where == "" {
-		where = r.a.sess.ID()
+		where = r.a.rt.Session().ID()
 	}
 	r.printf("%s\n", r.term.paint(ansiDim, "forked into "+where))
 	return nil
@@ -434,7 +450,7 @@ func (r *repl) cmdLabel(_ context.Context, args string) error {
 		return err
 	}
 	text = strings.TrimSpace(text)
-	if _, err := r.a.sess.SetLabel(id, text); err != nil {
+	if err := r.a.rt.SetLabel(id, text); err != nil {
 		return err
 	}
 	if text == "" {
@@ -447,17 +463,17 @@ func (r *repl) cmdLabel(_ context.Context, args string) error {
 
 func (r *repl) cmdName(_ context.Context, args string) error {
 	if args == "" {
-		if n := r.a.sess.Name(); n != "" {
+		if n := r.a.rt.Session().Name(); n != "" {
 			r.printf("name: %s\n", n)
 		} else {
 			r.printf("the session has no name; set one with /name TEXT\n")
 		}
 		return nil
 	}
-	if _, err := r.a.sess.SetName(args); err != nil {
+	if err := r.a.rt.SetName(args); err != nil {
 		return err
 	}
-	r.printf("name: %s\n", r.a.sess.Name())
+	r.printf("name: %s\n", r.a.rt.Session().Name())
 	return nil
 }
 
@@ -484,7 +500,7 @@ func (r *repl) pickSession(ctx context.Context, infos []session.Info) error {
 	opts := make([]string, len(infos))
 	for i, in := range infos {
 		opts[i] = formatSessionInfo(in)
-		if in.Path == r.a.sess.File() {
+		if in.Path == r.a.rt.Session().File() {
 			opts[i] += "  (current)"
 		}
 	}
@@ -497,18 +513,18 @@ func (r *repl) pickSession(ctx context.Context, infos []session.Info) error {
 
 // switchTo switches sessions and shows where the new one stands.
 func (r *repl) switchTo(ctx context.Context, path string) error {
-	if path == r.a.sess.File() {
+	if path == r.a.rt.Session().File() {
 		r.printf("that is the current session\n")
 		return nil
 	}
-	if err := r.a.switchSession(ctx, path); err != nil {
+	if err := r.a.rt.Switch(ctx, path); err != nil {
 		return err
 	}
-	name := r.a.sess.Name()
+	name := r.a.rt.Session().Name()
 	if name == "" {
-		name = r.a.sess.ID()
+		name = r.a.rt.Session().ID()
 	}
-	r.printf("%s\n", r.term.paint(ansiDim, fmt.Sprintf("resumed %s · %s · thinking %s", name, modelSpec(r.a.model), r.a.thinking)))
+	r.printf("%s\n", r.term.paint(ansiDim, fmt.Sprintf("resumed %s · %s · thinking %s", name, modelSpec(r.a.rt.Model()), r.a.rt.ThinkingLevel())))
 	r.replay(4)
 	return nil
 }
@@ -554,9 +570,7 @@ type sessionStats struct {
 	contextTokens                             int
 }
 
-// statsOf adds up usage over every assistant message in the file and
-// estimates the current context: the last usage report on the path plus
-// estimates of the messages after it.
+// statsOf adds up usage over every assistant message in the file.
 func statsOf(s *session.Session) sessionStats {
 	var st sessionStats
 	for _, e := range s.Entries() {
@@ -581,28 +595,13 @@ func statsOf(s *session.Session) sessionStats {
 			st.tools++
 		}
 	}
-	msgs := s.BuildContext().Messages
-	last := -1
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := &msgs[i].Message
-		if m.Role == session.RoleAssistant && m.Usage != nil && m.StopReason != session.StopError && m.StopReason != session.StopAborted {
-			u := m.Usage
-			if st.contextTokens = u.TotalTokens; st.contextTokens == 0 {
-				st.contextTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
-			}
-			last = i
-			break
-		}
-	}
-	for i := last + 1; i < len(msgs); i++ {
-		st.contextTokens += session.EstimateTokens(&msgs[i].Message)
-	}
 	return st
 }
 
 func (r *repl) cmdSession(_ context.Context, _ string) error {
-	s := r.a.sess
+	s := r.a.rt.Session()
 	st := statsOf(s)
+	st.contextTokens = r.a.rt.ContextTokens()
 	file := s.File()
 	if file == "" {
 		file = "(not saved: --no-session)"
@@ -616,13 +615,13 @@ func (r *repl) cmdSession(_ context.Context, _ string) error {
 	row("file", file)
 	row("id", s.ID())
 	row("name", name)
-	row("model", modelSpec(r.a.model)+" · thinking "+r.a.thinking)
+	row("model", modelSpec(r.a.rt.Model())+" · thinking "+r.a.rt.ThinkingLevel())
 	row("entries", fmt.Sprintf("%d (%d messages: %d user, %d assistant, %d tool results)", st.entries, st.messages, st.user, st.assistant, st.tools))
 	row("tokens", fmt.Sprintf("in %s · out %s · cache read %s · cache write %s",
 		groupDigits(st.usage.Input), groupDigits(st.usage.Output), groupDigits(st.usage.CacheRead), groupDigits(st.usage.CacheWrite)))
 	row("cost", fmt.Sprintf("$%.4f", st.usage.Cost.Total))
 	ctxLine := groupDigits(st.contextTokens) + " tokens"
-	if w := r.a.model.ContextWindow; w > 0 {
+	if w := r.a.rt.Model().ContextWindow; w > 0 {
 		ctxLine = fmt.Sprintf("%s / %s tokens (%.1f%%)", groupDigits(st.contextTokens), groupDigits(w), 100*float64(st.contextTokens)/float64(w))
 	}
 	row("context", ctxLine)
@@ -689,13 +688,13 @@ func (r *repl) cmdHooks(_ context.Context, _ string) error {
 }
 
 func (r *repl) cmdTools(_ context.Context, _ string) error {
-	if len(r.a.agent.Tools) == 0 {
+	if len(r.a.rt.Tools()) == 0 {
 		r.printf("no tools enabled\n")
 		return nil
 	}
 	var b strings.Builder
 	width := r.term.columns() - 14
-	for _, t := range r.a.agent.Tools {
+	for _, t := range r.a.rt.Tools() {
 		fmt.Fprintf(&b, "  %-10s %s\n", t.Name, r.term.paint(ansiDim, truncateRunes(firstLine(t.Description, 500), width)))
 	}
 	r.printf("%s", b.String())
@@ -703,7 +702,7 @@ func (r *repl) cmdTools(_ context.Context, _ string) error {
 }
 
 func (r *repl) cmdTree(_ context.Context, _ string) error {
-	s := r.a.sess
+	s := r.a.rt.Session()
 	roots := s.Tree()
 	if len(roots) == 0 {
 		r.printf("the session is empty\n")
@@ -820,11 +819,22 @@ func entryPreview(e *session.Entry) string {
 	case session.TypeCompaction:
 		return "compaction: " + firstLine(e.Summary, 200)
 	case session.TypeBranchSummary:
-		return "branch summary: " + firstLine(strings.TrimPrefix(e.Summary, branchSummaryPreamble), 200)
+		return "branch summary: " + firstLine(strings.TrimPrefix(e.Summary, compaction.BranchSummaryPreamble), 200)
 	case session.TypeCustomMessage:
 		return "[" + e.CustomType + "] " + firstLine(blocksText(e.Content), 200)
 	case session.TypeCustom:
 		return "custom " + e.CustomType
 	}
 	return e.Type
+}
+
+// blocksText joins the text blocks of a content list.
+func blocksText(blocks []session.ContentBlock) string {
+	var b strings.Builder
+	for _, c := range blocks {
+		if c.Type == session.BlockText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
 }

@@ -11,7 +11,6 @@ import (
 	glua "github.com/yuin/gopher-lua"
 
 	"github.com/lunar-cli/lunar/agent"
-	"github.com/lunar-cli/lunar/session"
 )
 
 // AppStart fires app.start once the hooks are loaded; mode is "repl",
@@ -127,39 +126,22 @@ func (r *Runtime) Fork(ctx context.Context, entryID, previousFile string) {
 	r.notify(ctx, evSessionFork, setStr("entry_id", entryID, "previous_session_file", previousFile))
 }
 
-// Compaction reasons.
+// Compaction reasons and event types are agent's (the runtime fires them).
 const (
-	CompactManual   = "manual"
-	CompactAuto     = "auto"
-	CompactOverflow = "overflow"
-	CompactHook     = "hook"
+	CompactManual   = agent.CompactManual
+	CompactAuto     = agent.CompactAuto
+	CompactOverflow = agent.CompactOverflow
+	CompactHook     = agent.CompactHook
 )
 
 // CompactEvent describes a compaction about to happen.
-type CompactEvent struct {
-	Reason       string // CompactManual, CompactAuto, CompactOverflow or CompactHook
-	Instructions string // custom instructions, "" for none
-	Preparation  CompactPreparation
-	// PreviousCompactions are the compaction entries on the path, newest first.
-	PreviousCompactions []*session.Entry
-	Model               agent.Model // the model that would summarise
-}
+type CompactEvent = agent.CompactEvent
 
 // CompactPreparation is what the compaction would do.
-type CompactPreparation struct {
-	Messages         []session.Message // to summarise
-	FirstKeptEntryID string
-	TokensBefore     int
-}
+type CompactPreparation = agent.CompactPreparation
 
 // CompactResult is what the session.before_compact handlers decided.
-type CompactResult struct {
-	Cancel       bool
-	Reason       string
-	Summary      string          // non-empty: use it, skip the model call (FromHook)
-	Details      json.RawMessage // stored with a hook summary
-	Instructions string          // the instructions after every handler (chained)
-}
+type CompactResult = agent.CompactDecision
 
 // BeforeCompact fires session.before_compact, without a timeout (handlers
 // may call a model); ctx cancels. The first cancel stops; summary and
@@ -227,13 +209,7 @@ func (r *Runtime) beforeCompact(ctx context.Context, ev CompactEvent) CompactRes
 }
 
 // CompactInfo describes a finished compaction.
-type CompactInfo struct {
-	Summary          string
-	FromHook         bool
-	TokensBefore     int
-	FirstKeptEntryID string
-	EntryID          string // the compaction entry
-}
+type CompactInfo = agent.CompactInfo
 
 // Compact fires session.compact after a compaction.
 func (r *Runtime) Compact(ctx context.Context, info CompactInfo) {
@@ -270,3 +246,4 @@ func (r *Runtime) ModelChange(ctx context.Context, prevProvider, prevID, newProv
 	r.notify(ctx, evModelChange, setStr("previous_provider", prevProvider, "previous_model_id", prevID,
 		"new_provider", newProvider, "new_model_id", newID, "thinking_level", thinking))
 }
+var _ agent.SessionHooks = (*Runtime)(nil)

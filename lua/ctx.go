@@ -65,7 +65,7 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 			{Name: "branch", Fn: h.sessBranch, Returns: "true?, string?", Params: []stdlib.Param{{Name: "id", Type: "string"}, {Name: "summary", Type: "string", Optional: true}},
 				Doc: "Moves the leaf to an entry (the branch events fire), storing summary as a branch summary when given."},
 			{Name: "compact", Fn: h.sessCompact, Returns: "true?, string?", Params: []stdlib.Param{{Name: "instructions", Type: "string", Optional: true}},
-				Doc: "Compacts the session (reason \"hook\"); may answer nil, \"not available\"."},
+				Doc: "Compacts the session now (reason \"hook\"; not while the agent runs): true, or nil and why not (nothing to compact, already compacted, cancelled by a hook, the model's error)."},
 			{Name: "rebuild_context", Fn: h.sessRebuildContext, Returns: "{messages: integer, tokens: integer}?, string?",
 				Doc: "Builds the context as the next model call would (running the context hooks) and measures it."},
 			{Name: "token_usage", Fn: h.sessTokenUsage, Returns: "lunar.Tokens?", Doc: "Token usage of the session so far."},

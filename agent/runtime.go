@@ -1,0 +1,434 @@
+package agent
+
+// The session runtime: one open session with its model, thinking level,
+// tools and hooks, and every operation a front end (REPL, one-shot, JSON
+// mode) or a hook can ask for. Front ends turn input into calls on it and
+// its events into output; they never change the session themselves.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/lunar-cli/lunar/agent/compaction"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// RuntimeOptions configure a Runtime.
+type RuntimeOptions struct {
+	Registry *Registry
+	Cwd      string
+	// SessionDir is where new sessions (/clear, forks) are written; with
+	// InMemory they are not written at all (--no-session).
+	SessionDir string
+	InMemory   bool
+
+	Model         Model
+	ThinkingLevel string
+	SystemPrompt  string
+	Tools         []*Tool
+
+	// APIKey resolves the key for a model (the front end's policy, e.g.
+	// --api-key); nil means Registry.APIKey.
+	APIKey func(Model) (string, error)
+	// AdjustModel applies the front end's per-model overrides (--base-url)
+	// to a model chosen later (/model, lunar.complete); nil keeps it.
+	AdjustModel func(Model) Model
+	// KeepModel and KeepThinking: the front end chose them (flags), so a
+	// resumed session's context does not.
+	KeepModel, KeepThinking bool
+	// ModelCycle is the list `/model next` cycles through.
+	ModelCycle []string
+	// Compaction configures automatic and manual compaction.
+	Compaction compaction.Settings
+	// Warn shows a warning (a session file's, a hook's); nil drops it.
+	Warn func(msg string)
+}
+
+// Runtime owns the open session and runs everything done with it. Its
+// methods are called from one front end goroutine at a time (hooks call
+// them from inside that goroutine's calls); the getters may be called
+// from anywhere.
+type Runtime struct {
+	opts  RuntimeOptions
+	agent *Agent
+
+	mu       sync.Mutex
+	sess     *session.Session
+	model    Model
+	thinking string
+	resumed  bool
+	hooks    Hooks
+	shooks   SessionHooks
+
+	pending pendingQueue
+	running atomic.Bool
+	abort   atomic.Pointer[func()]
+
+	subMu       sync.Mutex
+	subscribers []func(RuntimeEvent)
+}
+
+// NewRuntime makes a runtime over an open session. resumed says the
+// session existed before (its context chose model and thinking level, see
+// Restore); a new session starts with model_change and
+// thinking_level_change entries, as pi's do.
+func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime, error) {
+	if opts.Registry == nil {
+		opts.Registry = NewRegistry(nil)
+	}
+	if opts.ThinkingLevel == "" {
+		opts.ThinkingLevel = ThinkingOff
+	}
+	if opts.Compaction == (compaction.Settings{}) {
+		opts.Compaction = compaction.DefaultSettings()
+	}
+	rt := &Runtime{opts: opts, sess: s, model: opts.Model, thinking: opts.ThinkingLevel, resumed: resumed,
+		hooks: NopHooks{}, shooks: NopSessionHooks{}}
+	rt.agent = &Agent{
+		Session:       s,
+		Model:         opts.Model,
+		ThinkingLevel: rt.thinking,
+		SystemPrompt:  opts.SystemPrompt,
+		Tools:         opts.Tools,
+		NewProvider:   func(m Model) (Provider, error) { return opts.Registry.NewProvider(m), nil },
+		APIKey:        rt.APIKey,
+	}
+	rt.agent.Subscribe(func(ev Event) {
+		switch ev.Type {
+		case EventAgentStart:
+			rt.running.Store(true)
+		case EventAgentEnd:
+			rt.running.Store(false)
+		}
+		rt.emit(RuntimeEvent{Loop: &ev})
+	})
+	if resumed {
+		rt.restore()
+	} else {
+		if _, err := s.AppendModelChange(rt.model.Provider, rt.model.ID); err != nil {
+			return nil, err
+		}
+		if _, err := s.AppendThinkingLevel(rt.thinking); err != nil {
+			return nil, err
+		}
+	}
+	return rt, nil
+}
+
+// SetHooks installs the hooks (the Lua runtime implements both sets);
+// nil keeps the ones that do nothing.
+func (rt *Runtime) SetHooks(h Hooks, sh SessionHooks) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if h == nil {
+		h = NopHooks{}
+	}
+	if sh == nil {
+		sh = NopSessionHooks{}
+	}
+	rt.hooks, rt.shooks = h, sh
+	rt.agent.Hooks = h
+}
+
+// SetTools replaces the tools offered to the model from the next call on.
+func (rt *Runtime) SetTools(tools []*Tool) {
+	rt.agent.Tools = tools
+}
+
+// Tools are the tools offered to the model.
+func (rt *Runtime) Tools() []*Tool { return rt.agent.Tools }
+
+// SetSystemPrompt replaces the base system prompt.
+func (rt *Runtime) SetSystemPrompt(p string) { rt.agent.SystemPrompt = p }
+
+// Session is the open session.
+func (rt *Runtime) Session() *session.Session {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.sess
+}
+
+// Model is the current model.
+func (rt *Runtime) Model() Model {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.model
+}
+
+// ThinkingLevel is the current thinking level.
+func (rt *Runtime) ThinkingLevel() string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.thinking
+}
+
+// Resumed reports whether the open session existed before this run.
+func (rt *Runtime) Resumed() bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.resumed
+}
+
+// Registry is the model registry.
+func (rt *Runtime) Registry() *Registry { return rt.opts.Registry }
+
+// Cwd is the working folder.
+func (rt *Runtime) Cwd() string { return rt.opts.Cwd }
+
+// CompactionSettings are the compaction settings in use.
+func (rt *Runtime) CompactionSettings() compaction.Settings { return rt.opts.Compaction }
+
+// Running reports whether an agent run is in progress.
+func (rt *Runtime) Running() bool { return rt.running.Load() }
+
+// APIKey resolves the key for a model.
+func (rt *Runtime) APIKey(m Model) (string, error) {
+	if rt.opts.APIKey != nil {
+		return rt.opts.APIKey(m)
+	}
+	key, _, err := rt.opts.Registry.APIKey(m.Provider)
+	return key, err
+}
+
+func (rt *Runtime) sessionHooks() SessionHooks {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.shooks
+}
+
+func (rt *Runtime) loopHooks() Hooks {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.hooks
+}
+
+func (rt *Runtime) warn(format string, args ...any) {
+	if rt.opts.Warn != nil {
+		rt.opts.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// RuntimeEvent is what subscribers of a Runtime receive: a loop event, or
+// a compaction starting or ending.
+type RuntimeEvent struct {
+	Loop       *Event           // a loop event (agent_start, message_update, …)
+	Compaction *CompactionEvent // compaction_start / compaction_end
+}
+
+// CompactionEvent reports a compaction, as pi's compaction_start and
+// compaction_end session events.
+type CompactionEvent struct {
+	Type   string // "compaction_start" or "compaction_end"
+	Reason string // "manual", "threshold" or "overflow" (pi's names)
+	// Set on compaction_end:
+	Result       *CompactionResult
+	Aborted      bool
+	WillRetry    bool
+	ErrorMessage string
+}
+
+// CompactionResult is a finished compaction.
+type CompactionResult struct {
+	EntryID          string
+	Summary          string
+	FirstKeptEntryID string
+	TokensBefore     int
+	TokensAfter      int // estimated context after it
+	FromHook         bool
+}
+
+// Subscribe registers fn for every runtime event, delivered in order on the
+// goroutine that runs the operation. It returns a function that
+// unsubscribes.
+func (rt *Runtime) Subscribe(fn func(RuntimeEvent)) func() {
+	rt.subMu.Lock()
+	defer rt.subMu.Unlock()
+	rt.subscribers = append(rt.subscribers, fn)
+	i := len(rt.subscribers) - 1
+	return func() {
+		rt.subMu.Lock()
+		defer rt.subMu.Unlock()
+		rt.subscribers[i] = nil
+	}
+}
+
+// SubscribeLoop registers fn for the loop events only.
+func (rt *Runtime) SubscribeLoop(fn func(Event)) func() {
+	return rt.Subscribe(func(ev RuntimeEvent) {
+		if ev.Loop != nil {
+			fn(*ev.Loop)
+		}
+	})
+}
+
+func (rt *Runtime) emit(ev RuntimeEvent) {
+	rt.subMu.Lock()
+	subs := rt.subscribers
+	rt.subMu.Unlock()
+	for _, fn := range subs {
+		if fn != nil {
+			fn(ev)
+		}
+	}
+}
+
+// SetAbort installs the function ctx.abort() calls (the front end's way
+// to stop the current step); nil removes it.
+func (rt *Runtime) SetAbort(fn func()) {
+	if fn == nil {
+		rt.abort.Store(nil)
+		return
+	}
+	rt.abort.Store(&fn)
+}
+
+// Abort stops the current step, if a front end installed a way to.
+func (rt *Runtime) Abort() {
+	if f := rt.abort.Load(); f != nil {
+		(*f)()
+	}
+}
+
+// Start fires session.start for the open session.
+func (rt *Runtime) Start(ctx context.Context) {
+	s := rt.Session()
+	rt.sessionHooks().SessionStart(ctx, s.ID(), s.File(), rt.Resumed())
+}
+
+// Shutdown fires session.shutdown and flushes the session to disk.
+func (rt *Runtime) Shutdown(ctx context.Context) error {
+	s := rt.Session()
+	rt.sessionHooks().Shutdown(ctx, s.ID())
+	return s.Sync()
+}
+
+// Close closes the session.
+func (rt *Runtime) Close() error {
+	return rt.Session().Close()
+}
+
+// CancelledError is returned when a hook cancelled an operation.
+type CancelledError struct {
+	Op     string // "clear", "switch", "branch", "fork", "compaction"
+	Reason string
+}
+
+func (e *CancelledError) Error() string {
+	if e.Reason == "" {
+		return e.Op + " cancelled by a hook"
+	}
+	return e.Op + " cancelled by a hook: " + e.Reason
+}
+
+// ModelSpec is "provider/id".
+func ModelSpec(m Model) string { return m.Provider + "/" + m.ID }
+
+// validThinking reports whether l is a thinking level.
+func validThinking(l string) bool {
+	for _, t := range ThinkingLevels {
+		if t == l {
+			return true
+		}
+	}
+	return false
+}
+
+// ThinkingLevels are the thinking levels, lowest first.
+var ThinkingLevels = []string{ThinkingOff, ThinkingMinimal, ThinkingLow, ThinkingMedium, ThinkingHigh}
+
+// errNoSessionEntries is returned by operations that need an entry.
+var errEmptySession = errors.New("the session is empty")
+
+// blocksText joins the text blocks of a content list.
+func blocksText(blocks []session.ContentBlock) string {
+	var b strings.Builder
+	for _, c := range blocks {
+		if c.Type == session.BlockText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// RebuildContext builds the context of the open session and runs the
+// context hooks over it, returning the message count and estimated tokens.
+func (rt *Runtime) RebuildContext(ctx context.Context) (messages, tokens int, err error) {
+	s := rt.Session()
+	if s == nil {
+		return 0, 0, errors.New("no session")
+	}
+	msgs := rt.loopHooks().Context(ctx, s.BuildContext().Messages)
+	for i := range msgs {
+		tokens += session.EstimateTokens(&msgs[i].Message)
+	}
+	return len(msgs), tokens, nil
+}
+
+// TokenUsage sums the usage of the assistant messages on the current
+// path, as agent.end's tokens do for one run; ok is false when no message
+// has usage.
+func (rt *Runtime) TokenUsage() (st TokenStats, ok bool) {
+	s := rt.Session()
+	if s == nil {
+		return st, false
+	}
+	for _, e := range s.Path("") {
+		m := e.Message
+		if e.Type != session.TypeMessage || m == nil || m.Role != session.RoleAssistant || m.Usage == nil {
+			continue
+		}
+		ok = true
+		u := m.Usage
+		st.Input += u.Input
+		st.Output += u.Output
+		st.CacheRead += u.CacheRead
+		st.CacheWrite += u.CacheWrite
+		if t := u.TotalTokens; t > 0 {
+			st.Total += t
+		} else {
+			st.Total += u.Input + u.Output + u.CacheRead + u.CacheWrite
+		}
+	}
+	return st, ok
+}
+
+// ContextTokens estimates the current context's size: the usage the
+// provider reported for the last reply plus estimates of what came after
+// it, or (when the last reply came before the latest compaction, whose
+// usage no longer describes the context) estimates of every message.
+func (rt *Runtime) ContextTokens() int {
+	s := rt.Session()
+	if s == nil {
+		return 0
+	}
+	path := s.Path("")
+	compactedAfterUsage := false
+	for i := len(path) - 1; i >= 0; i-- {
+		e := path[i]
+		if e.Type == session.TypeCompaction {
+			compactedAfterUsage = true
+			break
+		}
+		if m := e.Message; e.Type == session.TypeMessage && m != nil && m.Role == session.RoleAssistant && m.Usage != nil &&
+			m.StopReason != session.StopError && m.StopReason != session.StopAborted {
+			break
+		}
+	}
+	ctxMsgs := s.BuildContext().Messages
+	msgs := make([]session.Message, len(ctxMsgs))
+	for i := range ctxMsgs {
+		msgs[i] = ctxMsgs[i].Message
+	}
+	if compactedAfterUsage {
+		total := 0
+		for i := range msgs {
+			total += session.EstimateTokens(&msgs[i])
+		}
+		return total
+	}
+	return compaction.EstimateContextTokens(msgs)
+}

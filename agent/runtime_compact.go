@@ -1,0 +1,107 @@
+package agent
+
+// Compaction through the Runtime: prepare (agent/compaction), let the
+// session.before_compact hooks cancel, supply the summary or change the
+// instructions, summarise, append the compaction entry, fire
+// session.compact. Cancelling ctx leaves the session untouched.
+
+import (
+	"context"
+	"errors"
+
+	"github.com/lunar-cli/lunar/agent/compaction"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// Compact compacts the open session now. reason is CompactManual (the
+// user's /compact) or CompactHook (ctx.session.compact); instructions
+// focus the summary. It fails with compaction.ErrAlreadyCompacted or
+// compaction.ErrNothingToCompact when there is nothing to do, with a
+// *CancelledError when a hook cancelled it, and with ErrAborted when ctx
+// was cancelled.
+func (rt *Runtime) Compact(ctx context.Context, reason, instructions string) (*CompactionResult, error) {
+	if reason == "" {
+		reason = CompactManual
+	}
+	return rt.compact(ctx, reason, instructions, false)
+}
+
+// eventReason is the compaction event's reason, in pi's names.
+func eventReason(reason string) string {
+	switch reason {
+	case CompactAuto:
+		return "threshold"
+	case CompactOverflow:
+		return "overflow"
+	}
+	return "manual"
+}
+
+func (rt *Runtime) compact(ctx context.Context, reason, instructions string, willRetry bool) (res *CompactionResult, err error) {
+	s := rt.Session()
+	path := s.Path("")
+	prep, err := compaction.Prepare(path, rt.opts.Compaction)
+	if err != nil {
+		return nil, err
+	}
+	evReason := eventReason(reason)
+	rt.emit(RuntimeEvent{Compaction: &CompactionEvent{Type: "compaction_start", Reason: evReason}})
+	defer func() {
+		end := &CompactionEvent{Type: "compaction_end", Reason: evReason, Result: res, WillRetry: willRetry && err == nil}
+		if err != nil {
+			end.Aborted = errors.Is(err, ErrAborted)
+			end.ErrorMessage = err.Error()
+		}
+		rt.emit(RuntimeEvent{Compaction: end})
+	}()
+
+	var previous []*session.Entry
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == session.TypeCompaction {
+			previous = append(previous, path[i])
+		}
+	}
+	msgs := make([]session.Message, 0, len(prep.MessagesToSummarize)+len(prep.TurnPrefixMessages))
+	msgs = append(append(msgs, prep.MessagesToSummarize...), prep.TurnPrefixMessages...)
+	model := rt.Model()
+	dec := rt.sessionHooks().BeforeCompact(ctx, CompactEvent{
+		Reason:       reason,
+		Instructions: instructions,
+		Preparation: CompactPreparation{Messages: msgs, FirstKeptEntryID: prep.FirstKeptEntryID, TokensBefore: prep.TokensBefore,
+			PreviousSummary: prep.PreviousSummary, IsSplitTurn: prep.IsSplitTurn},
+		PreviousCompactions: previous,
+		Model:               model,
+	})
+	if ctx.Err() != nil {
+		return nil, ErrAborted
+	}
+	if dec.Cancel {
+		return nil, &CancelledError{Op: "compaction", Reason: dec.Reason}
+	}
+
+	result := &compaction.Result{FirstKeptEntryID: prep.FirstKeptEntryID, TokensBefore: prep.TokensBefore}
+	fromHook := dec.Summary != ""
+	if fromHook {
+		result.Summary, result.Details = dec.Summary, dec.Details
+	} else {
+		result, err = compaction.Compact(ctx, prep, dec.Instructions, rt.completer(nil))
+		if ctx.Err() != nil {
+			return nil, ErrAborted
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	id, err := s.AppendCompaction(result.Summary, result.FirstKeptEntryID, result.TokensBefore, result.Details, fromHook)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Persist(); err != nil {
+		rt.warn("saving the compaction: %v", err)
+	}
+	res = &CompactionResult{EntryID: id, Summary: result.Summary, FirstKeptEntryID: result.FirstKeptEntryID,
+		TokensBefore: result.TokensBefore, TokensAfter: rt.ContextTokens(), FromHook: fromHook}
+	rt.sessionHooks().Compact(context.WithoutCancel(ctx), CompactInfo{Summary: result.Summary, FromHook: fromHook,
+		TokensBefore: result.TokensBefore, FirstKeptEntryID: result.FirstKeptEntryID, EntryID: id})
+	return res, nil
+}

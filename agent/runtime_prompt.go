@@ -1,0 +1,268 @@
+package agent
+
+// Prompts through the Runtime: the agent loop plus automatic compaction
+// (after a turn past the threshold, and on a context overflow: compact,
+// then retry once), hook-queued messages, and one-off model calls.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lunar-cli/lunar/agent/compaction"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// Prompt adds a user message and runs the agent until it answers; see
+// Agent.Prompt. Before it, a context already past the compaction threshold
+// (a resumed session) is compacted; after it, the context is compacted
+// when the reply took it past the threshold, and a reply that failed with
+// a context overflow is retried once after compacting.
+func (rt *Runtime) Prompt(ctx context.Context, text string, images []session.ContentBlock) error {
+	rt.autoCompact(ctx, false)
+	err := rt.agent.Prompt(ctx, text, images)
+	return rt.afterRun(ctx, err)
+}
+
+// Continue runs the agent over the current context without a new user
+// message (a hook's triggered turn); compaction as for Prompt.
+func (rt *Runtime) Continue(ctx context.Context) error {
+	err := rt.agent.Continue(ctx)
+	return rt.afterRun(ctx, err)
+}
+
+// afterRun compacts after a run as pi's _checkCompaction does.
+func (rt *Runtime) afterRun(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	if errors.Is(err, ErrContextOverflow) {
+		if !rt.opts.Compaction.Enabled {
+			return err
+		}
+		if _, cerr := rt.compact(ctx, CompactOverflow, "", true); cerr != nil {
+			return err
+		}
+		err = rt.agent.Continue(ctx)
+		if errors.Is(err, ErrContextOverflow) || ctx.Err() != nil {
+			return err
+		}
+	}
+	if err == nil {
+		rt.autoCompact(ctx, true)
+	}
+	return err
+}
+
+// autoCompact compacts when the last reply's context is past the
+// threshold. afterTurn false is the check before a prompt.
+func (rt *Runtime) autoCompact(ctx context.Context, afterTurn bool) {
+	st := rt.opts.Compaction
+	if !st.Enabled || ctx.Err() != nil {
+		return
+	}
+	window := rt.Model().ContextWindow
+	if window <= 0 {
+		return
+	}
+	path := rt.Session().Path("")
+	var last *session.Message
+	var lastTime, compactedAt int64
+	for i := len(path) - 1; i >= 0; i-- {
+		e := path[i]
+		if e.Type == session.TypeCompaction {
+			compactedAt = entryMillis(e)
+			break
+		}
+		if last == nil && e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == session.RoleAssistant {
+			m := e.Message
+			if m.StopReason == session.StopAborted || m.StopReason == session.StopError || m.Usage == nil {
+				if afterTurn {
+					return
+				}
+				continue
+			}
+			last, lastTime = m, m.Timestamp
+		}
+	}
+	if last == nil || (compactedAt > 0 && lastTime <= compactedAt) {
+		return
+	}
+	if !compaction.ShouldCompact(compaction.ContextTokens(*last.Usage), window, st) {
+		return
+	}
+	rt.compact(ctx, CompactAuto, "", false) //nolint:errcheck // reported through the compaction_end event
+}
+
+func entryMillis(e *session.Entry) int64 {
+	t, err := time.Parse(time.RFC3339Nano, e.Timestamp)
+	if err != nil {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// PendingAction is something a hook asked for while lunar was busy (or
+// from inside a handler): a prompt to send, or a custom message to append
+// and maybe answer. The front end runs them when the current step ends.
+type PendingAction struct {
+	Text    string
+	Images  []session.ContentBlock
+	Message *CustomMessage
+	Trigger bool
+}
+
+type pendingQueue struct {
+	mu    sync.Mutex
+	items []PendingAction
+}
+
+// Send queues text as the user's next message (lunar.send): it is sent
+// when the current step ends.
+func (rt *Runtime) Send(text string, images []session.ContentBlock) {
+	rt.pending.mu.Lock()
+	rt.pending.items = append(rt.pending.items, PendingAction{Text: text, Images: images})
+	rt.pending.mu.Unlock()
+}
+
+// SendMessage appends a custom message now when lunar is idle, or when
+// the current step ends; with triggerTurn the agent then answers it.
+func (rt *Runtime) SendMessage(msg CustomMessage, triggerTurn bool) error {
+	if !rt.running.Load() && !triggerTurn {
+		_, err := rt.Session().AppendCustomMessage(msg.CustomType, msg.Content, msg.Display, msg.Details)
+		return err
+	}
+	rt.pending.mu.Lock()
+	rt.pending.items = append(rt.pending.items, PendingAction{Message: &msg, Trigger: triggerTurn})
+	rt.pending.mu.Unlock()
+	return nil
+}
+
+// TakePending returns and clears the queued hook actions.
+func (rt *Runtime) TakePending() []PendingAction {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	out := rt.pending.items
+	rt.pending.items = nil
+	return out
+}
+
+// HasPending reports whether a hook action is waiting.
+func (rt *Runtime) HasPending() bool {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	return len(rt.pending.items) > 0
+}
+
+// RunPending runs the queued hook actions, and those they queue in turn,
+// through prompt (a user message) and resume (a run over the context).
+// It stops at the first error.
+func (rt *Runtime) RunPending(ctx context.Context, prompt func(ctx context.Context, text string, images []session.ContentBlock) error, resume func(ctx context.Context) error) error {
+	for round := 0; round < 100; round++ {
+		items := rt.TakePending()
+		if len(items) == 0 {
+			return nil
+		}
+		for _, p := range items {
+			if err := ctx.Err(); err != nil {
+				return ErrAborted
+			}
+			var err error
+			switch {
+			case p.Message != nil:
+				if _, err = rt.Session().AppendCustomMessage(p.Message.CustomType, p.Message.Content, p.Message.Display, p.Message.Details); err == nil && p.Trigger {
+					err = resume(ctx)
+				}
+			default:
+				err = prompt(ctx, p.Text, p.Images)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return errors.New("hooks keep queueing messages: stopped after 100 rounds")
+}
+
+// CompleteRequest is one tool-less model call (summaries, lunar.complete).
+type CompleteRequest struct {
+	Messages  []session.Message
+	System    string
+	MaxTokens int
+	// Model is the model to call; nil means the current one.
+	Model *Model
+	// Reasoning lets the call think at the session's thinking level when
+	// the model can.
+	Reasoning bool
+}
+
+// ResolveModel resolves a "provider/id" spec for a one-off call, with the
+// front end's overrides for the current provider (as /model does).
+func (rt *Runtime) ResolveModel(spec string) (Model, error) {
+	m, err := rt.opts.Registry.Resolve(spec)
+	if err != nil {
+		return Model{}, err
+	}
+	if m.Provider == rt.Model().Provider {
+		m = rt.adjust(m)
+	}
+	return m, nil
+}
+
+// Complete makes one model call without tools and returns the text of the
+// answer; auth hooks apply as they do to the agent's calls.
+func (rt *Runtime) Complete(ctx context.Context, cr CompleteRequest) (string, error) {
+	m := rt.Model()
+	if cr.Model != nil {
+		m = *cr.Model
+	}
+	thinking := ThinkingOff
+	if cr.Reasoning && m.Reasoning {
+		thinking = rt.ThinkingLevel()
+	}
+	req := &Request{
+		Model:        m,
+		SystemPrompt: cr.System,
+		Messages:     session.ConvertToLLM(cr.Messages),
+		Params:       Params{MaxTokens: cr.MaxTokens, ThinkingLevel: thinking},
+	}
+	auth := rt.loopHooks().Auth(ctx, m.Provider, m.ID)
+	if auth.BaseURL != "" {
+		req.Model.BaseURL = auth.BaseURL
+	}
+	req.Headers, req.APIKey = auth.Headers, auth.APIKey
+	if req.APIKey == "" {
+		key, err := rt.APIKey(req.Model)
+		if err != nil {
+			return "", err
+		}
+		req.APIKey = key
+	}
+	msg, err := rt.opts.Registry.NewProvider(req.Model).Stream(ctx, req, func(StreamEvent) {})
+	if ctx.Err() != nil {
+		return "", ErrAborted
+	}
+	if err != nil {
+		return "", err
+	}
+	if msg.StopReason == session.StopError {
+		return "", fmt.Errorf("%s: %s", ModelSpec(m), msg.ErrorMessage)
+	}
+	var parts []string
+	for _, b := range msg.Content {
+		if b.Type == session.BlockText {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n"), nil
+}
+
+// completer adapts Complete to the compaction package.
+func (rt *Runtime) completer(model *Model) compaction.Completer {
+	return func(ctx context.Context, r compaction.Request) (string, error) {
+		return rt.Complete(ctx, CompleteRequest{Messages: r.Messages, System: r.System, MaxTokens: r.MaxTokens, Model: model, Reasoning: r.Reasoning})
+	}
+}

@@ -1,0 +1,342 @@
+package agent
+
+// Session-level operations of the Runtime: model and thinking changes,
+// new sessions, switches, branches (with summaries), forks, labels and
+// names.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/lunar-cli/lunar/agent/compaction"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// restore takes model and thinking level from the open session's context,
+// unless the options say the front end chose them (flags).
+func (rt *Runtime) restore() {
+	c := rt.sess.BuildContext()
+	if !rt.opts.KeepModel && c.Provider != "" {
+		if m, ok := rt.opts.Registry.Find(c.Provider, c.ModelID); ok {
+			if _, err := rt.APIKey(m); err == nil {
+				rt.model = rt.adjust(m)
+			}
+		}
+	}
+	if !rt.opts.KeepThinking && c.ThinkingLevel != "" {
+		rt.thinking = c.ThinkingLevel
+	}
+	rt.agent.Model, rt.agent.ThinkingLevel = rt.model, rt.thinking
+}
+
+func (rt *Runtime) adjust(m Model) Model {
+	if rt.opts.AdjustModel != nil {
+		return rt.opts.AdjustModel(m)
+	}
+	return m
+}
+
+// SetModel switches the model: "provider/id" (or a bare id the registry
+// knows), or "next" to cycle through ModelCycle. It records a
+// model_change entry and fires model.change; choosing the current model
+// again does nothing.
+func (rt *Runtime) SetModel(ctx context.Context, spec string) error {
+	spec = strings.TrimSpace(spec)
+	if spec == "next" {
+		next, err := rt.NextModelSpec()
+		if err != nil {
+			return err
+		}
+		spec = next
+	}
+	m, err := rt.opts.Registry.Resolve(spec)
+	if err != nil {
+		return err
+	}
+	prev := rt.Model()
+	// --base-url was given for the model chosen at startup; it only makes
+	// sense for that model's provider.
+	if m.Provider == prev.Provider {
+		m = rt.adjust(m)
+	}
+	if m.Provider == prev.Provider && m.ID == prev.ID {
+		return nil
+	}
+	if _, err := rt.APIKey(m); err != nil {
+		return fmt.Errorf("model %s: %w", ModelSpec(m), err)
+	}
+	if _, err := rt.Session().AppendModelChange(m.Provider, m.ID); err != nil {
+		return fmt.Errorf("model %s: %w", ModelSpec(m), err)
+	}
+	rt.mu.Lock()
+	rt.model = m
+	rt.agent.Model = m
+	thinking := rt.thinking
+	rt.mu.Unlock()
+	rt.sessionHooks().ModelChange(ctx, prev.Provider, prev.ID, m.Provider, m.ID, thinking)
+	return nil
+}
+
+// NextModelSpec is the entry after the current model in the cycle list
+// (the first one when the current model is not in it).
+func (rt *Runtime) NextModelSpec() (string, error) {
+	var list []string
+	for _, s := range rt.opts.ModelCycle {
+		if s = strings.TrimSpace(s); s != "" {
+			list = append(list, s)
+		}
+	}
+	if len(list) == 0 {
+		return "", errors.New(`no models to cycle through: list them under "models" in config.json`)
+	}
+	cur := rt.Model()
+	for i, s := range list {
+		if s == ModelSpec(cur) || s == cur.ID {
+			return list[(i+1)%len(list)], nil
+		}
+	}
+	return list[0], nil
+}
+
+// SetThinkingLevel changes the thinking level, recording a
+// thinking_level_change entry.
+func (rt *Runtime) SetThinkingLevel(_ context.Context, level string) error {
+	level = strings.TrimSpace(level)
+	if !validThinking(level) {
+		return fmt.Errorf("thinking level %q is not one of %s", level, strings.Join(ThinkingLevels, "|"))
+	}
+	if level == rt.ThinkingLevel() {
+		return nil
+	}
+	if _, err := rt.Session().AppendThinkingLevel(level); err != nil {
+		return fmt.Errorf("thinking level: %w", err)
+	}
+	rt.mu.Lock()
+	rt.thinking = level
+	rt.agent.ThinkingLevel = level
+	rt.mu.Unlock()
+	return nil
+}
+
+// newSession creates an empty session (in memory with InMemory) that
+// starts, as every new session does, with the model and thinking level.
+func (rt *Runtime) newSession() (*session.Session, error) {
+	var s *session.Session
+	if rt.opts.InMemory {
+		s = session.CreateInMemory(rt.opts.Cwd)
+	} else {
+		var err error
+		if s, err = session.Create(rt.opts.SessionDir, rt.opts.Cwd); err != nil {
+			return nil, err
+		}
+	}
+	m, thinking := rt.Model(), rt.ThinkingLevel()
+	if _, err := s.AppendModelChange(m.Provider, m.ID); err != nil {
+		return nil, err
+	}
+	if _, err := s.AppendThinkingLevel(thinking); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// use makes s the open session, closing the previous one.
+func (rt *Runtime) use(s *session.Session, resumed bool) {
+	rt.mu.Lock()
+	old := rt.sess
+	rt.sess = s
+	rt.resumed = resumed
+	rt.agent.Session = s
+	rt.mu.Unlock()
+	if old != nil && old != s {
+		if err := old.Close(); err != nil {
+			rt.warn("closing session: %v", err)
+		}
+	}
+}
+
+// Clear starts a new session (/clear) unless a session.before_clear hook
+// cancels it.
+func (rt *Runtime) Clear(ctx context.Context) error {
+	h := rt.sessionHooks()
+	if cancel, reason := h.BeforeClear(ctx, rt.Session().ID()); cancel {
+		return &CancelledError{Op: "clear", Reason: reason}
+	}
+	s, err := rt.newSession()
+	if err != nil {
+		return fmt.Errorf("clear: %w", err)
+	}
+	rt.use(s, false)
+	h.Clear(ctx, s.ID())
+	return nil
+}
+
+// Entry returns the entry id of the open session, or an error naming it.
+func (rt *Runtime) Entry(id string) (*session.Entry, error) {
+	e := rt.Session().Get(id)
+	if e == nil {
+		return nil, fmt.Errorf("no entry %q in this session (see /tree)", id)
+	}
+	return e, nil
+}
+
+// BranchOptions say how to summarise the branch being left.
+type BranchOptions struct {
+	// Summarize asks the model for a summary when no hook gives one.
+	Summarize bool
+	// Summary is given by the caller (a hook's ctx.session.branch(id,
+	// summary)): stored as from a hook, it takes precedence over a
+	// session.before_branch summary and the model's.
+	Summary string
+	// Instructions focus the model's summary ("" for none).
+	Instructions string
+}
+
+// Branch moves the leaf to entry id, as pi's tree navigation: a user
+// message (or custom message) as target moves the leaf to its parent and
+// returns its text for the editor (to edit and resend); any other entry
+// becomes the leaf itself. session.before_branch hooks may cancel or
+// supply a summary of the branch being left; a summary is stored as a
+// branch_summary entry on the new leaf.
+func (rt *Runtime) Branch(ctx context.Context, id string, o BranchOptions) (editorText string, err error) {
+	target, err := rt.Entry(id)
+	if err != nil {
+		return "", err
+	}
+	s := rt.Session()
+	oldLeaf := s.LeafID()
+	if target.ID == oldLeaf {
+		return "", nil
+	}
+	h := rt.sessionHooks()
+	cancel, hookSummary := h.BeforeBranch(ctx, target.ID, oldLeaf)
+	if cancel {
+		return "", &CancelledError{Op: "branch"}
+	}
+
+	newLeaf := target.ID
+	if (target.Type == session.TypeMessage && target.Message != nil && target.Message.Role == session.RoleUser) ||
+		target.Type == session.TypeCustomMessage {
+		newLeaf = target.ParentID
+		if target.Message != nil {
+			editorText = target.Message.Text()
+		} else {
+			editorText = blocksText(target.Content)
+		}
+	}
+
+	if o.Summary != "" {
+		hookSummary = o.Summary
+	}
+	summary, fromHook := hookSummary, hookSummary != ""
+	var details []byte
+	if summary == "" && o.Summarize {
+		entries := compaction.BranchEntries(s, oldLeaf, target.ID)
+		summary, details, err = compaction.BranchSummary(ctx, entries, rt.Model().ContextWindow, o.Instructions, rt.completer(nil))
+		if err != nil {
+			return "", fmt.Errorf("branch summary: %w", err)
+		}
+	}
+	if summary != "" {
+		if _, err := s.BranchWithSummary(newLeaf, summary, details, fromHook); err != nil {
+			return "", fmt.Errorf("branch to %s: %w", id, err)
+		}
+	} else if err := s.Branch(newLeaf); err != nil {
+		return "", fmt.Errorf("branch to %s: %w", id, err)
+	}
+	h.Branch(ctx, target.ID, oldLeaf)
+	return editorText, nil
+}
+
+// Fork copies the path from the root to entry id (the leaf when id is
+// empty) into a new session file and continues there.
+func (rt *Runtime) Fork(ctx context.Context, id string) error {
+	s := rt.Session()
+	if id == "" {
+		if id = s.LeafID(); id == "" {
+			return errors.New("fork: " + errEmptySession.Error())
+		}
+	}
+	if _, err := rt.Entry(id); err != nil {
+		return err
+	}
+	h := rt.sessionHooks()
+	if cancel, reason := h.BeforeFork(ctx, id); cancel {
+		return &CancelledError{Op: "fork", Reason: reason}
+	}
+	forked, err := s.Fork(id, rt.opts.SessionDir)
+	if err != nil {
+		return fmt.Errorf("fork at %s: %w", id, err)
+	}
+	previous := s.File()
+	rt.use(forked, true)
+	h.Fork(ctx, id, previous)
+	return nil
+}
+
+// Switch continues the session in file path, taking its model and
+// thinking level unless the front end chose them. session.before_switch
+// hooks may cancel it.
+func (rt *Runtime) Switch(ctx context.Context, path string) error {
+	cur := rt.Session()
+	if cur != nil && cur.File() == path {
+		return errors.New("that is the current session")
+	}
+	h := rt.sessionHooks()
+	if cancel, reason := h.BeforeSwitch(ctx, path); cancel {
+		return &CancelledError{Op: "switch", Reason: reason}
+	}
+	s, err := session.Open(path)
+	if err != nil {
+		return err
+	}
+	for _, w := range s.Warnings() {
+		rt.warn("%s", w)
+	}
+	previous := ""
+	if cur != nil {
+		previous = cur.File()
+	}
+	prevModel := rt.Model()
+	rt.use(s, true)
+	rt.mu.Lock()
+	rt.restore()
+	m, thinking := rt.model, rt.thinking
+	rt.mu.Unlock()
+	if prevModel.Provider != m.Provider || prevModel.ID != m.ID {
+		h.ModelChange(ctx, prevModel.Provider, prevModel.ID, m.Provider, m.ID, thinking)
+	}
+	h.Switch(ctx, previous)
+	return nil
+}
+
+// SetLabel labels entry id ("" removes the label).
+func (rt *Runtime) SetLabel(id, text string) error {
+	if _, err := rt.Entry(id); err != nil {
+		return err
+	}
+	_, err := rt.Session().SetLabel(id, text)
+	return err
+}
+
+// SetName names the session ("" clears the name).
+func (rt *Runtime) SetName(name string) error {
+	_, err := rt.Session().SetName(name)
+	return err
+}
+
+// RecordBash stores the output of a command the user ran (!cmd, or !!cmd
+// with ExcludeFromContext) as a bashExecution message and writes it to
+// disk at once: it is the user's work, kept even if no reply follows.
+func (rt *Runtime) RecordBash(m *session.Message) error {
+	s := rt.Session()
+	if _, err := s.AppendMessage(m); err != nil {
+		return err
+	}
+	if err := s.Persist(); err != nil {
+		return err
+	}
+	return s.Sync()
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// /compact in the REPL: a spinner while the summary is written, then what
+// it did; Ctrl+C stops it and leaves the session as it was; /session shows
+// the context after it.
+func TestREPLCompact(t *testing.T) {
+	e := newReplEnv(t)
+	writeFile(t, e.home+"/config/config.json", `{"compaction": {"keep_recent_tokens": 50}}`)
+	p := e.start()
+	for i := 1; i <= 3; i++ {
+		e.srv.Reply(llmtest.Text("answer "+string(rune('0'+i))), llmtest.Usage(100, 10, 0, 0))
+		p.line(question(i))
+		p.expect("answer " + string(rune('0'+i)))
+	}
+
+	// Stopped: nothing written.
+	e.srv.Reply(llmtest.Hang())
+	p.line("/compact")
+	p.expect("compacting")
+	p.send("\x03")
+	p.expect("(compaction stopped: the session is unchanged)")
+	p.expect("> ")
+	s := e.onlySession()
+	for _, en := range s.Entries() {
+		assert.NotEqual(t, session.TypeCompaction, en.Type)
+	}
+
+	e.srv.Reply(llmtest.Text("## Goal\nthree questions"))
+	p.line("/compact mind the numbers")
+	p.expect("compacted: ")
+	p.expect(" tokens")
+	p.line("/compact")
+	p.expect("already compacted")
+	p.line("/session")
+	p.expect("context")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 5)
+	assert.True(t, strings.HasSuffix(lastUserText(t, reqs[4]), "Additional focus: mind the numbers"))
+	s = e.onlySession()
+	var sums []string
+	for _, en := range s.Entries() {
+		if en.Type == session.TypeCompaction {
+			sums = append(sums, en.Summary)
+		}
+	}
+	assert.Equal(t, []string{"## Goal\nthree questions"}, sums)
+	assert.NotContains(t, p.output(), "not available")
+}

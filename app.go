@@ -35,7 +35,7 @@ type app struct {
 	allTools []*agent.Tool
 	hooks    appHooks
 	ui       hookUI
-	runtime  *lua.Runtime  // nil until the hooks are loaded
+	runtime  *lua.Runtime   // nil until the hooks are loaded
 	rt       *agent.Runtime // the open session and everything done with it
 
 	project        *projectFiles // what the project's .lunar/ holds

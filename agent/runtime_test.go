@@ -450,7 +450,6 @@ func TestComplete(t *testing.T) {
 	assert.ErrorIs(t, err, ErrAborted)
 }
 
-
 // lastUserText is the text of the last user message of a request.
 func lastUserText(t *testing.T, r llmtest.Request) string {
 	t.Helper()
@@ -484,4 +483,3 @@ func lastUserText(t *testing.T, r llmtest.Request) string {
 	t.Fatalf("no user message in %s", r.Body)
 	return ""
 }
-

@@ -246,4 +246,5 @@ func (r *Runtime) ModelChange(ctx context.Context, prevProvider, prevID, newProv
 	r.notify(ctx, evModelChange, setStr("previous_provider", prevProvider, "previous_model_id", prevID,
 		"new_provider", newProvider, "new_model_id", newID, "thinking_level", thinking))
 }
+
 var _ agent.SessionHooks = (*Runtime)(nil)

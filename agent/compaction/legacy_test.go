@@ -72,4 +72,3 @@ func TestPrepareBranchEntriesBudget(t *testing.T) {
 	assert.Len(t, msgs, 4, "no budget: summary, user, assistant, user")
 	assert.Equal(t, session.RoleBranchSummary, msgs[0].Role)
 }
-

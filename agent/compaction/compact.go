@@ -133,7 +133,7 @@ func historySummary(ctx context.Context, p *Preparation, instructions string, co
 	if p.PreviousSummary != "" {
 		prompt = updatePrompt
 	}
-	text := userPrompt(SerializeConversation(session.ConvertToLLM(values(p.MessagesToSummarize))), p.PreviousSummary, prompt, instructions)
+	text := userPrompt(SerializeConversation(session.ConvertToLLM(p.MessagesToSummarize)), p.PreviousSummary, prompt, instructions)
 	out, err := complete(ctx, summaryRequest(text, p.Settings.ReserveTokens*8/10))
 	if err != nil {
 		return "", fmt.Errorf("compaction summary: %w", err)
@@ -143,21 +143,12 @@ func historySummary(ctx context.Context, p *Preparation, instructions string, co
 
 // prefixSummary summarises the beginning of a split turn.
 func prefixSummary(ctx context.Context, p *Preparation, complete Completer) (string, error) {
-	text := userPrompt(SerializeConversation(session.ConvertToLLM(values(p.TurnPrefixMessages))), "", turnPrefixPrompt, "")
+	text := userPrompt(SerializeConversation(session.ConvertToLLM(p.TurnPrefixMessages)), "", turnPrefixPrompt, "")
 	out, err := complete(ctx, summaryRequest(text, p.Settings.ReserveTokens/2))
 	if err != nil {
 		return "", fmt.Errorf("turn prefix summary: %w", err)
 	}
 	return out, nil
-}
-
-// values copies the messages msgs point to.
-func values(msgs []*session.Message) []session.Message {
-	out := make([]session.Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = *m
-	}
-	return out
 }
 
 func summaryRequest(text string, maxTokens int) Request {

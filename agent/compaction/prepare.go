@@ -26,12 +26,10 @@ type Preparation struct {
 	// MessagesToSummarize is the history the summary replaces: the
 	// messages from the previous compaction's kept part (or the start) up
 	// to the cut, or up to the start of the turn that the cut splits.
-	// Messages of message entries are the entries' own (a preparation of a
-	// long session copies nothing): they must not be modified.
-	MessagesToSummarize []*session.Message
+	MessagesToSummarize []session.Message
 	// TurnPrefixMessages is the beginning of a split turn, summarised on
-	// its own; empty unless IsSplitTurn. Read-only as MessagesToSummarize.
-	TurnPrefixMessages []*session.Message
+	// its own; empty unless IsSplitTurn.
+	TurnPrefixMessages []session.Message
 	// IsSplitTurn is set when the cut falls inside a turn.
 	IsSplitTurn bool
 	// TokensBefore is the context size before compaction
@@ -45,19 +43,6 @@ type Preparation struct {
 	FileOps FileOps
 	// Settings are the settings the preparation was made with.
 	Settings Settings
-}
-
-// Messages returns copies of the messages the compaction summarises: the
-// history, then the turn prefix.
-func (p *Preparation) Messages() []session.Message {
-	out := make([]session.Message, 0, len(p.MessagesToSummarize)+len(p.TurnPrefixMessages))
-	for _, m := range p.MessagesToSummarize {
-		out = append(out, *m)
-	}
-	for _, m := range p.TurnPrefixMessages {
-		out = append(out, *m)
-	}
-	return out
 }
 
 // Prepare works out a compaction of path (root first, the leaf last) as
@@ -202,24 +187,23 @@ func contextMessage(e *session.Entry, scratch *session.Message) *session.Message
 // message (tool results included), custom_message entries a custom
 // message, branch_summary entries a branchSummary message. Compactions
 // and the rest contribute nothing.
-func entryMessages(entries []*session.Entry, ops *FileOps) []*session.Message {
+func entryMessages(entries []*session.Entry, ops *FileOps) []session.Message {
 	// Sized for the common case where (nearly) every entry is a message;
 	// counting first would walk 100,000 scattered entries twice.
-	msgs := make([]*session.Message, 0, len(entries))
+	msgs := make([]session.Message, 0, len(entries))
 	for _, e := range entries {
-		var m *session.Message
 		switch e.Type {
 		case session.TypeMessage:
-			m = e.Message
+			if e.Message == nil {
+				continue
+			}
+			msgs = append(msgs, *e.Message)
 		case session.TypeCustomMessage, session.TypeBranchSummary:
-			em := entryMessage(e)
-			m = &em
-		}
-		if m == nil {
+			msgs = append(msgs, entryMessage(e))
+		default:
 			continue
 		}
-		msgs = append(msgs, m)
-		ops.AddToolCalls(m)
+		ops.AddToolCalls(&msgs[len(msgs)-1])
 	}
 	return msgs
 }

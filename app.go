@@ -112,6 +112,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if interactive {
 		return a.runREPL()
 	}
+	// A reader that stops early (`lunar -p … | head`) must not kill lunar
+	// mid-reply: writes to stdout then fail quietly, the reply is still
+	// saved and the session unlocked.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first Ctrl+C, a second one ends the process at once

@@ -198,6 +198,12 @@ func (r *run) turn() (bool, error) {
 	if err != nil {
 		return false, r.endTurn(nil, nil, err)
 	}
+	// From the first request on, the prompt is on disk: a process killed
+	// while the reply streams keeps the question (a run that never sends
+	// anything still writes no file, as pi's).
+	if err := a.Session.Persist(); err != nil {
+		return false, r.endTurn(nil, nil, err)
+	}
 	var started bool
 	partialStart := func(p *session.Message) {
 		if !started {

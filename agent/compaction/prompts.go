@@ -135,16 +135,16 @@ Summarize the prefix so that the kept suffix can be understood:
 
 Be brief. Focus on what the kept suffix needs.`
 
-// Maximum output tokens of the summary calls.
-const (
-	branchSummaryMaxTokens = 2048
-	// BranchSummaryReserveTokens is the room branch summaries leave free in
-	// the context window (pi's branchSummary.reserveTokens): the messages
-	// summarised take at most the window minus this.
-	BranchSummaryReserveTokens = 16384
-	// DefaultContextWindow is the window assumed when a model's is unknown.
-	DefaultContextWindow = 128000
-)
+// branchSummaryMaxTokens caps a branch summary's answer.
+const branchSummaryMaxTokens = 2048
+
+// BranchSummaryReserveTokens is the room branch summaries leave free in
+// the context window (pi's branchSummary.reserveTokens): the messages
+// summarised take at most the window minus this.
+const BranchSummaryReserveTokens = 16384
+
+// DefaultContextWindow is the window assumed when a model's is unknown.
+const DefaultContextWindow = 128000
 
 // userPrompt is the user message of a summarisation call:
 // "<conversation>\n…\n</conversation>\n\n", the previous summary in

@@ -680,3 +680,17 @@ func TestGroupDigits(t *testing.T) {
 		assert.Equal(t, want, groupDigits(in))
 	}
 }
+
+// A line typed (with Enter) while lunar starts and prints its banner is the
+// first prompt, not lost.
+func TestREPLLineTypedDuringStartup(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("early answer"))
+	p := e.startRaw()
+	p.line("early question")
+	p.expect("early answer")
+	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "early question", lastUserText(t, reqs[0]))
+}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -46,6 +47,14 @@ type AnthropicProvider struct {
 	MaxRetries int
 	// HTTPClient, if set, sends the requests.
 	HTTPClient *http.Client
+	// IdleTimeout is how long the service may send nothing, before the
+	// response headers (the attempt fails and is retried) or within the
+	// stream (the reply ends with an error, keeping what arrived). 0 means
+	// IdleTimeoutEnv or DefaultIdleTimeout; negative, no limit.
+	IdleTimeout time.Duration
+	// ConnectTimeout bounds making a connection; 0 means
+	// DefaultConnectTimeout, negative no limit.
+	ConnectTimeout time.Duration
 }
 
 // Stream implements Provider.
@@ -56,16 +65,13 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 
 	params, opts := anthropicRequest(req)
 	var res *http.Response
-	client := p.HTTPClient
-	if client == nil {
-		client = providerHTTPClient
-	}
+	client := guardedClient(p.HTTPClient, idleTimeout(p.IdleTimeout), connectTimeout(p.ConnectTimeout))
 	opts = append(opts, option.WithResponseInto(&res), option.WithMaxRetries(max(0, p.MaxRetries)), option.WithHTTPClient(client))
 	svc := anthropic.NewMessageService(opts...)
 	stream := svc.NewStreaming(ctx, params)
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
-		return msg, b.fail(ctx, anthropicError(name, req.APIKey, err, res, false))
+		return msg, b.fail(ctx, withAttempts(anthropicError(name, req.APIKey, err, res, false), p.MaxRetries))
 	}
 	b.start()
 

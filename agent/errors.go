@@ -7,8 +7,10 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -260,9 +262,45 @@ func provStreamError(provider, apiKey string, data []byte, cause error) *Provide
 }
 
 // provTransportError builds the ProviderError of a failure with no response or
-// a stream that broke off.
+// a stream that broke off. A stall is told in the stall guard's words; any
+// other failure names the request's URL without credentials or query.
 func provTransportError(provider, apiKey string, err error, stream bool) *ProviderError {
-	return &ProviderError{Provider: provider, Message: provRedact(provOneLine(err.Error()), apiKey), Stream: stream, Err: err}
+	var se *StallError
+	if errors.As(err, &se) {
+		return &ProviderError{Provider: provider, Message: se.Error(), Stream: stream || se.Streaming, Err: err}
+	}
+	text := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		text = fmt.Sprintf("%s %q: %v", ue.Op, redactURL(ue.URL), ue.Err)
+	}
+	return &ProviderError{Provider: provider, Message: provRedact(provOneLine(text), apiKey), Stream: stream, Err: err}
+}
+
+// redactURL returns raw without user information, query or fragment:
+// keys travel there for some services.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.IndexAny(raw, "?#"); i >= 0 {
+			raw = raw[:i]
+		}
+		return raw
+	}
+	u.User, u.RawQuery, u.Fragment, u.RawFragment, u.ForceQuery = nil, "", "", "", false
+	return u.String()
+}
+
+// withAttempts adds to the error of a request given up on after a stall
+// before its response how many times it was tried: the SDKs retry a stall
+// like any failed connection, up to maxRetries times.
+func withAttempts(err error, maxRetries int) error {
+	var pe *ProviderError
+	var se *StallError
+	if maxRetries > 0 && errors.As(err, &pe) && errors.As(err, &se) && !se.Streaming {
+		pe.Message += fmt.Sprintf(" (%d attempts)", maxRetries+1)
+	}
+	return err
 }
 
 // provRetryAfter reads retry-after-ms / retry-after (seconds).

@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/lunar-cli/lunar/session"
 )
@@ -147,6 +148,13 @@ type Registry struct {
 	MaxRetries int
 	// HTTPClient, when set, is used by the providers NewProvider returns.
 	HTTPClient *http.Client
+	// IdleTimeout is how long a provider may send nothing before a request
+	// is given up on (see OpenAIProvider.IdleTimeout): 0 means
+	// IdleTimeoutEnv or DefaultIdleTimeout, negative no limit.
+	IdleTimeout time.Duration
+	// ConnectTimeout bounds making a connection to a provider: 0 means
+	// DefaultConnectTimeout, negative no limit.
+	ConnectTimeout time.Duration
 	// Getenv reads API-key variables; nil means os.Getenv.
 	Getenv func(string) string
 
@@ -383,6 +391,19 @@ func (r *Registry) APIKey(provider string) (key, envVar string, err error) {
 	return "", p.APIKeyEnv, fmt.Errorf("no API key for provider %q: set %s", provider, p.APIKeyEnv)
 }
 
+// APIKeyEnvs returns the names of the variables the providers read their
+// keys from (built-in and configured ones), each once, in listing order:
+// the variables a command run for the model must not see.
+func (r *Registry) APIKeyEnvs() []string {
+	var names []string
+	for _, p := range r.providers {
+		if p.APIKeyEnv != "" && !slices.Contains(names, p.APIKeyEnv) {
+			names = append(names, p.APIKeyEnv)
+		}
+	}
+	return names
+}
+
 // DefaultModel is anthropic/claude-sonnet-4-5 when ANTHROPIC_API_KEY is
 // set, else openai/gpt-4.1 when OPENAI_API_KEY is, else ollama/llama3.1.
 func (r *Registry) DefaultModel() Model {
@@ -408,9 +429,11 @@ func (r *Registry) DefaultModel() Model {
 func (r *Registry) NewProvider(m Model) Provider {
 	switch m.API {
 	case APIOpenAICompletions, "":
-		return &OpenAIProvider{MaxRetries: r.MaxRetries, HTTPClient: r.HTTPClient}
+		return &OpenAIProvider{MaxRetries: r.MaxRetries, HTTPClient: r.HTTPClient, IdleTimeout: r.IdleTimeout,
+			ConnectTimeout: r.ConnectTimeout}
 	case APIAnthropicMessages:
-		return &AnthropicProvider{MaxRetries: r.MaxRetries, HTTPClient: r.HTTPClient}
+		return &AnthropicProvider{MaxRetries: r.MaxRetries, HTTPClient: r.HTTPClient, IdleTimeout: r.IdleTimeout,
+			ConnectTimeout: r.ConnectTimeout}
 	}
 	return unsupportedProvider{}
 }

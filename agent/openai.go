@@ -40,6 +40,14 @@ type OpenAIProvider struct {
 	MaxRetryDelay time.Duration
 	// HTTPClient, if set, sends the requests.
 	HTTPClient *http.Client
+	// IdleTimeout is how long the service may send nothing, before the
+	// response headers (the attempt fails and is retried) or within the
+	// stream (the reply ends with an error, keeping what arrived). 0 means
+	// IdleTimeoutEnv or DefaultIdleTimeout; negative, no limit.
+	IdleTimeout time.Duration
+	// ConnectTimeout bounds making a connection; 0 means
+	// DefaultConnectTimeout, negative no limit.
+	ConnectTimeout time.Duration
 }
 
 // Stream implements Provider.
@@ -54,16 +62,12 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 	if p.MaxRetryDelay > 0 {
 		opts = append(opts, option.WithMaxRetryDelay(p.MaxRetryDelay))
 	}
-	client := p.HTTPClient
-	if client == nil {
-		client = providerHTTPClient
-	}
-	opts = append(opts, option.WithHTTPClient(client))
+	opts = append(opts, option.WithHTTPClient(guardedClient(p.HTTPClient, idleTimeout(p.IdleTimeout), connectTimeout(p.ConnectTimeout))))
 	svc := openai.NewChatCompletionService(opts...)
 	stream := svc.NewStreaming(ctx, params)
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
-		return msg, b.fail(ctx, openAIError(name, req.APIKey, err, res, false))
+		return msg, b.fail(ctx, withAttempts(openAIError(name, req.APIKey, err, res, false), p.MaxRetries))
 	}
 	b.start()
 

@@ -30,14 +30,11 @@ const DefaultMaxRetries = 3
 const abortedMessage = "Request was aborted"
 
 // providerHTTPClient is the HTTP client of providers that have none: the
-// default transport, with a bound on the wait for response headers so a
-// stuck connection fails instead of hanging (streams themselves are not
-// bounded).
+// default transport, on its own connection pool. Stalls are bounded by the
+// stall guard every provider wraps its client in (stall.go).
 var providerHTTPClient = func() *http.Client {
 	if t, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = t.Clone()
-		t.ResponseHeaderTimeout = 10 * time.Minute
-		return &http.Client{Transport: t}
+		return &http.Client{Transport: t.Clone()}
 	}
 	return &http.Client{Transport: http.DefaultTransport}
 }()

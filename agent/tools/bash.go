@@ -1,6 +1,8 @@
 // This file implements the bash tool and RunBash, which the REPL's !cmd
-// shares: run a command in its own process group, stream its combined
-// output, keep the tail, spill the full output to a temp file when large.
+// shares: run a command as a process tree lunar can stop as a whole (a
+// process group on Unix, a job object on Windows: bash_unix.go,
+// bash_windows.go), stream its combined output, keep the tail, spill the
+// full output to a temp file when large.
 
 package tools
 
@@ -15,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -73,7 +74,7 @@ type BashResult struct {
 	FullOutputPath string
 }
 
-func bashTool(cwd string) *agent.Tool {
+func bashTool(cwd string, opts BashOptions) *agent.Tool {
 	return &agent.Tool{
 		Name: "bash",
 		Description: fmt.Sprintf("Execute a bash command in the current working directory. Returns stdout and stderr combined. "+
@@ -95,7 +96,7 @@ func bashTool(cwd string) *agent.Tool {
 				p := newPartialOutput(onUpdate)
 				onOutput = p.add
 			}
-			res, err := RunBash(ctx, cwd, args.Command, timeout, onOutput)
+			res, err := runBash(ctx, cwd, args.Command, timeout, opts.environ(), onOutput)
 			if err != nil {
 				return errorResult("%v", err), nil
 			}
@@ -162,38 +163,51 @@ func appendNote(output, note string) string {
 	return output + "\n\n" + note
 }
 
-// RunBash runs command with bash -c (or $SHELL -c, or /bin/sh -c when bash
-// is missing) in cwd, in its own process group, with stdin from /dev/null.
-// onOutput (may be nil) receives the combined output as it arrives, in
-// order, from one goroutine, never after RunBash returns; chunks never
-// split a UTF-8 sequence. timeout 0 means none. On ctx cancellation or
-// timeout the whole process group gets SIGTERM, then SIGKILL after a grace
-// period. A command that fails or is killed is not an error: err is only
-// for a command that could not start.
+// RunBash runs command with bash -c (see shellPath for the shell chosen)
+// in cwd, with stdin from /dev/null and lunar's environment, as a process
+// tree that dies with lunar while it runs, however lunar ends (a process
+// group watched by a guard, and the parent-death signal on Linux; a job
+// object on Windows). onOutput (may be nil) receives the combined output
+// as it arrives, in order, from one goroutine, never after RunBash
+// returns; chunks never split a UTF-8 sequence. timeout 0 means none. On
+// ctx cancellation or timeout the whole tree is asked to stop (SIGTERM),
+// then killed after a grace period. A command that fails or is killed is
+// not an error: err is only for a command that could not start.
+//
+// Background jobs still running when the shell exits are left running,
+// as a shell leaves them.
 func RunBash(ctx context.Context, cwd, command string, timeout time.Duration, onOutput func(chunk string)) (BashResult, error) {
+	return runBash(ctx, cwd, command, timeout, nil, onOutput)
+}
+
+// runBash is RunBash with the command's environment (nil: lunar's).
+func runBash(ctx context.Context, cwd, command string, timeout time.Duration, env []string, onOutput func(chunk string)) (BashResult, error) {
 	if info, err := os.Stat(cwd); err != nil || !info.IsDir() {
 		return BashResult{}, fmt.Errorf("working directory %s does not exist; cannot run commands", cwd)
 	}
 	if ctx.Err() != nil {
 		return BashResult{Cancelled: true}, nil
 	}
-	shell := shellPath()
+	shell, err := shellPath()
+	if err != nil {
+		return BashResult{}, err
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return BashResult{}, fmt.Errorf("bash: %w", err)
 	}
 	cmd := exec.Command(shell, "-c", command)
 	cmd.Dir = cwd
+	cmd.Env = env
 	cmd.Stdout = w // one pipe for both keeps stdout and stderr in order
 	cmd.Stderr = w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	tree, err := startTree(cmd)
+	if err != nil {
 		r.Close()
 		w.Close()
 		return BashResult{}, fmt.Errorf("bash: start %s: %w", shell, err)
 	}
 	w.Close() // the children hold the write end now
-	pgid := cmd.Process.Pid
 
 	out := &outputCollector{onOutput: onOutput}
 	readDone := make(chan struct{})
@@ -217,15 +231,16 @@ func RunBash(ctx context.Context, cwd, command string, timeout time.Duration, on
 	case waitErr = <-waitDone:
 	case <-ctx.Done():
 		res.Cancelled = true
-		waitErr = killGroup(pgid, waitDone)
+		waitErr = stopTree(tree, waitDone)
 	case <-timer:
 		res.TimedOut = true
-		waitErr = killGroup(pgid, waitDone)
+		waitErr = stopTree(tree, waitDone)
 	}
 	if res.Cancelled || res.TimedOut {
 		// Children that survived their shell die with the call.
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		tree.kill()
 	}
+	tree.release()
 
 	select {
 	case <-readDone:
@@ -253,29 +268,17 @@ func RunBash(ctx context.Context, cwd, command string, timeout time.Duration, on
 	return res, nil
 }
 
-// shellPath picks the shell: bash from PATH, else $SHELL, else /bin/sh.
-func shellPath() string {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p
-	}
-	if s := os.Getenv("SHELL"); s != "" {
-		return s
-	}
-	return "/bin/sh"
-}
-
-// killGroup sends SIGTERM to the process group, SIGKILL if the shell has
-// not exited after killGrace, and returns the shell's wait error.
-func killGroup(pgid int, waitDone <-chan error) error {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	_ = syscall.Kill(-pgid, syscall.SIGCONT) // a stopped process only sees SIGTERM once continued
+// stopTree asks the process tree to stop, kills it if the shell has not
+// exited after killGrace, and returns the shell's wait error.
+func stopTree(tree *procTree, waitDone <-chan error) error {
+	tree.terminate()
 	t := time.NewTimer(killGrace)
 	defer t.Stop()
 	select {
 	case err := <-waitDone:
 		return err
 	case <-t.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		tree.kill()
 		return <-waitDone
 	}
 }

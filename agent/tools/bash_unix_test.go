@@ -1,0 +1,87 @@
+//go:build unix
+
+package tools
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestGuardKillsTheGroupWhenLunarGoes starts a command tree as the bash
+// tool does, then closes the guard's pipe without dismissing it, as the
+// kernel does when lunar is killed: the guard must kill the whole group,
+// background jobs included.
+func TestGuardKillsTheGroupWhenLunarGoes(t *testing.T) {
+	shell, err := shellPath()
+	require.NoError(t, err)
+	cmd := exec.Command(shell, "-c", "sleep 300 & echo $!; wait")
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	tree, err := startTree(cmd)
+	require.NoError(t, err)
+	require.NotNil(t, tree.guard, "the guard started")
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	bg, err := strconv.Atoi(strings.TrimSpace(line))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = syscall.Kill(bg, syscall.SIGKILL) })
+	assert.True(t, guardRunning(t, cmd.Process.Pid), "a guard watches the group")
+
+	start := time.Now()
+	require.NoError(t, tree.guard.Close()) // lunar "dies": the guard reads end of file
+	tree.guard = nil
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	ws := ee.Sys().(syscall.WaitStatus)
+	assert.True(t, ws.Signaled() && ws.Signal() == syscall.SIGKILL, "the shell was killed: %v", ws)
+	assert.Eventually(t, func() bool { return processGone(bg) }, 5*time.Second, 10*time.Millisecond,
+		"background sleep %d still running", bg)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	tree.release()
+}
+
+// TestGuardIsDismissedWhenTheCommandEnds: a finished command's guard goes
+// away and never touches the group again.
+func TestGuardIsDismissedWhenTheCommandEnds(t *testing.T) {
+	res, err := RunBash(t.Context(), t.TempDir(), `sleep 300 & echo $!`, 0, nil)
+	require.NoError(t, err)
+	bg, err := strconv.Atoi(strings.TrimSpace(res.Output))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = syscall.Kill(bg, syscall.SIGKILL) })
+	pgid, err := syscall.Getpgid(bg)
+	require.NoError(t, err)
+	assert.Eventually(t, func() bool { return !guardRunning(t, pgid) }, 5*time.Second, 10*time.Millisecond,
+		"the guard of group %d exited", pgid)
+	assert.False(t, processGone(bg), "the background job is left running, as a shell leaves it")
+}
+
+// guardRunning reports whether a guard of process group pgid is running.
+func guardRunning(t *testing.T, pgid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	for _, e := range entries {
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) >= 5 && args[3] == "lunar-bash-guard" && args[4] == strconv.Itoa(pgid) {
+			stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+			_, after, _ := strings.Cut(string(stat), ") ")
+			return !strings.HasPrefix(after, "Z")
+		}
+	}
+	return false
+}

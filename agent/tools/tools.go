@@ -17,13 +17,23 @@ import (
 	"github.com/lunar-cli/lunar/agent"
 )
 
-// Builtins returns the built-in tools, in pi's order (read, bash, edit,
-// write). Relative paths in their arguments resolve against cwd, and bash
-// runs there.
+// Options configure the built-in tools. The zero value is the default.
+type Options struct {
+	Bash BashOptions
+}
+
+// Builtins returns the built-in tools with default options, in pi's order
+// (read, bash, edit, write). Relative paths in their arguments resolve
+// against cwd, and bash runs there.
 func Builtins(cwd string) []*agent.Tool {
+	return BuiltinsWith(cwd, Options{})
+}
+
+// BuiltinsWith returns the built-in tools configured by opts, as Builtins.
+func BuiltinsWith(cwd string, opts Options) []*agent.Tool {
 	return []*agent.Tool{
 		readTool(cwd),
-		bashTool(cwd),
+		bashTool(cwd, opts.Bash),
 		editTool(cwd),
 		writeTool(cwd),
 	}

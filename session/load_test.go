@@ -150,7 +150,10 @@ func TestMalformedLinesAreSkipped(t *testing.T) {
 	assert.Equal(t, []string{"user:one", "user:five again"}, texts(s.BuildContext().Messages))
 }
 
-func TestBadHeaderResetsAsPi(t *testing.T) {
+// A file that is no session is refused and left exactly as it was: no
+// rewrite, no backup, no lock file (pi resets such a file; lunar will not
+// write into what may be the user's own file given by mistake).
+func TestBadHeaderIsRefused(t *testing.T) {
 	noHeader := []string{userLine("a0000001", "", "2025-06-01T10:00:01.000Z", "one")}
 	cases := []struct {
 		name  string
@@ -160,13 +163,15 @@ func TestBadHeaderResetsAsPi(t *testing.T) {
 		{"id not a string", []string{`{"type":"session","version":3,"id":7,"timestamp":"t","cwd":"/"}`, noHeader[0]}},
 		{"wrong type", []string{`{"type":"sesion","version":3,"id":"x","timestamp":"t","cwd":"/"}`}},
 		{"garbage only", []string{`not json`}},
+		{"text file", []string{"# Notes", "", "Some text the user wrote.", "42", "- [ ] more"}},
+		{"other JSON lines", []string{`{"level":"info","msg":"started"}`, testHeader}},
 	}
-	cwd, err := os.Getwd()
-	require.NoError(t, err)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeLines(t, c.lines...)
 			orig, err := os.ReadFile(path)
+			require.NoError(t, err)
+			before, err := os.Stat(path)
 			require.NoError(t, err)
 
 			_, err = Load(path)
@@ -174,26 +179,20 @@ func TestBadHeaderResetsAsPi(t *testing.T) {
 			assert.Contains(t, err.Error(), path)
 
 			s, err := Open(path)
-			require.NoError(t, err)
-			require.Len(t, s.Warnings(), 1)
-			w := s.Warnings()[len(s.Warnings())-1]
-			assert.Contains(t, w, path+": load "+path)
-			assert.Contains(t, w, "it now holds a new empty session (the original is kept as "+path+".corrupt.bak)")
-			backup, err := os.ReadFile(path + ".corrupt.bak")
-			require.NoError(t, err)
-			assert.Equal(t, orig, backup)
-			assert.Empty(t, s.Entries())
-			h := s.Header()
-			assert.Regexp(t, uuidv7Re, h.ID)
-			assert.Equal(t, cwd, h.Cwd)
-			assert.Equal(t, []string{string(appendHeader(nil, &h))}, fileLines(t, path))
+			require.ErrorIs(t, err, ErrNoHeader)
+			assert.Nil(t, s)
+			assert.Equal(t, "open session "+path+": not a session file: first line is not a session header (the file is left as it is)", err.Error())
 
-			id := mustAppend(t, s, userMsg("fresh"))
-			require.NoError(t, s.Close())
-			l, err := Load(path)
+			after, err := os.ReadFile(path)
 			require.NoError(t, err)
-			assert.Equal(t, id, l.LeafID())
-			assert.Equal(t, h.ID, l.ID())
+			assert.Equal(t, orig, after, "the file is not rewritten")
+			st, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.True(t, os.SameFile(before, st), "the file is not replaced")
+			assert.Equal(t, before.ModTime(), st.ModTime())
+			names, err := os.ReadDir(filepath.Dir(path))
+			require.NoError(t, err)
+			require.Len(t, names, 1, "no backup, lock or temp file beside it")
 		})
 	}
 }

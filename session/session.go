@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -94,11 +95,12 @@ func CreateInMemory(cwd string) *Session {
 }
 
 // Open loads a session file (migrating it if it is old) and locks it for
-// appending. A file whose first line is not a session header is reset to
-// a new empty session, as pi does, after keeping the original as
-// "<file>.corrupt.bak". A migrated file keeps its original as
-// "<file>.v<N>.bak". A session locked by another process gives a
-// *LockError.
+// appending. A file whose first line is not a session header is refused
+// with an error wrapping ErrNoHeader and left exactly as it is: unlike pi,
+// which resets such a file, lunar never writes into what may be a file of
+// the user's given by mistake (--session notes.txt). An empty file becomes
+// a new session. A migrated file keeps its original as "<file>.v<N>.bak".
+// A session locked by another process gives a *LockError.
 func Open(path string) (*Session, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -106,6 +108,10 @@ func Open(path string) (*Session, error) {
 	}
 	if _, err := os.Stat(abs); err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
+	}
+	// Refuse a file that is no session before making a lock file beside it.
+	if _, ok := readHeader(abs); !ok && !blankFile(abs) {
+		return nil, notSessionError(abs)
 	}
 	lk, err := acquireLock(abs)
 	if err != nil {
@@ -127,11 +133,12 @@ func openLocked(path string) (*Session, error) {
 	}
 	p, err := parseData(path, data)
 	switch {
-	case errors.Is(err, ErrNoHeader):
-		p, err = resetFile(path, data, err)
-		if err != nil {
+	case errors.Is(err, ErrNoHeader) && isBlank(data):
+		if p, err = startInFile(path); err != nil {
 			return nil, err
 		}
+	case errors.Is(err, ErrNoHeader):
+		return nil, notSessionError(path)
 	case err != nil:
 		return nil, err
 	case p.migrated != nil:
@@ -160,30 +167,45 @@ func openLocked(path string) (*Session, error) {
 	return s, nil
 }
 
-// resetFile gives a file without a valid header pi's treatment (a new
-// session in the same file) after backing it up.
-func resetFile(path string, data []byte, cause error) (*parsed, error) {
+// notSessionError is Open's error for a file that is not a session.
+func notSessionError(path string) error {
+	return fmt.Errorf("open session %s: %w (the file is left as it is)", path, ErrNoHeader)
+}
+
+// blankFile reports whether the file at path holds nothing but whitespace
+// (an unreadable file is not blank).
+func blankFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		n, err := f.Read(buf)
+		if !isBlank(buf[:n]) {
+			return false
+		}
+		if err != nil {
+			return err == io.EOF
+		}
+	}
+}
+
+// startInFile starts a new session in an empty file: its header is
+// written at once, as the file exists already.
+func startInFile(path string) (*parsed, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		cwd = filepath.Dir(path)
 	}
 	h := newHeader(cwd, "")
-	p := &parsed{header: h}
-	msg := fmt.Sprintf("%s: %v; it now holds a new empty session", path, cause)
-	if len(data) > 0 {
-		backup, err := backupFile(path, ".corrupt.bak")
-		if err != nil {
-			return nil, fmt.Errorf("reset %s: %w", path, err)
-		}
-		msg += " (the original is kept as " + backup + ")"
-	}
 	line := appendHeader(nil, &h)
 	if err := writeAtomic(path, append(line, '\n')); err != nil {
-		return nil, fmt.Errorf("reset %s: %w", path, err)
+		return nil, fmt.Errorf("open session %s: %w", path, err)
 	}
-	p.header.Raw = line
-	p.warnings = append(p.warnings, msg)
-	return p, nil
+	h.Raw = line
+	return &parsed{header: h}, nil
 }
 
 // Load reads a session file without locking it or writing to it, for

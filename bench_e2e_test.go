@@ -1,3 +1,5 @@
+//go:build unix
+
 // Whole-process benchmarks of the lunar binary (built once by TestMain):
 // startup (--version), a one-shot answer against the in-repo fake server,
 // a one-shot tool loop, and the time from process start to the first byte

@@ -25,7 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/peterh/liner"
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/agent/compaction"
@@ -331,8 +331,7 @@ func isTTY(w any) bool {
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // newTerminal sets up line editing when stdin and stdout are terminals.
@@ -363,10 +362,7 @@ func newTerminal(stdin io.Reader, stdout, stderr io.Writer, historyFile string) 
 	// Ctrl+C is read as a key at all times, not only at prompts: the
 	// filter sends it to the running reply or to the prompt, so a press
 	// between the two is never lost.
-	if tio, err := unix.IoctlGetTermios(int(in.Fd()), unix.TCGETS); err == nil {
-		tio.Lflag &^= unix.ISIG
-		unix.IoctlSetTermios(int(in.Fd()), unix.TCSETS, tio)
-	}
+	readCtrlCAsKey(int(in.Fd()))
 
 	t.line.SetCtrlCAborts(true)
 	t.line.SetBeep(false)
@@ -416,8 +412,8 @@ func (t *terminal) stopInput() {
 // columns is the width of the terminal (80 when unknown).
 func (t *terminal) columns() int {
 	if f, ok := t.stdout.(*os.File); ok {
-		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
-			return int(ws.Col)
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
 		}
 	}
 	return 80

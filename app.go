@@ -205,7 +205,6 @@ func (a *app) setup(interactive bool) error {
 		return err
 	}
 	a.rt.SetSystemPrompt(sys)
-	a.rt.SetTools(a.allTools)
 	return nil
 }
 
@@ -241,7 +240,7 @@ func (a *app) setupTools() error {
 func (a *app) systemPrompt() (string, error) {
 	return agent.SystemPrompt(agent.SystemPromptOptions{
 		Cwd:          a.cwd,
-		Tools:        a.allTools,
+		Tools:        a.rt.Tools(),
 		Custom:       a.opts.SystemPrompt,
 		Append:       a.opts.AppendSystemPrompt,
 		GlobalDir:    a.paths.Config,

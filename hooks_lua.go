@@ -91,20 +91,7 @@ func (a *app) setupHooks(interactive bool) error {
 	a.runtime = rt
 	a.hooks = &luaHooks{rt: rt}
 	a.rt.SetHooks(rt, rt)
-	// --no-tools and --tools choose among the built-in tools; hook tools
-	// always stay, as extension tools do in pi.
-	have := map[string]bool{}
-	for _, t := range a.allTools {
-		have[t.Name] = true
-	}
-	for _, t := range rt.Tools() {
-		if have[t.Name] {
-			a.warnf("hook tool %q ignored: a tool of that name already exists", t.Name)
-			continue
-		}
-		have[t.Name] = true
-		a.allTools = append(a.allTools, t)
-	}
+	a.rt.Tools() // warns now about hook tools that clash with built-in ones
 	return nil
 }
 

@@ -23,7 +23,10 @@ type Agent struct {
 	ThinkingLevel string
 	SystemPrompt  string
 	Tools         []*Tool
-	Hooks         Hooks // nil means NopHooks
+	// ToolsFunc, when set, gives the tools of each model call instead of
+	// Tools (tools hooks register or drop while lunar runs).
+	ToolsFunc func() []*Tool
+	Hooks     Hooks // nil means NopHooks
 
 	// NewProvider returns the client for a model (normally Registry.NewProvider).
 	NewProvider func(Model) (Provider, error)
@@ -79,6 +82,7 @@ type run struct {
 	lastCtxTok   int
 	ctxLimit     int  // context window of the model last called (after model.resolve)
 	turnOpen     bool // turn_start was sent before the prompt messages
+	tools        []*Tool // offered to the last model call
 }
 
 // Prompt adds a user message (text plus image parts) and runs the loop
@@ -331,7 +335,8 @@ func (r *run) request() (*Request, Provider, error) {
 		Messages:     session.ConvertToLLM(plain),
 		Params:       params,
 	}
-	for _, t := range a.Tools {
+	r.tools = a.currentTools()
+	for _, t := range r.tools {
 		req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
 	auth := h.Auth(ctx, model.Provider, model.ID)
@@ -379,7 +384,7 @@ func (r *run) runTool(call session.ContentBlock) session.Message {
 
 func (r *run) execute(name, id string, args json.RawMessage) ToolResult {
 	a, h, ctx := r.a, r.a.hooks(), r.ctx
-	tool := a.tool(name)
+	tool := r.tool(name)
 	if tool == nil {
 		return TextResult(fmt.Sprintf("Tool %q not found", name), true)
 	}
@@ -430,8 +435,17 @@ func truncateForError(b []byte) string {
 	return string(b)
 }
 
-func (a *Agent) tool(name string) *Tool {
-	for _, t := range a.Tools {
+// currentTools are the tools offered to the next model call.
+func (a *Agent) currentTools() []*Tool {
+	if a.ToolsFunc != nil {
+		return a.ToolsFunc()
+	}
+	return a.Tools
+}
+
+// tool finds a tool the last model call was offered.
+func (r *run) tool(name string) *Tool {
+	for _, t := range r.tools {
 		if t.Name == name {
 			return t
 		}

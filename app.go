@@ -221,7 +221,8 @@ func (a *app) close() {
 }
 
 func (a *app) setupTools() error {
-	all := tools.Builtins(a.cwd)
+	keep := a.cfg.BashKeepAPIKeys != nil && *a.cfg.BashKeepAPIKeys
+	all := tools.BuiltinsWith(a.cwd, tools.Options{Bash: tools.BashOptions{KeepAPIKeys: keep, SecretEnv: a.registry.APIKeyEnvs()}})
 	switch {
 	case a.opts.NoTools:
 		a.allTools = nil

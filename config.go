@@ -26,6 +26,13 @@ type config struct {
 	Providers     map[string]providerConfig `json:"providers,omitempty"`
 	Models        []string                  `json:"models,omitempty"`
 	DisabledHooks []string                  `json:"disabled_hooks,omitempty"`
+	// StreamIdleTimeout and ConnectTimeout bound a silent provider: a Go
+	// duration ("2m"), seconds ("90") or "off".
+	StreamIdleTimeout string `json:"stream_idle_timeout,omitempty"`
+	ConnectTimeout    string `json:"connect_timeout,omitempty"`
+	// BashKeepAPIKeys passes the provider key variables to the commands the
+	// model runs (removed by default). Only the user's own config may set it.
+	BashKeepAPIKeys *bool `json:"bash_keep_api_keys,omitempty"`
 
 	files []string // the files that were read, in order
 	// projectProviders are the providers only the project config defines.
@@ -186,6 +193,11 @@ func (c *config) applyProject(path string, data []byte, globalHooks map[string]b
 		disabled = append(disabled, d)
 	}
 	layer.DisabledHooks = disabled
+	if layer.BashKeepAPIKeys != nil {
+		warnings = append(warnings, fmt.Sprintf("config %s:%d: bash_keep_api_keys ignored: only your own config may hand your keys to commands",
+			path, lineOfKey(data, "bash_keep_api_keys")))
+		layer.BashKeepAPIKeys = nil
+	}
 	c.overlay(&layer)
 	c.files = append(c.files, path)
 	return warnings, nil
@@ -222,7 +234,8 @@ func decodeConfig(path string, data []byte, into *config) error {
 }
 
 func knownKeys() []string {
-	keys := []string{"model", "thinking", "hook_timeout_ms", "compaction", "providers", "models", "disabled_hooks"}
+	keys := []string{"model", "thinking", "hook_timeout_ms", "compaction", "providers", "models", "disabled_hooks",
+		"stream_idle_timeout", "connect_timeout", "bash_keep_api_keys"}
 	sort.Strings(keys)
 	return keys
 }
@@ -241,6 +254,14 @@ func validThinking(l string) bool {
 func (c *config) validate(path string, data []byte) error {
 	if c.Thinking != "" && !validThinking(c.Thinking) {
 		return fmt.Errorf("config %s:%d: key \"thinking\": %q is not one of %s", path, lineOfKey(data, "thinking"), c.Thinking, strings.Join(thinkingLevels, "|"))
+	}
+	for key, v := range map[string]string{"stream_idle_timeout": c.StreamIdleTimeout, "connect_timeout": c.ConnectTimeout} {
+		if v == "" {
+			continue
+		}
+		if _, err := agent.ParseTimeout(v); err != nil {
+			return fmt.Errorf("config %s:%d: key %q: %v", path, lineOfKey(data, key), key, err)
+		}
 	}
 	if c.HookTimeoutMs != nil && *c.HookTimeoutMs < 0 {
 		return fmt.Errorf("config %s:%d: key \"hook_timeout_ms\": must not be negative", path, lineOfKey(data, "hook_timeout_ms"))
@@ -293,6 +314,15 @@ func (c *config) overlay(o *config) {
 	}
 	if o.DisabledHooks != nil {
 		c.DisabledHooks = append(c.DisabledHooks, o.DisabledHooks...)
+	}
+	if o.StreamIdleTimeout != "" {
+		c.StreamIdleTimeout = o.StreamIdleTimeout
+	}
+	if o.ConnectTimeout != "" {
+		c.ConnectTimeout = o.ConnectTimeout
+	}
+	if o.BashKeepAPIKeys != nil {
+		c.BashKeepAPIKeys = o.BashKeepAPIKeys
 	}
 }
 

@@ -29,6 +29,13 @@ func (a *app) setupModels() error {
 		custom = append(custom, pc)
 	}
 	a.registry = agent.NewRegistry(custom)
+	// Validated when the config was read.
+	if v := a.cfg.StreamIdleTimeout; v != "" {
+		a.registry.IdleTimeout, _ = agent.ParseTimeout(v)
+	}
+	if v := a.cfg.ConnectTimeout; v != "" {
+		a.registry.ConnectTimeout, _ = agent.ParseTimeout(v)
+	}
 	if v := os.Getenv("LUNAR_MAX_RETRIES"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+)
+
+// stream_idle_timeout in config gives up on a provider that went silent.
+func TestConfigStreamIdleTimeout(t *testing.T) {
+	e := newE2E(t)
+	e.hkConfig(`{"stream_idle_timeout": "0.3"}`)
+	e.srv.Reply(llmtest.Text("so far"), llmtest.Hang())
+	start := time.Now()
+	r := e.run("", "-p", "hi")
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "sent nothing for")
+	assert.Equal(t, "so far\n", r.stdout)
+
+	e.hkConfig(`{"stream_idle_timeout": "soon"}`)
+	r = e.run("", "-p", "hi")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `"stream_idle_timeout"`)
+}
+
+// bash_keep_api_keys in the user's config hands the key variables to
+// commands; a project config cannot.
+func TestConfigBashKeepAPIKeys(t *testing.T) {
+	e := newE2E(t)
+	e.env = []string{"OPENAI_API_KEY=sk-visible-or-not"}
+	call := func() string {
+		e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo key=${OPENAI_API_KEY:-none}"}`))
+		e.srv.Reply(llmtest.Text("ok"))
+		r := e.run("", "--no-session", "--trust", "-p", "show")
+		require.Equal(t, 0, r.code, r.stderr)
+		reqs := e.srv.Requests()
+		return string(reqs[len(reqs)-1].Body)
+	}
+	assert.Contains(t, call(), "key=none")
+
+	writeFile(t, e.cwd+"/.lunar/config.json", `{"bash_keep_api_keys": true}`)
+	assert.Contains(t, call(), "key=none", "a project config cannot hand out keys")
+
+	e.hkConfig(`{"bash_keep_api_keys": true}`)
+	body := call()
+	assert.True(t, strings.Contains(body, "key=sk-visible-or-not"), body)
+}

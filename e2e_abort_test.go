@@ -132,7 +132,7 @@ func TestAbortBeforeTheReplyStarts(t *testing.T) {
 func alive(pid int) bool {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return syscall.Kill(pid, 0) == nil
+		return signalPID(pid, true) == nil
 	}
 	s := string(data)
 	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
@@ -235,7 +235,7 @@ func TestSecondInterruptEndsAtOnce(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		if g := pgid(); g > 0 {
-			_ = syscall.Kill(-g, syscall.SIGKILL)
+			_ = signalPID(-g, false)
 		}
 	})
 	cmd := e.cmd("", "-p", "x")

@@ -109,7 +109,7 @@ func TestFaultBashChildrenDieWithLunar(t *testing.T) {
 	t.Cleanup(func() {
 		for _, name := range []string{"shell.pid", "child.pid"} {
 			if pid := pidOf(name); pid > 0 {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				_ = signalPID(pid, false)
 			}
 		}
 	})

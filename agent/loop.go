@@ -80,8 +80,8 @@ type run struct {
 	messages     []session.Message // new in this run
 	tokens       TokenStats
 	lastCtxTok   int
-	ctxLimit     int  // context window of the model last called (after model.resolve)
-	turnOpen     bool // turn_start was sent before the prompt messages
+	ctxLimit     int     // context window of the model last called (after model.resolve)
+	turnOpen     bool    // turn_start was sent before the prompt messages
 	tools        []*Tool // offered to the last model call
 }
 

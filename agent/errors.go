@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/session"
 )
 
@@ -96,30 +97,6 @@ func provStatusSummary(code int) string {
 	return "error"
 }
 
-// overflowPatterns are the context-overflow messages of the services pi
-// knows (digest §5.2), compiled on first use to keep them off startup.
-var overflowPatterns = sync.OnceValue(func() []*regexp.Regexp {
-	return []*regexp.Regexp{
-		regexp.MustCompile(`(?i)prompt is too long`),                                  // Anthropic
-		regexp.MustCompile(`(?i)input is too long for requested model`),               // Amazon Bedrock
-		regexp.MustCompile(`(?i)exceeds the context window`),                          // OpenAI
-		regexp.MustCompile(`(?i)input token count.*exceeds the maximum`),              // Google
-		regexp.MustCompile(`(?i)maximum prompt length is \d+`),                        // xAI
-		regexp.MustCompile(`(?i)reduce the length of the messages`),                   // Groq
-		regexp.MustCompile(`(?i)maximum context length is \d+ tokens`),                // OpenAI, OpenRouter
-		regexp.MustCompile(`(?i)exceeds the limit of \d+`),                            // GitHub Copilot
-		regexp.MustCompile(`(?i)exceeds the available context size`),                  // llama.cpp
-		regexp.MustCompile(`(?i)greater than the context length`),                     // LM Studio
-		regexp.MustCompile(`(?i)context window exceeds limit`),                        // MiniMax
-		regexp.MustCompile(`(?i)exceeded model token limit`),                          // Kimi
-		regexp.MustCompile(`(?i)too large for model with \d+ maximum context length`), // Mistral
-		regexp.MustCompile(`(?i)context[_ ]length[_ ]exceeded`),                       // generic
-		regexp.MustCompile(`(?i)too many tokens`),                                     // generic
-		regexp.MustCompile(`(?i)token limit exceeded`),                                // generic
-		regexp.MustCompile(`(?i)\b4(00|13)\b.*\(no body\)`),                           // Cerebras: 400/413 without a body
-	}
-})
-
 // rateLimitPattern matches rate-limit and quota messages, which can mention
 // tokens without being context overflows ("tokens per min (TPM)").
 var rateLimitPattern = sync.OnceValue(func() *regexp.Regexp {
@@ -127,37 +104,10 @@ var rateLimitPattern = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // IsContextOverflow reports whether an assistant message shows that the
-// prompt did not fit the model's context: an error whose message matches a
-// known overflow pattern (rate-limit texts excluded), a successful reply
-// whose input exceeds contextWindow (services that truncate silently), or a
-// reply cut at max tokens with no output and input at ≥ 99 % of the window.
-// contextWindow ≤ 0 disables the usage rules.
+// prompt did not fit the model's context (see compaction.IsContextOverflow:
+// pi's patterns and usage rules, one list for the loop and compaction).
 func IsContextOverflow(msg *session.Message, contextWindow int) bool {
-	if msg == nil {
-		return false
-	}
-	if msg.StopReason == session.StopError && msg.ErrorMessage != "" {
-		if rateLimitPattern().MatchString(msg.ErrorMessage) {
-			return false
-		}
-		for _, p := range overflowPatterns() {
-			if p.MatchString(msg.ErrorMessage) {
-				return true
-			}
-		}
-		return false
-	}
-	if contextWindow <= 0 || msg.Usage == nil {
-		return false
-	}
-	input := msg.Usage.Input + msg.Usage.CacheRead
-	switch msg.StopReason {
-	case session.StopStop:
-		return input > contextWindow
-	case session.StopLength:
-		return msg.Usage.Output == 0 && float64(input) >= 0.99*float64(contextWindow)
-	}
-	return false
+	return compaction.IsContextOverflow(msg, contextWindow)
 }
 
 // ErrContextOverflow is wrapped by the error of a run whose reply failed

@@ -35,7 +35,7 @@ var overflowPatterns = sync.OnceValue(func() *regexp.Regexp {
 		`|context[_ ]length[_ ]exceeded` + // generic
 		`|too many tokens` + // generic
 		`|token limit exceeded` + // generic
-		`|(?:^|: )4(?:00|13)\s*(?:status code)?\s*\(no body\)`) // Cerebras: 400/413 without a body
+		`|(?:^|: )4(?:00|13)\s*(?:status code|[a-z ]*:)?\s*\(no body\)`) // Cerebras: 400/413 without a body (lunar writes "400 bad request: (no body)")
 })
 
 // notOverflowPatterns are errors that can mention tokens without being

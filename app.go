@@ -108,7 +108,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer a.close()
 
 	a.runtime.AppStart(context.Background(), version, a.mode(interactive))
-	a.rt.Start(context.Background())
+	startReason := ""
+	if opts.Fork != "" {
+		startReason = agent.SessionStartFork
+	}
+	a.rt.Start(context.Background(), startReason)
 	if interactive {
 		return a.runREPL()
 	}

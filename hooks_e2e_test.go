@@ -310,12 +310,14 @@ func TestHookEventsOfAOneShotRun(t *testing.T) {
 	assert.Equal(t, limit, hkNum(end["context_limit"]))
 	assert.Len(t, end["messages"], 4)
 
-	// A resumed session fires session.resume; JSON mode says so in app.start.
+	// A resumed session fires session.start (reason "resume"), then
+	// session.resume; JSON mode says so in app.start.
 	e.hkClearLog()
 	e.srv.Reply(llmtest.Text("again"))
 	r = e.run("", "--hook", hkFile(t, "events.lua"), "--mode", "json", "-c", "-p", "more")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, []string{"app.start", "session.resume", "chat.message", "agent.before_start", "agent.start",
+	assert.Equal(t, "resume", e.hkRecorded("session.start")[0].obj()["reason"])
+	assert.Equal(t, []string{"app.start", "session.start", "session.resume", "chat.message", "agent.before_start", "agent.start",
 		"turn.start", "turn.end", "agent.end", "session.shutdown"}, hkNonRequest(hkKinds(e.hkLines())))
 	resumed := e.hkRecorded("session.resume")[0].obj()
 	assert.Equal(t, s.ID(), resumed["session_id"])

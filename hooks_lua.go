@@ -206,6 +206,13 @@ func (h *luaHost) SetThinkingLevel(ctx context.Context, level string) error {
 
 func (h *luaHost) Abort() { h.a.rt.Abort() }
 
+func (h *luaHost) NewSession(ctx context.Context, withParent bool) error {
+	if h.a.rt.Running() {
+		return errors.New("cannot start a new session while the agent is running")
+	}
+	return h.a.rt.NewSession(ctx, withParent)
+}
+
 func (h *luaHost) Branch(ctx context.Context, targetID, summary string) error {
 	if h.a.rt.Running() {
 		return errors.New("cannot branch while the agent is running")

@@ -343,10 +343,18 @@ func (rt *Runtime) Abort() {
 	}
 }
 
-// Start fires session.start for the open session.
-func (rt *Runtime) Start(ctx context.Context) {
+// Start fires session.start for the session open at launch; reason is
+// SessionStartStartup, SessionStartResume or SessionStartFork ("" picks
+// startup or resume).
+func (rt *Runtime) Start(ctx context.Context, reason string) {
 	s := rt.Session()
-	rt.sessionHooks().SessionStart(ctx, s.ID(), s.File(), rt.Resumed())
+	if reason == "" {
+		reason = SessionStartStartup
+		if rt.Resumed() {
+			reason = SessionStartResume
+		}
+	}
+	rt.sessionHooks().SessionStart(ctx, s.ID(), s.File(), reason)
 }
 
 // Shutdown fires session.shutdown and flushes the session to disk.

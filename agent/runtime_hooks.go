@@ -15,7 +15,9 @@ import (
 // events may cancel (with a reason) or, for branches and compactions,
 // supply the summary.
 type SessionHooks interface {
-	SessionStart(ctx context.Context, id, file string, resumed bool)
+	// SessionStart fires when a session becomes the open one; reason is
+	// one of the SessionStart* constants.
+	SessionStart(ctx context.Context, id, file, reason string)
 	BeforeClear(ctx context.Context, id string) (cancel bool, reason string)
 	// Clear fires after /clear with the new session's id.
 	Clear(ctx context.Context, newID string)
@@ -38,7 +40,7 @@ type NopSessionHooks struct{}
 var _ SessionHooks = NopSessionHooks{}
 
 // SessionStart implements SessionHooks.
-func (NopSessionHooks) SessionStart(context.Context, string, string, bool) {}
+func (NopSessionHooks) SessionStart(context.Context, string, string, string) {}
 
 // BeforeClear implements SessionHooks.
 func (NopSessionHooks) BeforeClear(context.Context, string) (bool, string) { return false, "" }
@@ -79,6 +81,15 @@ func (NopSessionHooks) ModelChange(context.Context, string, string, string, stri
 
 // Shutdown implements SessionHooks.
 func (NopSessionHooks) Shutdown(context.Context, string) {}
+
+// Why a session became the open one (session.start's reason, as pi's).
+const (
+	SessionStartStartup = "startup" // a new session at launch
+	SessionStartResume  = "resume"  // an existing one: at launch (-c, --session) or /resume
+	SessionStartNew     = "new"     // a hook started a new session
+	SessionStartClear   = "clear"   // /clear
+	SessionStartFork    = "fork"    // /fork or --fork
+)
 
 // Compaction reasons, as hooks see them.
 const (

@@ -123,12 +123,16 @@ func (rt *Runtime) SetThinkingLevel(_ context.Context, level string) error {
 // newSession creates an empty session (in memory with InMemory) that
 // starts, as every new session does, with the model and thinking level.
 func (rt *Runtime) newSession() (*session.Session, error) {
+	return rt.newSessionWithParent("")
+}
+
+func (rt *Runtime) newSessionWithParent(parent string) (*session.Session, error) {
 	var s *session.Session
 	if rt.opts.InMemory {
-		s = session.CreateInMemory(rt.opts.Cwd)
+		s = session.CreateChildInMemory(rt.opts.Cwd, parent)
 	} else {
 		var err error
-		if s, err = session.Create(rt.opts.SessionDir, rt.opts.Cwd); err != nil {
+		if s, err = session.CreateChild(rt.opts.SessionDir, rt.opts.Cwd, parent); err != nil {
 			return nil, err
 		}
 	}
@@ -170,6 +174,30 @@ func (rt *Runtime) Clear(ctx context.Context) error {
 	}
 	rt.use(s, false)
 	h.Clear(ctx, s.ID())
+	h.SessionStart(ctx, s.ID(), s.File(), SessionStartClear)
+	return nil
+}
+
+// NewSession starts a new session for a hook (pi's newSession): as /clear
+// (session.before_clear may cancel it), with the header's parentSession
+// set to the current session's file when withParent (a handoff).
+func (rt *Runtime) NewSession(ctx context.Context, withParent bool) error {
+	h := rt.sessionHooks()
+	cur := rt.Session()
+	if cancel, reason := h.BeforeClear(ctx, cur.ID()); cancel {
+		return &CancelledError{Op: "new session", Reason: reason}
+	}
+	parent := ""
+	if withParent {
+		parent = cur.File()
+	}
+	s, err := rt.newSessionWithParent(parent)
+	if err != nil {
+		return fmt.Errorf("new session: %w", err)
+	}
+	rt.use(s, false)
+	h.Clear(ctx, s.ID())
+	h.SessionStart(ctx, s.ID(), s.File(), SessionStartNew)
 	return nil
 }
 
@@ -273,6 +301,7 @@ func (rt *Runtime) Fork(ctx context.Context, id string) error {
 	previous := s.File()
 	rt.use(forked, true)
 	h.Fork(ctx, id, previous)
+	h.SessionStart(ctx, forked.ID(), forked.File(), SessionStartFork)
 	return nil
 }
 
@@ -309,6 +338,7 @@ func (rt *Runtime) Switch(ctx context.Context, path string) error {
 		h.ModelChange(ctx, prevModel.Provider, prevModel.ID, m.Provider, m.ID, thinking)
 	}
 	h.Switch(ctx, previous)
+	h.SessionStart(ctx, s.ID(), s.File(), SessionStartResume)
 	return nil
 }
 

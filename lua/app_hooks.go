@@ -22,17 +22,17 @@ func (r *Runtime) AppStart(ctx context.Context, version, mode string) {
 	r.notify(ctx, evAppStart, setStr("version", version, "mode", mode))
 }
 
-// SessionStart fires session.start for a new session, or session.resume
-// for a loaded one.
-func (r *Runtime) SessionStart(ctx context.Context, id, file string, resumed bool) {
-	ev := evSessionStart
-	if resumed {
-		ev = evSessionResume
+// SessionStart fires session.start with its reason (startup, resume,
+// new, clear, fork) whenever a session becomes the open one; a session
+// resumed at launch fires session.resume too (after it), as before
+// session.start had a reason.
+func (r *Runtime) SessionStart(ctx context.Context, id, file, reason string) {
+	if len(r.listeners(evSessionStart)) > 0 {
+		r.notify(ctx, evSessionStart, setStr("session_id", id, "session_file", file, "reason", reason))
 	}
-	if len(r.listeners(ev)) == 0 {
-		return
+	if reason == agent.SessionStartResume && len(r.listeners(evSessionResume)) > 0 {
+		r.notify(ctx, evSessionResume, setStr("session_id", id, "session_file", file))
 	}
-	r.notify(ctx, ev, setStr("session_id", id, "session_file", file))
 }
 
 // BeforeClear fires session.before_clear (/clear); a handler may cancel.

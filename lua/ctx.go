@@ -62,6 +62,9 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 			{Name: "label", Fn: h.sessLabel, Returns: "string?", Params: []stdlib.Param{{Name: "id", Type: "string"}}, Doc: "The label of an entry."},
 			{Name: "set_label", Fn: h.sessSetLabel, Returns: "string?, string?", Params: []stdlib.Param{{Name: "id", Type: "string"}, {Name: "text", Type: "string", Optional: true}},
 				Doc: "Labels an entry (nil or \"\" clears); returns the label entry's id."},
+			{Name: "name", Fn: h.sessName, Returns: "string?", Doc: "The session's name (nil when it has none)."},
+			{Name: "set_name", Fn: h.sessSetName, Returns: "string?, string?", Params: []stdlib.Param{{Name: "name", Type: "string"}},
+				Doc: "Names the session (\"\" clears; the latest name wins, as /name); returns the session_info entry's id."},
 			{Name: "branch", Fn: h.sessBranch, Returns: "true?, string?", Params: []stdlib.Param{{Name: "id", Type: "string"}, {Name: "summary", Type: "string", Optional: true}},
 				Doc: "Moves the leaf to an entry (the branch events fire), storing summary as a branch summary when given."},
 			{Name: "compact", Fn: h.sessCompact, Returns: "true?, string?", Params: []stdlib.Param{{Name: "instructions", Type: "string", Optional: true}},
@@ -87,6 +90,8 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 			{Name: "set_thinking_level", Fn: h.cmdSetThinkingLevel, Returns: "true?, string?", Params: []stdlib.Param{{Name: "level", Type: "string"}},
 				Doc: "Sets the thinking level."},
 			{Name: "abort", Fn: h.cmdAbort, Doc: "Stops the running reply, if any."},
+			{Name: "new_session", Fn: h.cmdNewSession, Returns: "true?, string?", Params: []stdlib.Param{{Name: "opts", Type: "{parent: boolean?, prompt: string?}", Optional: true}},
+				Doc: "Starts a new session (session.before_clear may cancel it; session.start fires with reason \"new\"). parent: record the current session as the new one's parentSession (a handoff); prompt: prefill the next prompt in the REPL, or send it without a UI."},
 		}}
 	return ui, sess, models, cmd
 }
@@ -319,6 +324,30 @@ func (h *hook) sessSetLabel(L *glua.LState) int {
 	return 1
 }
 
+func (h *hook) sessName(L *glua.LState) int {
+	s := h.rt.host.Session()
+	if s == nil || s.Name() == "" {
+		L.Push(glua.LNil)
+		return 1
+	}
+	L.Push(glua.LString(s.Name()))
+	return 1
+}
+
+func (h *hook) sessSetName(L *glua.LState) int {
+	name := L.CheckString(1)
+	s := h.rt.host.Session()
+	if s == nil {
+		return pushResult(L, fmt.Errorf("no session: %w", ErrNotAvailable))
+	}
+	id, err := s.SetName(name)
+	if err != nil {
+		return pushResult(L, err)
+	}
+	L.Push(glua.LString(id))
+	return 1
+}
+
 func (h *hook) sessBranch(L *glua.LState) int {
 	id := L.CheckString(1)
 	summary := L.OptString(2, "")
@@ -432,6 +461,28 @@ func (h *hook) cmdSetModel(L *glua.LState) int {
 func (h *hook) cmdSetThinkingLevel(L *glua.LState) int {
 	h.commandOnly(L, "set_thinking_level")
 	return pushResult(L, h.rt.host.SetThinkingLevel(L.Context(), L.CheckString(1)))
+}
+
+func (h *hook) cmdNewSession(L *glua.LState) int {
+	h.commandOnly(L, "new_session")
+	opts := L.OptTable(1, L.NewTable())
+	withParent := glua.LVAsBool(opts.RawGetString("parent"))
+	prompt := ""
+	if v, ok := opts.RawGetString("prompt").(glua.LString); ok {
+		prompt = string(v)
+	}
+	defer pauseTimeout(L.Context())()
+	if err := h.rt.host.NewSession(L.Context(), withParent); err != nil {
+		return pushResult(L, err)
+	}
+	if prompt != "" {
+		if ui := h.rt.host.UI(); ui.HasUI() {
+			ui.SetEditorText(prompt)
+		} else if err := h.rt.host.Send(L.Context(), prompt, nil); err != nil {
+			return pushResult(L, err)
+		}
+	}
+	return pushResult(L, nil)
 }
 
 func (h *hook) cmdAbort(L *glua.LState) int {

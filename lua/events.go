@@ -96,9 +96,10 @@ var (
 var events = [numEvents]eventSpec{
 	evAppStart: {Name: "app.start", When: "hooks loaded", Payload: []stdlib.Field{
 		{Name: "version", Type: "string"}, {Name: "mode", Type: "string", Doc: `"repl", "oneshot" or "json"`}}},
-	evSessionStart: {Name: "session.start", Aliases: []string{"session_start"}, When: "a new session starts",
-		Payload: []stdlib.Field{fSessionID, {Name: "session_file", Type: "string", Doc: `"" without a file (--no-session)`}}},
-	evSessionResume: {Name: "session.resume", Aliases: []string{"session_start"}, When: "a stored session is loaded",
+	evSessionStart: {Name: "session.start", Aliases: []string{"session_start"}, When: "a session becomes the open one: at launch, /clear, /resume, /fork, a hook's new session",
+		Payload: []stdlib.Field{fSessionID, {Name: "session_file", Type: "string", Doc: `"" without a file (--no-session)`},
+			{Name: "reason", Type: `"startup"|"resume"|"new"|"clear"|"fork"`, Doc: "startup: a new session at launch; resume: a stored one (-c, --session, /resume); new: a hook's ctx.new_session; clear: /clear; fork: /fork, --fork"}}},
+	evSessionResume: {Name: "session.resume", When: "a stored session is loaded (after session.start with reason \"resume\")",
 		Payload: []stdlib.Field{fSessionID, {Name: "session_file", Type: "string"}}},
 	evSessionBeforeClear: {Name: "session.before_clear", Aliases: []string{"session_before_switch"}, Kind: kindCancel, When: "/clear, before the new session",
 		Payload: []stdlib.Field{fSessionID}, Result: []stdlib.Field{fCancel, fReason}},

@@ -90,10 +90,10 @@ func TestNotificationPayloads(t *testing.T) {
 		{"app.start", func() { rt.AppStart(bg, "1.2.3", "repl") }, func(t *testing.T, ev map[string]any) {
 			assert.Equal(t, map[string]any{"type": "app.start", "version": "1.2.3", "mode": "repl"}, ev)
 		}},
-		{"session.start", func() { rt.SessionStart(bg, "s1", "/f1", false) }, func(t *testing.T, ev map[string]any) {
-			assert.Equal(t, map[string]any{"type": "session.start", "session_id": "s1", "session_file": "/f1"}, ev)
+		{"session.start", func() { rt.SessionStart(bg, "s1", "/f1", "startup") }, func(t *testing.T, ev map[string]any) {
+			assert.Equal(t, map[string]any{"type": "session.start", "session_id": "s1", "session_file": "/f1", "reason": "startup"}, ev)
 		}},
-		{"session.resume", func() { rt.SessionStart(bg, "s2", "/f2", true) }, func(t *testing.T, ev map[string]any) {
+		{"session.resume", func() { rt.SessionStart(bg, "s2", "/f2", "resume") }, func(t *testing.T, ev map[string]any) {
 			assert.Equal(t, map[string]any{"type": "session.resume", "session_id": "s2", "session_file": "/f2"}, ev)
 		}},
 		{"session.clear", func() { rt.Clear(bg, "new-id") }, func(t *testing.T, ev map[string]any) {
@@ -161,7 +161,11 @@ func TestNotificationPayloads(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := len(host.Sess.Custom("seen"))
 			tt.fire()
-			require.Len(t, host.Sess.Custom("seen"), before+1, "exactly one handler call")
+			calls := 1
+			if tt.name == "session.resume" {
+				calls = 2 // session.start (reason "resume"), then session.resume
+			}
+			require.Len(t, host.Sess.Custom("seen"), before+calls, "exactly one handler call per event")
 			tt.check(t, lastCustom(t, host.Sess, "seen"))
 		})
 	}
@@ -171,8 +175,8 @@ func TestNotificationPayloads(t *testing.T) {
 func TestAliasesReachTheirEvents(t *testing.T) {
 	host := newHost(t)
 	rt, reps := loadHooks(t, host, lua.Options{}, "events/aliases.lua")
-	rt.SessionStart(bg, "a", "f", false)
-	rt.SessionStart(bg, "a", "f", true)
+	rt.SessionStart(bg, "a", "f", "startup")
+	rt.SessionStart(bg, "a", "f", "resume")
 	rt.Shutdown(bg, "a")
 	rt.Compact(bg, lua.CompactInfo{})
 	rt.Branch(bg, "x", "y")
@@ -188,7 +192,7 @@ func TestAliasesReachTheirEvents(t *testing.T) {
 		got = append(got, m.Via+"→"+m.Type)
 	}
 	assert.Equal(t, []string{
-		"session_start→session.start", "session_start→session.resume", "session_shutdown→session.shutdown",
+		"session_start→session.start", "session_start→session.start", "session_shutdown→session.shutdown",
 		"session_compact→session.compact", "session_tree→session.branch", "agent_start→agent.start",
 		"turn_start→turn.start", "turn_end→turn.end", "agent_end→agent.end", "model_select→model.change",
 	}, got)

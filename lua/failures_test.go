@@ -51,8 +51,8 @@ func newFireInputs() *fireInputs {
 // fireAll calls every event once and returns how many it fired.
 func fireAll(rt *lua.Runtime, ctx context.Context, in *fireInputs) int {
 	rt.AppStart(ctx, "1.0", "repl")
-	rt.SessionStart(ctx, "s", "f", false)
-	rt.SessionStart(ctx, "s", "f", true)
+	rt.SessionStart(ctx, "s", "f", "startup")
+	rt.SessionStart(ctx, "s", "f", "resume")
 	rt.BeforeClear(ctx, "s")
 	rt.Clear(ctx, "s2")
 	rt.BeforeSwitch(ctx, "t")
@@ -78,7 +78,7 @@ func fireAll(rt *lua.Runtime, ctx context.Context, in *fireInputs) int {
 	rt.BeforeTool(ctx, "read", "c", in.input)
 	rt.AfterTool(ctx, "read", "c", in.input, in.result)
 	rt.ModelChange(ctx, "a", "b", "c", "d", "off")
-	return 28
+	return 29 // the resume fires session.start and session.resume
 }
 
 func TestErroringHookLeavesEverythingWorking(t *testing.T) {

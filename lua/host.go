@@ -36,6 +36,11 @@ type Session interface {
 	Label(id string) string
 	// SetLabel appends a label entry ("" clears) and returns its id.
 	SetLabel(id, label string) (string, error)
+	// SetName appends a session_info entry naming the session ("" clears)
+	// and returns its id.
+	SetName(name string) (string, error)
+	// Name is the session's current name ("" for none).
+	Name() string
 	// AppendCustom appends a custom entry (hook state, never sent to the model).
 	AppendCustom(customType string, data json.RawMessage) (string, error)
 	// AppendCustomMessage appends a custom_message entry (sent to the model).
@@ -100,6 +105,10 @@ type Host interface {
 	FindModel(provider, id string) (agent.Model, bool)
 	AvailableModels() []agent.Model
 	ResolveAPIKey(m agent.Model) (string, error)
+
+	// NewSession starts a new session (a command's ctx.new_session), with
+	// the current session as its parentSession when withParent.
+	NewSession(ctx context.Context, withParent bool) error
 
 	// SetModel, SetThinkingLevel and Abort serve command handlers.
 	SetModel(ctx context.Context, provider, id string) error
@@ -169,6 +178,9 @@ func (NopHost) ResolveAPIKey(agent.Model) (string, error) { return "", ErrNotAva
 
 // SetModel implements Host.
 func (NopHost) SetModel(context.Context, string, string) error { return ErrNotAvailable }
+
+// NewSession implements Host.
+func (NopHost) NewSession(context.Context, bool) error { return ErrNotAvailable }
 
 // SetThinkingLevel implements Host.
 func (NopHost) SetThinkingLevel(context.Context, string) error { return ErrNotAvailable }

@@ -79,10 +79,16 @@ func newHeader(cwd, parent string) Header {
 // per-cwd folder, see Dir). Nothing is written before the first assistant
 // message or a call to Persist.
 func Create(dir, cwd string) (*Session, error) {
+	return CreateChild(dir, cwd, "")
+}
+
+// CreateChild is Create with the header's parentSession set to parent
+// (the session file this one continues from, pi's handoff).
+func CreateChild(dir, cwd, parent string) (*Session, error) {
 	if dir == "" {
 		return nil, errors.New("create session: no session folder given")
 	}
-	s := newSession(newHeader(cwd, ""))
+	s := newSession(newHeader(cwd, parent))
 	s.file = filepath.Join(dir, fileName(s.header.Timestamp, s.header.ID))
 	s.persist = true
 	return s, nil
@@ -92,6 +98,11 @@ func Create(dir, cwd string) (*Session, error) {
 // (--no-session).
 func CreateInMemory(cwd string) *Session {
 	return newSession(newHeader(cwd, ""))
+}
+
+// CreateChildInMemory is CreateInMemory with a parentSession.
+func CreateChildInMemory(cwd, parent string) *Session {
+	return newSession(newHeader(cwd, parent))
 }
 
 // Open loads a session file (migrating it if it is old) and locks it for

@@ -25,6 +25,7 @@ type Session struct {
 	byID    map[string]*session.Entry
 	leaf    string
 	labels  map[string]string
+	name    string
 	next    int
 }
 
@@ -121,6 +122,21 @@ func (s *Session) SetLabel(id, label string) (string, error) {
 		s.labels[id] = label
 	}
 	return s.append(&session.Entry{Type: session.TypeLabel, TargetID: id, Label: label}), nil
+}
+
+// SetName implements lua.Session.
+func (s *Session) SetName(name string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.name = name
+	return s.append(&session.Entry{Type: session.TypeSessionInfo, Name: name}), nil
+}
+
+// Name implements lua.Session.
+func (s *Session) Name() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.name
 }
 
 // AppendCustom implements lua.Session.
@@ -243,6 +259,8 @@ type Host struct {
 
 	Dir        string
 	Sess       *Session // nil: no session
+	// NewSessions records ctx.new_session calls (their with_parent).
+	NewSessions []bool
 	ModelValue agent.Model
 	Thinking   string
 	UIValue    *UI // nil: a non-interactive UI
@@ -388,6 +406,15 @@ func (h *Host) Abort() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.Aborts++
+}
+
+// NewSession implements lua.Host: it records the call and starts a fresh
+// in-memory session.
+func (h *Host) NewSession(_ context.Context, withParent bool) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.NewSessions = append(h.NewSessions, withParent)
+	return nil
 }
 
 // Branch implements lua.Host.

@@ -257,13 +257,13 @@ type SentMessage struct {
 type Host struct {
 	mu sync.Mutex
 
-	Dir        string
-	Sess       *Session // nil: no session
+	Dir  string
+	Sess *Session // nil: no session
 	// NewSessions records ctx.new_session calls (their with_parent).
 	NewSessions []bool
-	ModelValue agent.Model
-	Thinking   string
-	UIValue    *UI // nil: a non-interactive UI
+	ModelValue  agent.Model
+	Thinking    string
+	UIValue     *UI // nil: a non-interactive UI
 
 	Models   []agent.Model
 	Keys     map[string]string // "provider/id" → API key

@@ -909,7 +909,16 @@ func (r *repl) runAgent(fn func(ctx context.Context) error) {
 	unsub := r.a.rt.Subscribe(r.view.runtimeEvent)
 	err := r.interruptible(fn)
 	unsub()
-	r.view.end(err)
+	r.view.end(err, r.contextInfo())
+}
+
+// contextInfo measures the context for the status line.
+func (r *repl) contextInfo() contextInfo {
+	ci := contextInfo{tokens: r.a.rt.ContextTokens(), window: r.a.rt.Model().ContextWindow}
+	if st := r.a.rt.CompactionSettings(); st.Enabled && ci.window > st.ReserveTokens {
+		ci.threshold = ci.window - st.ReserveTokens
+	}
+	return ci
 }
 
 // shell runs a !command, streaming its output, and stores it as a

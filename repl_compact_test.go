@@ -59,3 +59,21 @@ func TestREPLCompact(t *testing.T) {
 	assert.Equal(t, []string{"## Goal\nthree questions"}, sums)
 	assert.NotContains(t, p.output(), "not available")
 }
+
+// After each reply one dim line gives the run's tokens and cost and the
+// context used, marked when auto-compaction is near.
+func TestREPLStatusLine(t *testing.T) {
+	e := newReplEnv(t)
+	// gpt-4.1's window is 1,047,576: auto-compaction above 576 tokens.
+	writeFile(t, e.home+"/config/config.json", `{"compaction": {"reserve_tokens": 1047000}}`)
+	e.srv.Reply(llmtest.Text("short"), llmtest.Usage(100, 20, 0, 0))
+	e.srv.Reply(llmtest.Text("longer"), llmtest.Usage(500, 40, 0, 0))
+	p := e.start()
+	p.line("one")
+	p.expect("short")
+	p.expect("in 100 · out 20 · $0.0004 · context 120/1.05M (0%)")
+	p.line("two")
+	p.expect("longer")
+	p.expect("in 500 · out 40 · $0.0013 · context 540/1.05M (0%) · auto-compaction near")
+	p.quit()
+}

@@ -43,6 +43,9 @@ type view struct {
 	thinkingDrawn time.Time
 
 	spin *spinner
+
+	runUsage session.Usage // summed over this run's replies
+	runCalls int           // replies with usage in this run
 }
 
 func newView(t *terminal, showThinking bool, hooks func() appHooks) *view {
@@ -190,12 +193,13 @@ func (v *view) begin() {
 	defer v.t.mu.Unlock()
 	v.open, v.section, v.wrote, v.errShown, v.abortSeen = false, "", false, false, false
 	v.thinkingOpen = false
+	v.runUsage, v.runCalls = session.Usage{}, 0
 }
 
 // end finishes a run: the spinner goes, a run error that no message
 // showed is printed, and a blank line separates the reply from the next
 // prompt.
-func (v *view) end(err error) {
+func (v *view) end(err error, ci contextInfo) {
 	v.t.mu.Lock()
 	defer v.t.mu.Unlock()
 	v.stopSpinner()
@@ -210,6 +214,7 @@ func (v *view) end(err error) {
 	case !v.errShown:
 		v.write(v.styled(ansiRed, "error: "+err.Error()))
 	}
+	v.statusLine(ci)
 	if v.wrote {
 		v.write("\n")
 	}
@@ -488,6 +493,14 @@ func (v *view) messageEnd(m *session.Message, custom string) {
 	}
 	switch m.Role {
 	case session.RoleAssistant:
+		if u := m.Usage; u != nil {
+			v.runCalls++
+			v.runUsage.Input += u.Input
+			v.runUsage.Output += u.Output
+			v.runUsage.CacheRead += u.CacheRead
+			v.runUsage.CacheWrite += u.CacheWrite
+			v.runUsage.Cost.Total += u.Cost.Total
+		}
 		v.stopSpinner()
 		v.endLine()
 		switch m.StopReason {
@@ -586,4 +599,45 @@ func cleanForTerminal(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// contextInfo is what the status line says about the context.
+type contextInfo struct {
+	tokens, window int
+	threshold      int // auto-compaction starts above it; 0: off
+}
+
+// statusLine prints one dim line after a reply: this run's tokens and cost,
+// and the context used of the window, marked when auto-compaction (or,
+// without it, the end of the window) is near.
+// The terminal mutex is held.
+func (v *view) statusLine(ci contextInfo) {
+	if v.runCalls == 0 {
+		return
+	}
+	u := v.runUsage
+	parts := []string{"in " + shortTokens(u.Input+u.CacheRead+u.CacheWrite), "out " + shortTokens(u.Output)}
+	if u.CacheRead > 0 {
+		parts = append(parts, "cached "+shortTokens(u.CacheRead))
+	}
+	if u.Cost.Total > 0 {
+		parts = append(parts, fmt.Sprintf("$%.4f", u.Cost.Total))
+	}
+	warn := ""
+	if ci.window > 0 {
+		pct := 100 * float64(ci.tokens) / float64(ci.window)
+		parts = append(parts, fmt.Sprintf("context %s/%s (%.0f%%)", shortTokens(ci.tokens), shortTokens(ci.window), pct))
+		switch {
+		case ci.threshold > 0 && ci.tokens >= ci.threshold*9/10:
+			warn = "auto-compaction near"
+		case ci.threshold <= 0 && pct >= 90:
+			warn = "context nearly full: /compact or /clear"
+		}
+	}
+	line := v.t.paint(ansiDim, strings.Join(parts, " · "))
+	if warn != "" {
+		line += v.t.paint(ansiDim, " · ") + v.t.paint(ansiYellow, warn)
+	}
+	v.endLine()
+	v.write(line + "\n")
 }

@@ -77,3 +77,39 @@ func TestREPLStatusLine(t *testing.T) {
 	p.expect("in 500 · out 40 · $0.0013 · context 540/1.05M (0%) · auto-compaction near")
 	p.quit()
 }
+
+// In the REPL too, a reply past the threshold compacts (with the spinner
+// and its result), and an overflowing request is compacted and retried.
+func TestREPLAutoAndOverflowCompaction(t *testing.T) {
+	e := newReplEnv(t)
+	writeFile(t, e.home+"/config/config.json", `{"compaction": {"reserve_tokens": 1047000, "keep_recent_tokens": 50}}`)
+	p := e.start()
+	for i := 1; i <= 2; i++ {
+		e.srv.Reply(llmtest.Text("answer "+string(rune('0'+i))), llmtest.Usage(100, 10, 0, 0))
+		p.line(question(i))
+		p.expect("answer " + string(rune('0'+i)))
+	}
+	e.srv.Reply(llmtest.Text("big answer"), llmtest.Usage(900, 10, 0, 0))
+	e.srv.Reply(llmtest.Text("## Goal\nauto"))
+	p.line(question(3))
+	p.expect("big answer")
+	p.expect("compacted: ")
+
+	e.srv.Reply(llmtest.ContextOverflow(1100000, 1047576))
+	e.srv.Reply(llmtest.Text("## Goal\noverflow"))
+	e.srv.Reply(llmtest.Text("after the retry"), llmtest.Usage(100, 10, 0, 0))
+	p.line(question(4))
+	p.expect("; retrying")
+	p.expect("after the retry")
+	p.quit()
+
+	var sums []string
+	for _, en := range e.onlySession().Entries() {
+		if en.Type == session.TypeCompaction {
+			sums = append(sums, en.Summary)
+		}
+	}
+	assert.Equal(t, []string{"## Goal\nauto", "## Goal\noverflow"}, sums)
+	reqs := e.srv.Requests()
+	assert.Equal(t, strings.TrimSpace(question(4)), lastUserText(t, reqs[len(reqs)-1]))
+}

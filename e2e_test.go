@@ -79,7 +79,12 @@ type result struct {
 
 func (e *e2e) run(stdin string, args ...string) result {
 	e.t.Helper()
-	cmd := e.cmd(stdin, args...)
+	return e.exec(e.cmd(stdin, args...))
+}
+
+// exec runs cmd and returns its output and exit code.
+func (e *e2e) exec(cmd *exec.Cmd) result {
+	e.t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

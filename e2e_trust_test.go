@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,16 +21,7 @@ func (e *e2e) runBare(env []string, args ...string) result {
 	cmd.Dir = e.cwd
 	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "NO_COLOR=1", "LUNAR_MAX_RETRIES=0")
 	cmd.Env = append(cmd.Env, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(e.t, err)
-	}
-	return result{stdout: out.String(), stderr: errb.String(), code: code}
+	return e.exec(cmd)
 }
 
 // A cloned repository's .lunar/config.json must not send the user's key to

@@ -1,9 +1,10 @@
 package lua
 
 // This file holds one loaded hook: its private, sandboxed *lua.LState and
-// the single entry point for running Lua in it (call), which serialises
-// access, applies the timeout and the caller's cancellation, and turns
-// every failure into an error naming the hook, the event and the Lua line.
+// the single entry point for running Lua in it (run), which serialises
+// access, applies the timeout, the memory cap and the caller's
+// cancellation, and turns every failure into an error naming the hook, the
+// event and the Lua line.
 
 import (
 	"bytes"
@@ -36,6 +37,13 @@ type hook struct {
 	L      *glua.LState
 	codec  *stdlib.Codec
 	broken string // non-empty: the state is unusable, and why
+
+	// off is why the hook was disabled for the session (nil: it is not);
+	// stuck is set while a call that was given up on still runs. Both are
+	// read without mu, so that no call waits behind a stuck one.
+	off      atomic.Pointer[string]
+	stuck    atomic.Bool
+	timeouts atomic.Int32 // consecutive timed-out calls
 
 	ctx    *glua.LTable // the ctx passed to event handlers
 	cmdCtx *glua.LTable // the ctx passed to command handlers (adds set_model, ...)
@@ -82,6 +90,7 @@ type owner struct {
 	timer    *time.Timer // nil: no timeout
 	deadline time.Time
 	timedOut atomic.Bool
+	paused   atomic.Int32 // waiting for the user (a dialog): never given up on
 }
 
 func owns(ctx context.Context, h *hook) bool {
@@ -107,7 +116,10 @@ func pauseTimeout(ctx context.Context) (resume func()) {
 		left time.Duration
 	}
 	var ps []paused
+	var all []*owner
 	for o := ctxOwner(ctx); o != nil; o = o.parent {
+		o.paused.Add(1)
+		all = append(all, o)
 		if o.timer != nil && o.timer.Stop() {
 			ps = append(ps, paused{o, time.Until(o.deadline)})
 		}
@@ -116,6 +128,9 @@ func pauseTimeout(ctx context.Context) (resume func()) {
 		for _, p := range ps {
 			p.o.deadline = time.Now().Add(p.left)
 			p.o.timer.Reset(p.left)
+		}
+		for _, o := range all {
+			o.paused.Add(-1)
 		}
 	}
 }
@@ -188,6 +203,7 @@ func (h *hook) newState() {
 		L.Call(0, 0)
 	}
 
+	stdlib.LimitLibs(L)
 	stdlib.Preload(L, stdlib.Modules(h.stdlibEnv()))
 	lunarT := lunarModule(h).Table(L)
 	g.RawSetString("lunar", lunarT)
@@ -289,16 +305,88 @@ func (e *callError) Error() string { return e.msg }
 // context.Canceled)), e.g. to exit with "interrupted".
 func (e *callError) Unwrap() error { return e.cause }
 
+// call is one run of Lua code in a hook's state: what it changed in the
+// state, to restore, and what bounds it.
+type call struct {
+	h       *hook
+	L       *glua.LState
+	parent  context.Context // the caller's context
+	ctx     context.Context // the call's: parent plus timeout and memory cap
+	cancel  context.CancelFunc
+	ow      *owner
+	mem     *memWatch
+	timeout time.Duration
+	prev    context.Context // L's context before the call
+	top     int
+}
+
+// begin sets up a call in h's state (held by the caller).
+func (h *hook) begin(parent context.Context, timeout time.Duration) *call {
+	c := &call{h: h, L: h.L, parent: parent, timeout: timeout, ow: &owner{h: h, parent: ctxOwner(parent)}}
+	ctx, cancel := context.WithCancel(parent)
+	c.cancel = cancel
+	if timeout > 0 {
+		c.ow.deadline = time.Now().Add(timeout)
+		c.ow.timer = time.AfterFunc(timeout, func() {
+			c.ow.timedOut.Store(true)
+			cancel()
+		})
+	}
+	c.mem = h.rt.watchMemory(cancel)
+	ctx = context.WithValue(ctx, ownerKey{}, c.ow)
+	if c.mem != nil {
+		ctx = &callCtx{Context: stdlib.WithLimits(ctx, &c.mem.limits), w: c.mem}
+	}
+	c.ctx = ctx
+	c.prev = c.L.Context()
+	c.L.SetContext(ctx)
+	c.top = c.L.GetTop()
+	return c
+}
+
+// end restores the state and stops the call's timers.
+func (c *call) end() {
+	if c.ow.timer != nil {
+		c.ow.timer.Stop()
+	}
+	c.mem.stop()
+	c.cancel()
+	if c.prev != nil {
+		c.L.SetContext(c.prev)
+	} else {
+		c.L.RemoveContext()
+	}
+	c.L.SetTop(c.top)
+}
+
 // run calls fn in the hook's state. build (under the lock) returns the
 // arguments; use (under the lock) consumes the first result. It holds the
 // hook's lock unless ctx shows this goroutine already runs the state (a
 // host callback firing an event while a handler waits), and runs under ctx
-// plus timeout (0: none). Errors name the Lua position.
+// plus timeout (0: none) and the memory cap. Errors name the Lua position.
+//
+// An outermost call runs on its own goroutine: once it has been stopped
+// (timeout, memory cap, cancellation), run waits abandonGrace for it to
+// return and then returns without it; the hook refuses calls until it has
+// ("hook busy"), and its state stays consistent, since the stuck function
+// returns into a state whose context is done.
 func (h *hook) run(ctx context.Context, timeout time.Duration, fn glua.LValue,
 	build func(L *glua.LState) ([]glua.LValue, error), use func(ret glua.LValue) error) error {
-	if !owns(ctx, h) {
+	nested := owns(ctx, h)
+	if !nested {
+		if err := h.unavailable(); err != nil {
+			return err
+		}
 		h.mu.Lock()
-		defer h.mu.Unlock()
+	}
+	release := !nested // whether this call unlocks when it returns
+	defer func() {
+		if release {
+			h.unlock()
+		}
+	}()
+	if err := h.unavailable(); err != nil {
+		return err
 	}
 	if h.broken != "" {
 		return &callError{msg: "hook disabled: " + h.broken}
@@ -311,44 +399,105 @@ func (h *hook) run(ctx context.Context, timeout time.Duration, fn glua.LValue,
 			return err
 		}
 	}
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	ow := &owner{h: h, parent: ctxOwner(ctx)}
-	if timeout > 0 {
-		ow.deadline = time.Now().Add(timeout)
-		ow.timer = time.AfterFunc(timeout, func() {
-			ow.timedOut.Store(true)
-			cancel()
-		})
-		defer ow.timer.Stop()
-	}
-	cctx = context.WithValue(cctx, ownerKey{}, ow)
-	prev := L.Context()
-	L.SetContext(cctx)
-	defer func() {
-		if prev != nil {
-			L.SetContext(prev)
-		} else {
-			L.RemoveContext()
-		}
-	}()
-	top := L.GetTop()
-	defer L.SetTop(top)
+	c := h.begin(ctx, timeout)
 	L.Push(fn)
 	for _, a := range args {
 		L.Push(a)
 	}
-	if err := L.PCall(len(args), 1, nil); err != nil {
-		return h.callErr(err, ctx, ow, timeout)
+	var perr error
+	if nested {
+		perr = L.PCall(len(args), 1, nil)
+	} else {
+		var abandoned bool
+		if perr, abandoned = c.await(len(args)); abandoned {
+			release = false // the call's goroutine unlocks when it returns
+			return c.abandoned()
+		}
 	}
+	defer c.end()
+	if perr != nil {
+		err := h.callErr(perr, c)
+		h.countTimeout(err)
+		return err
+	}
+	h.countTimeout(nil)
 	if use == nil {
 		return nil
 	}
 	return use(L.Get(-1))
 }
 
+// await runs the pushed call on its own goroutine and waits for it; past
+// abandonGrace after the call was stopped (and not waiting for the user),
+// it gives up: abandoned is true and the goroutine ends the call and
+// unlocks the hook when the call returns.
+func (c *call) await(nargs int) (err error, abandoned bool) {
+	const (
+		running = iota
+		finished
+		givenUp
+	)
+	var state atomic.Int32
+	done := make(chan error, 1)
+	go func() {
+		err := c.L.PCall(nargs, 1, nil)
+		if state.CompareAndSwap(running, finished) {
+			done <- err
+			return
+		}
+		c.end()
+		c.h.stuck.Store(false)
+		c.h.unlock()
+	}()
+	select {
+	case err := <-done:
+		return err, false
+	case <-c.ctx.Done():
+	}
+	grace := time.NewTimer(abandonGrace)
+	defer grace.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err, false
+		case <-grace.C:
+			if c.ow.paused.Load() > 0 {
+				grace.Reset(abandonGrace)
+				continue
+			}
+			c.h.stuck.Store(true)
+			if state.CompareAndSwap(running, givenUp) {
+				return nil, true
+			}
+			c.h.stuck.Store(false)
+			return <-done, false
+		}
+	}
+}
+
+// abandoned is the error of a call given up on: it did not return after
+// it was stopped (a Go function that does not check its context, a long
+// step of the VM or of the garbage collector).
+func (c *call) abandoned() error {
+	stuck := fmt.Sprintf(" (the call did not stop within %v; lunar stopped waiting for it)", abandonGrace)
+	var err *callError
+	switch {
+	case c.mem.over():
+		err = &callError{msg: c.mem.message() + stuck}
+		if c.h.disable(stdlib.MemoryLimitError) {
+			err.msg += disabledNote
+		}
+	case c.ow.timedOut.Load():
+		err = &callError{msg: "timed out after " + c.timeout.String() + stuck, timeout: true}
+	default:
+		err = &callError{msg: "cancelled" + stuck, cause: c.parent.Err()}
+	}
+	c.h.countTimeout(err)
+	return err
+}
+
 // callErr turns a PCall error into a message with the Lua position.
-func (h *hook) callErr(err error, parent context.Context, ow *owner, timeout time.Duration) error {
+func (h *hook) callErr(err error, c *call) error {
 	var api *glua.ApiError
 	msg := err.Error()
 	if errors.As(err, &api) {
@@ -357,27 +506,39 @@ func (h *hook) callErr(err error, parent context.Context, ow *owner, timeout tim
 		}
 		if api.Type == glua.ApiErrorPanic {
 			// A Go panic inside the state: it cannot be trusted any more.
-			h.broken = "internal error: " + msg
-			return &callError{msg: "internal error (hook disabled): " + msg}
+			h.disable("internal error: " + msg)
+			return &callError{msg: "internal error: " + msg + disabledNote}
 		}
 	}
-	canceled := context.Canceled.Error()
-	switch {
-	case ow.timedOut.Load():
-		if strings.Contains(msg, canceled) {
-			msg = strings.Replace(msg, canceled, "timed out after "+timeout.String(), 1)
-		} else {
-			msg = "timed out after " + timeout.String() + ": " + msg
+	// What stopped the call: the VM (and the library functions) raise the
+	// call context's error, which says "context canceled" either way.
+	replace := func(with string) string {
+		if canceled := context.Canceled.Error(); strings.Contains(msg, canceled) {
+			return strings.Replace(msg, canceled, with, 1)
 		}
-		return &callError{msg: msg, timeout: true}
-	case parent.Err() != nil:
-		return &callError{msg: strings.Replace(msg, parent.Err().Error(), "cancelled", 1), cause: parent.Err()}
+		return with + ": " + msg
+	}
+	switch {
+	case c.mem.over():
+		msg = replace(c.mem.message())
+		if h.disable(stdlib.MemoryLimitError) {
+			msg += disabledNote
+		}
+		return &callError{msg: msg}
+	case c.ow.timedOut.Load():
+		return &callError{msg: replace("timed out after " + c.timeout.String()), timeout: true}
+	case c.parent.Err() != nil:
+		return &callError{msg: strings.Replace(msg, c.parent.Err().Error(), "cancelled", 1), cause: c.parent.Err()}
 	}
 	return &callError{msg: msg}
 }
 
-// close releases the state.
+// close releases the state. A call given up on still owns it; the state
+// is then left to the garbage collector.
 func (h *hook) close() {
+	if h.stuck.Load() {
+		return
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.L != nil {
@@ -402,7 +563,15 @@ func (s *Source) readLib(rel string) ([]byte, string, error) {
 		if err != nil || !strings.HasPrefix(real, libReal+string(filepath.Separator)) {
 			return nil, display, fmt.Errorf("%s: leads outside %s", p, filepath.Join(s.dir, "lib"))
 		}
-		code, err := os.ReadFile(real)
+		if s.Origin == OriginProject {
+			// Only what the trust hash covers: a lib/ that is a link to
+			// another folder could change without asking again.
+			dirReal, err := filepath.EvalSymlinks(s.dir)
+			if err != nil || !strings.HasPrefix(real, dirReal+string(filepath.Separator)) {
+				return nil, display, fmt.Errorf("%s: leads outside %s", p, s.dir)
+			}
+		}
+		code, err := stdlib.ReadRegular(real, MaxSourceSize)
 		if err != nil {
 			return nil, display, err
 		}

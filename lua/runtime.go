@@ -38,6 +38,14 @@ type Options struct {
 	// renderers (0: DefaultTimeout). session.before_compact and command
 	// handlers have none; the caller's context cancels any.
 	Timeout time.Duration
+	// MaxTimeouts is how many calls of a hook in a row may time out before
+	// the hook is disabled for the session (0: DefaultMaxTimeouts,
+	// negative: never).
+	MaxTimeouts int
+	// MemoryLimit caps, in bytes, what one hook call may allocate (0:
+	// DefaultMemoryLimit, negative: no cap). A call over it is stopped
+	// and its hook disabled for the session.
+	MemoryLimit int64
 	// DataDir is lunar's data folder: hooks may write under it, and each
 	// gets its own ctx.data_dir = DataDir/hooks/<name> ("" = none).
 	DataDir string

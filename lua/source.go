@@ -3,8 +3,13 @@ package lua
 // This file finds the hooks to load, in order: the bundled hooks.d/ (in
 // the binary), the global hooks.d, the project's .lunar/hooks.d (only when
 // the user trusts it) and each --hook file; within a folder by file name.
+// A folder's entry that is not a readable regular file of at most
+// MaxSourceSize (a link to /dev/zero, a dangling link, a FIFO) is skipped
+// with a warning: a cloned repository must not be able to stop lunar from
+// starting, or make it read forever.
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,6 +18,7 @@ import (
 	"strings"
 
 	hooksd "github.com/lunar-cli/lunar/hooks.d"
+	"github.com/lunar-cli/lunar/stdlib"
 )
 
 // Hook origins, in load order.
@@ -26,6 +32,9 @@ const (
 // ProjectHooksDir is where a project keeps its hooks, relative to the
 // project folder.
 const ProjectHooksDir = ".lunar/hooks.d"
+
+// MaxSourceSize is the largest hook file (or lib/ module) lunar loads.
+const MaxSourceSize = 4 << 20
 
 // Source is one hook script to load.
 type Source struct {
@@ -44,9 +53,9 @@ func FileSource(file, origin string) (Source, error) {
 	if err != nil {
 		return Source{}, fmt.Errorf("hook %s: %w", file, err)
 	}
-	code, err := os.ReadFile(abs)
+	code, err := stdlib.ReadRegular(abs, MaxSourceSize)
 	if err != nil {
-		return Source{}, fmt.Errorf("hook %s: %w", file, err)
+		return Source{}, fmt.Errorf("hook %s: %w", file, unwrapPath(err))
 	}
 	return Source{Name: filepath.Base(abs), Path: abs, Origin: origin, Code: code, dir: filepath.Dir(abs)}, nil
 }
@@ -108,17 +117,15 @@ func Discover(opts DiscoverOptions) (sources []Source, warnings []string, err er
 			sources = append(sources, Source{Name: n, Path: "hooks.d/" + n, Origin: OriginBundled, Code: code, fsys: bundled})
 		}
 		if opts.GlobalDir != "" {
-			found, err := dirSources(opts.GlobalDir, OriginGlobal, keep)
+			found, warn, err := dirSources(opts.GlobalDir, OriginGlobal, keep)
 			if err != nil {
 				return nil, nil, err
 			}
 			sources = append(sources, found...)
+			warnings = append(warnings, warn...)
 		}
 		if opts.ProjectDir != "" {
-			found, warn, err := projectSources(opts, keep)
-			if err != nil {
-				return nil, nil, err
-			}
+			found, warn := projectSources(opts, keep)
 			sources = append(sources, found...)
 			warnings = append(warnings, warn...)
 		}
@@ -134,65 +141,83 @@ func Discover(opts DiscoverOptions) (sources []Source, warnings []string, err er
 }
 
 // dirSources reads the *.lua files of a hooks folder (missing is fine).
-func dirSources(dir, origin string, keep func(string) bool) ([]Source, error) {
+// A file that cannot be read is skipped with a warning.
+func dirSources(dir, origin string, keep func(string) bool) ([]Source, []string, error) {
 	ents, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("hooks folder %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("hooks folder %s: %w", dir, err)
 	}
 	var out []Source
+	var warnings []string
 	for _, e := range ents { // ReadDir sorts by name
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".lua") || !keep(e.Name()) {
 			continue
 		}
 		s, err := FileSource(filepath.Join(dir, e.Name()), origin)
 		if err != nil {
-			return nil, err
+			warnings = append(warnings, err.Error()+": skipped")
+			continue
 		}
 		out = append(out, s)
 	}
-	return out, nil
+	return out, warnings, nil
+}
+
+// unwrapPath drops the path an *fs.PathError repeats (the caller names
+// the file itself).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // projectSources loads the project's hooks if the folder is trusted with
-// its current content, asking the user when it is not.
-func projectSources(opts DiscoverOptions, keep func(string) bool) ([]Source, []string, error) {
+// its current content, asking the user when it is not. Whatever the
+// project folder holds, it never fails: problems are warnings and skip
+// the project's hooks (or the files concerned).
+func projectSources(opts DiscoverOptions, keep func(string) bool) ([]Source, []string) {
 	project, err := filepath.Abs(opts.ProjectDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("project folder %s: %w", opts.ProjectDir, err)
+		return nil, []string{fmt.Sprintf("project folder %s: %v: its hooks are skipped", opts.ProjectDir, err)}
 	}
 	dir := filepath.Join(project, filepath.FromSlash(ProjectHooksDir))
-	found, err := dirSources(dir, OriginProject, keep)
-	if err != nil || len(found) == 0 {
-		return nil, nil, err
+	found, warnings, err := dirSources(dir, OriginProject, keep)
+	if err != nil {
+		return nil, []string{err.Error() + ": project hooks skipped"}
+	}
+	if len(found) == 0 {
+		return nil, warnings
 	}
 	hash, files, err := HashHookDir(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, append(warnings, err.Error()+": project hooks skipped")
 	}
 	switch {
 	case opts.Trust:
-		return found, nil, nil
+		return found, warnings
 	case opts.TrustStore != nil && opts.TrustStore.Trusted(project, hash):
-		return found, nil, nil
+		return found, warnings
 	case opts.Ask != nil:
 		if !opts.Ask(project, files) {
-			return nil, []string{fmt.Sprintf("project hooks in %s not trusted: skipped", dir)}, nil
+			return nil, append(warnings, fmt.Sprintf("project hooks in %s not trusted: skipped", dir))
 		}
 		if opts.TrustStore != nil {
 			if err := opts.TrustStore.Trust(project, hash); err != nil {
-				return found, []string{fmt.Sprintf("trusting %s: %v (you will be asked again)", dir, err)}, nil
+				return found, append(warnings, fmt.Sprintf("trusting %s: %v (you will be asked again)", dir, err))
 			}
 		}
-		return found, nil, nil
+		return found, warnings
 	}
 	what := "are not trusted"
 	if opts.TrustStore != nil && opts.TrustStore.known(project) {
 		what = "changed since you trusted them"
 	}
-	return nil, []string{fmt.Sprintf("project hooks in %s %s: skipped (run lunar in a terminal to review and trust them, or pass --trust)", dir, what)}, nil
+	return nil, append(warnings, fmt.Sprintf("project hooks in %s %s: skipped (run lunar in a terminal to review and trust them, or pass --trust)", dir, what))
 }
 
 func (t *TrustStore) known(dir string) bool {

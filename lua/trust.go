@@ -4,7 +4,8 @@ package lua
 // hooks are code from whatever repository was cloned: they load only when
 // the folder is trusted with exactly the files it holds now. A record keeps
 // a sha256 over the names and contents of every file under
-// .lunar/hooks.d; any change makes the folder untrusted again.
+// .lunar/hooks.d (and the targets of its symlinks); any change makes the
+// folder untrusted again.
 
 import (
 	"crypto/sha256"
@@ -18,6 +19,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/lunar-cli/lunar/stdlib"
 )
 
 // TrustFile is the name of the trust records in the state folder.
@@ -115,32 +118,89 @@ func (t *TrustStore) save() error {
 	return nil
 }
 
-// HashHookDir hashes every regular file under dir (names relative to dir,
-// and contents) and returns the hash and the sorted names.
+// Bounds of what HashHookDir reads: a folder past them cannot be trusted.
+const (
+	maxHashFiles = 10000
+	maxHashBytes = 64 << 20
+)
+
+// HashHookDir hashes what a hooks folder holds: every regular file under
+// dir (its name relative to dir and its content) and every symlink (its
+// target as written, and the content of the regular file it leads to, if
+// any). It reads nothing but regular files of at most MaxSourceSize and
+// never follows a link to a folder, so links to /dev/zero, dangling links
+// or lib -> / neither fail nor hang it; an entry it cannot read is hashed
+// as such. It returns the hash and the sorted names, a symlink as
+// "name -> target". The error is for a folder that cannot be read at all
+// or holds more than 10000 files or 64 MiB.
 func HashHookDir(dir string) (string, []string, error) {
-	var names []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	// Hash what the folder really holds when it is itself a link.
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", nil, fmt.Errorf("hash %s: %w", dir, err)
+	}
+	type entry struct {
+		name, display string
+		data          []byte
+		note          string // what else identifies the entry (hashed)
+	}
+	var ents []entry
+	total := 0
+	read := func(p string) ([]byte, string) {
+		data, err := stdlib.ReadRegular(p, MaxSourceSize)
 		if err != nil {
-			return err
+			return nil, "unreadable"
 		}
-		if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 {
-			rel, _ := filepath.Rel(dir, p)
-			names = append(names, filepath.ToSlash(rel))
+		total += len(data)
+		return data, ""
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(root, p)
+		name := filepath.ToSlash(rel)
+		if err != nil {
+			if p == root {
+				return err
+			}
+			ents = append(ents, entry{name: name, display: name + " (unreadable)", note: "unreadable"})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if len(ents) >= maxHashFiles || total > maxHashBytes {
+			return fmt.Errorf("more than %d files or %s", maxHashFiles, stdlib.FormatBytes(maxHashBytes))
+		}
+		switch {
+		case d.Type().IsRegular():
+			e := entry{name: name, display: name}
+			e.data, e.note = read(p)
+			ents = append(ents, e)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			e := entry{name: name, display: name + " -> " + target, note: "symlink\x00" + target}
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				var note string
+				e.data, note = read(p)
+				e.note += note
+			}
+			ents = append(ents, e)
 		}
 		return nil
 	})
 	if err != nil {
 		return "", nil, fmt.Errorf("hash %s: %w", dir, err)
 	}
-	sort.Strings(names)
+	sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
 	h := sha256.New()
-	for _, n := range names {
-		data, err := os.ReadFile(filepath.Join(dir, n))
-		if err != nil {
-			return "", nil, fmt.Errorf("hash %s: %w", dir, err)
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.display
+		// Regular files hash as they always have, so trust records stay valid.
+		fmt.Fprintf(h, "%s\x00%d\x00", e.name, len(e.data))
+		h.Write(e.data)
+		if e.note != "" {
+			fmt.Fprintf(h, "\x00%s\x00", e.note)
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", n, len(data))
-		h.Write(data)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), names, nil
 }

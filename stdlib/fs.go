@@ -2,17 +2,22 @@ package stdlib
 
 // The fs module: reads anywhere, writes only under the hook's write roots
 // (the working folder, lunar's data folder, the hook's data_dir). A target
-// is checked after resolving "..", symlinks and relative paths, so neither
-// can lead a write outside the roots.
+// is checked after resolving "..", symlinks (a dangling one included) and
+// relative paths, then opened through an os.Root on its write root, so
+// that a symlink swapped in between the check and the open cannot lead
+// the write outside either. Reads take regular files only (never a
+// device or a FIFO, which could block or never end), up to MaxReadSize.
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 
 	glua "github.com/yuin/gopher-lua"
 )
@@ -24,7 +29,7 @@ func fsModule(env *Env) *Module {
 		Funcs: []Func{
 			{Name: "read", Fn: env.fsRead, Returns: "string?, string?",
 				Params: []Param{{Name: "path", Type: "string"}},
-				Doc:    "Returns the whole content of a file."},
+				Doc:    "Returns the whole content of a regular file (at most 64 MiB)."},
 			{Name: "write", Fn: env.fsWrite, Returns: "true?, string?",
 				Params: []Param{{Name: "path", Type: "string"}, {Name: "content", Type: "string"}, {Name: "opts", Type: "fs.WriteOptions", Optional: true}},
 				Doc:    "Writes (or with append=true appends to) a file, creating it if needed. The folder must exist (fs.mkdir)."},
@@ -65,13 +70,31 @@ func (env *Env) abs(p string) string {
 }
 
 // resolve returns p with symlinks resolved as far as the path exists; the
-// missing tail is appended as is (it cannot contain ".." after Clean).
-func resolve(p string) string {
+// missing tail is appended as is (it cannot contain ".." after Clean). A
+// symlink whose target is missing (dangling) is followed too: writing
+// through it would create its target.
+func resolve(p string) string { return resolveLinks(p, 0) }
+
+// maxLinks bounds the symlinks resolve follows by hand (as the kernel's
+// ELOOP does).
+const maxLinks = 40
+
+func resolveLinks(p string, depth int) string {
 	p = filepath.Clean(p)
 	var tail []string
 	for {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			return filepath.Join(append([]string{r}, tail...)...)
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < maxLinks {
+			target, err := os.Readlink(p)
+			dir, derr := filepath.EvalSymlinks(filepath.Dir(p))
+			if err == nil && derr == nil {
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(dir, target)
+				}
+				return resolveLinks(filepath.Join(append([]string{target}, tail...)...), depth+1)
+			}
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
@@ -82,9 +105,9 @@ func resolve(p string) string {
 	}
 }
 
-// Writable reports whether path (absolute, or relative to env.Cwd) lies
-// under one of the write roots once resolved.
-func (env *Env) Writable(path string) error {
+// writeRoot finds the write root path lies under once resolved, and the
+// resolved path relative to it.
+func (env *Env) writeRoot(path string) (root, rel string, err error) {
 	target := resolve(env.abs(path))
 	var roots []string
 	if env.WriteRoots != nil {
@@ -96,10 +119,115 @@ func (env *Env) Writable(path string) error {
 		}
 		root := resolve(env.abs(r))
 		if target == root || strings.HasPrefix(target, root+string(filepath.Separator)) {
-			return nil
+			rel, err := filepath.Rel(root, target)
+			if err != nil {
+				break
+			}
+			return root, rel, nil
 		}
 	}
-	return fmt.Errorf("%s: writing outside the working folder and the data folders is not allowed", path)
+	return "", "", fmt.Errorf("%s: writing outside the working folder and the data folders is not allowed", path)
+}
+
+// Writable reports whether path (absolute, or relative to env.Cwd) lies
+// under one of the write roots once resolved.
+func (env *Env) Writable(path string) error {
+	_, _, err := env.writeRoot(path)
+	return err
+}
+
+// inRoot runs fn on the write root of path, with path relative to it.
+// os.Root refuses any step (a symlink, "..") that leads out of the root,
+// whenever it appears.
+func (env *Env) inRoot(path string, fn func(r *os.Root, rel string) error) error {
+	root, rel, err := env.writeRoot(path)
+	if err != nil {
+		return err
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := fn(r, rel); err != nil {
+		if strings.Contains(err.Error(), "path escapes from parent") {
+			return fmt.Errorf("%s: writing outside the working folder and the data folders is not allowed", path)
+		}
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// unwrapPath drops os.Root's relative path from an error (the caller
+// names the path the hook gave).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// MaxReadSize is the largest file fs.read returns (and the largest hook
+// source lunar loads is smaller still).
+const MaxReadSize = 64 << 20
+
+// ReadRegular reads a regular file of at most limit bytes (following
+// symlinks). Anything else (a folder, a device such as /dev/zero, a FIFO,
+// a socket) is refused without reading, and opening never blocks.
+func ReadRegular(path string, limit int64) ([]byte, error) {
+	return readRegular(path, limit, nil, nil)
+}
+
+// readRegular is ReadRegular that calls sized (when set) with the size
+// before reading and check (when set) between chunks.
+func readRegular(path string, limit int64, sized func(int64), check func() error) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		what := "not a regular file"
+		if fi.IsDir() {
+			what = "is a folder"
+		}
+		return nil, fmt.Errorf("%s: %s", path, what)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s: too large (%s; at most %s)", path, FormatBytes(fi.Size()), FormatBytes(limit))
+	}
+	if sized != nil {
+		sized(fi.Size())
+	}
+	// The size may be wrong (/proc) or change while reading: read until
+	// EOF, never past limit.
+	buf := make([]byte, 0, fi.Size()+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):min(cap(buf), len(buf)+chunkSize)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, fmt.Errorf("%s: too large (more than %s)", path, FormatBytes(limit))
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if check != nil {
+			if err := check(); err != nil {
+				return nil, err
+			}
+		}
+	}
 }
 
 func pushErr(L *glua.LState, err error) int {
@@ -110,11 +238,16 @@ func pushErr(L *glua.LState, err error) int {
 
 func (env *Env) fsRead(L *glua.LState) int {
 	p := L.CheckString(1)
-	b, err := os.ReadFile(env.abs(p))
+	b, err := readRegular(env.abs(p), MaxReadSize,
+		func(n int64) { reserve(L, "fs.read", n) },
+		func() error { return stopped(L) })
 	if err != nil {
+		if serr := stopped(L); serr != nil {
+			L.RaiseError("%s", serr.Error())
+		}
 		return pushErr(L, err)
 	}
-	L.Push(glua.LString(b))
+	L.Push(glua.LString(unsafe.String(unsafe.SliceData(b), len(b))))
 	return 1
 }
 
@@ -125,21 +258,21 @@ func (env *Env) fsWrite(L *glua.LState) int {
 	if t, ok := L.Get(3).(*glua.LTable); ok {
 		appendMode = glua.LVAsBool(t.RawGetString("append"))
 	}
-	if err := env.Writable(p); err != nil {
-		return pushErr(L, err)
-	}
 	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	if appendMode {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	}
-	f, err := os.OpenFile(env.abs(p), flags, 0o644)
-	if err != nil {
-		return pushErr(L, err)
-	}
-	_, err = f.WriteString(content)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err := env.inRoot(p, func(r *os.Root, rel string) error {
+		f, err := r.OpenFile(rel, flags, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(content)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
 	if err != nil {
 		return pushErr(L, err)
 	}
@@ -188,10 +321,13 @@ func (env *Env) fsStat(L *glua.LState) int {
 
 func (env *Env) fsMkdir(L *glua.LState) int {
 	p := L.CheckString(1)
-	if err := env.Writable(p); err != nil {
-		return pushErr(L, err)
-	}
-	if err := os.MkdirAll(env.abs(p), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	err := env.inRoot(p, func(r *os.Root, rel string) error {
+		if rel == "." {
+			return nil
+		}
+		return r.MkdirAll(rel, 0o755)
+	})
+	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return pushErr(L, err)
 	}
 	L.Push(glua.LTrue)

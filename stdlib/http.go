@@ -126,6 +126,7 @@ func (env *Env) httpRequest(L *glua.LState) int {
 	if len(data) > maxHTTPBody {
 		return pushErr(L, fmt.Errorf("%s %s: response body larger than %d MB", req.Method, url, maxHTTPBody>>20))
 	}
+	holding(L, "http.request", int64(len(data)))
 	t := L.CreateTable(0, 3)
 	t.RawSetString("status", glua.LNumber(res.StatusCode))
 	names := make([]string, 0, len(res.Header))

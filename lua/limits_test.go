@@ -16,8 +16,8 @@ import (
 	"github.com/lunar-cli/lunar/lua/luatest"
 )
 
-// loadCode loads one hook from source text.
-func loadCode(t *testing.T, host lua.Host, opts lua.Options, name, code string) (*lua.Runtime, *luatest.Reports) {
+// loadLimited loads one hook from source text, with opts.
+func loadLimited(t *testing.T, host lua.Host, opts lua.Options, name, code string) (*lua.Runtime, *luatest.Reports) {
 	t.Helper()
 	reps := &luatest.Reports{}
 	opts.Host = host
@@ -55,7 +55,7 @@ func TestRunawayBuiltinsStopAtTheTimeout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rt, reps := loadCode(t, newHost(t), lua.Options{Timeout: timeout}, "bomb.lua", onSystem(tt.code))
+			rt, reps := loadLimited(t, newHost(t), lua.Options{Timeout: timeout}, "bomb.lua", onSystem(tt.code))
 			start := time.Now()
 			assert.Equal(t, "base", rt.SystemPrompt(bg, "base"))
 			took := time.Since(start)
@@ -70,7 +70,7 @@ func TestRunawayBuiltinsStopAtTheTimeout(t *testing.T) {
 // TestCtrlCStopsABacktrackingFind: the caller's cancellation (Ctrl+C)
 // stops a pattern search too, the first time.
 func TestCtrlCStopsABacktrackingFind(t *testing.T) {
-	rt, reps := loadCode(t, newHost(t), lua.Options{Timeout: time.Hour}, "bomb.lua", onSystem(backtrack+`s:find(p)`))
+	rt, reps := loadLimited(t, newHost(t), lua.Options{Timeout: time.Hour}, "bomb.lua", onSystem(backtrack+`s:find(p)`))
 	ctx, cancel := context.WithCancel(bg)
 	stop := time.AfterFunc(100*time.Millisecond, cancel)
 	defer stop.Stop()
@@ -85,7 +85,7 @@ func TestCtrlCStopsABacktrackingFind(t *testing.T) {
 // default) disable a hook for the session, with one report; a call that
 // ends in time resets the count.
 func TestRepeatedTimeoutsDisableTheHook(t *testing.T) {
-	rt, reps := loadCode(t, newHost(t), lua.Options{Timeout: 30 * time.Millisecond}, "loop.lua", `
+	rt, reps := loadLimited(t, newHost(t), lua.Options{Timeout: 30 * time.Millisecond}, "loop.lua", `
 lunar.on("chat.system.transform", function(ev)
   if ev.system_prompt == "loop" then while true do end end
   return { system_prompt = ev.system_prompt .. "!" }
@@ -114,7 +114,7 @@ end)`)
 	assert.Equal(t, []string{"disabled for this session: timed out 3 times in a row"}, report.Errors)
 
 	// MaxTimeouts < 0: never disabled.
-	rt, reps = loadCode(t, newHost(t), lua.Options{Timeout: 20 * time.Millisecond, MaxTimeouts: -1}, "loop.lua", onSystem(`while true do end`))
+	rt, reps = loadLimited(t, newHost(t), lua.Options{Timeout: 20 * time.Millisecond, MaxTimeouts: -1}, "loop.lua", onSystem(`while true do end`))
 	for range 4 {
 		rt.SystemPrompt(bg, "x")
 	}
@@ -132,7 +132,7 @@ func TestAStuckCallIsGivenUpOn(t *testing.T) {
 		<-release // deaf to the context
 		return "late", nil
 	}
-	rt, reps := loadCode(t, host, lua.Options{Timeout: 100 * time.Millisecond}, "stuck.lua", `
+	rt, reps := loadLimited(t, host, lua.Options{Timeout: 100 * time.Millisecond}, "stuck.lua", `
 lunar.on("chat.system.transform", function(ev)
   if ev.system_prompt == "complete" then lunar.complete("hi") end
   return { system_prompt = ev.system_prompt .. "!" }
@@ -164,7 +164,7 @@ func TestACallWaitingForTheUserIsNotGivenUpOn(t *testing.T) {
 		close(inDialog)
 		<-release
 	}
-	rt, reps := loadCode(t, host, lua.Options{Timeout: 50 * time.Millisecond}, "ask.lua", `
+	rt, reps := loadLimited(t, host, lua.Options{Timeout: 50 * time.Millisecond}, "ask.lua", `
 lunar.on("chat.system.transform", function(ev, ctx)
   local yes = ctx.ui.confirm("go?")
   return { system_prompt = "answered" }
@@ -203,7 +203,7 @@ func TestMemoryBombsAreHookErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rt, reps := loadCode(t, newHost(t), lua.Options{Timeout: time.Minute}, "bomb.lua", onSystem(tt.code))
+			rt, reps := loadLimited(t, newHost(t), lua.Options{Timeout: time.Minute}, "bomb.lua", onSystem(tt.code))
 			start := time.Now()
 			assert.Equal(t, "base", rt.SystemPrompt(bg, "base"))
 			t.Logf("%v: %s", time.Since(start), reps)

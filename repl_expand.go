@@ -41,6 +41,18 @@ func (r *repl) cmdExpand(_ context.Context, args string) error {
 		text = "(no output)"
 	}
 	b.WriteString(text + "\n")
+	if diff := editDiff(m.Details); diff != "" && m.ToolName == "edit" {
+		for _, l := range strings.Split(strings.TrimRight(cleanForTerminal(diff), "\n"), "\n") {
+			style := ansiDim
+			switch {
+			case strings.HasPrefix(l, "-"):
+				style = ansiRed
+			case strings.HasPrefix(l, "+"):
+				style = ansiGreen
+			}
+			b.WriteString(r.term.paint(style, l) + "\n")
+		}
+	}
 	images := 0
 	for _, c := range m.Content {
 		if c.Type == session.BlockImage {

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -563,6 +564,18 @@ func (v *view) toolResult(name string, r *agent.ToolResult, isError bool) {
 	case len(lines) == 0 && images == 0:
 		v.write(v.t.paint(ansiDim, "  (no output)") + "\n")
 	}
+	if !isError && name == "edit" {
+		if diff := editDiff(r.Details); diff != "" {
+			v.diffPreview(diff, width)
+			lines = nil
+		}
+	}
+	if !isError && name == "bash" && len(lines) > previewLines {
+		// A command's errors and results are at its end: show the last lines.
+		earlier := len(lines) - previewLines
+		v.write(v.t.paint(ansiDim, fmt.Sprintf("  … %d earlier line%s (/expand)", earlier, plural(earlier))) + "\n")
+		lines = lines[earlier:]
+	}
 	shown := min(len(lines), previewLines)
 	for _, l := range lines[:shown] {
 		v.write(v.t.paint(ansiDim, "  "+truncateRunes(l, width)) + "\n")
@@ -640,4 +653,39 @@ func (v *view) statusLine(ci contextInfo) {
 	}
 	v.endLine()
 	v.write(line + "\n")
+}
+
+// diffPreviewLines bounds the diff shown under an edit.
+const diffPreviewLines = 12
+
+// editDiff is the diff in an edit result's details ({"diff": …}).
+func editDiff(details json.RawMessage) string {
+	var d struct {
+		Diff string `json:"diff"`
+	}
+	if len(details) == 0 || json.Unmarshal(details, &d) != nil {
+		return ""
+	}
+	return d.Diff
+}
+
+// diffPreview prints an edit's diff (lines "-12 old", "+12 new", " 12 same"
+// and " ... "), removals red, additions green, context dim, with at most
+// diffPreviewLines lines (the rest: /expand).
+func (v *view) diffPreview(diff string, width int) {
+	lines := strings.Split(strings.TrimRight(cleanForTerminal(diff), "\n"), "\n")
+	shown := min(len(lines), diffPreviewLines)
+	for _, l := range lines[:shown] {
+		style := ansiDim
+		switch {
+		case strings.HasPrefix(l, "-"):
+			style = ansiRed
+		case strings.HasPrefix(l, "+"):
+			style = ansiGreen
+		}
+		v.write("  " + v.t.paint(style, truncateRunes(l, width)) + "\n")
+	}
+	if rest := len(lines) - shown; rest > 0 {
+		v.write(v.t.paint(ansiDim, fmt.Sprintf("  … +%d more diff line%s (/expand)", rest, plural(rest))) + "\n")
+	}
 }

@@ -234,6 +234,9 @@ type replEnv struct {
 	cwd  string
 	srv  *llmtest.Server
 	env  []string // extra environment (later values win)
+	// ask leaves out --yes: the permission policy asks before write,
+	// edit and bash (the other tests run tools without its dialog).
+	ask bool
 }
 
 func newReplEnv(t *testing.T) *replEnv {
@@ -267,6 +270,9 @@ func (e *replEnv) start(args ...string) *ptyREPL {
 func (e *replEnv) startRaw(args ...string) *ptyREPL {
 	e.t.Helper()
 	base := []string{"--model", "openai/gpt-4.1", "--base-url", e.srv.URL(), "--api-key", "sk-test"}
+	if !e.ask {
+		base = append(base, "--yes")
+	}
 	cmd := exec.Command(replBinary(e.t), append(base, args...)...)
 	cmd.Dir = e.cwd
 	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "NO_COLOR=1", "TERM=xterm-256color", "LUNAR_MAX_RETRIES=0")
@@ -436,8 +442,10 @@ func TestREPLToolCallLine(t *testing.T) {
 	p := e.start()
 	p.line("run it")
 	p.expect("→ bash  printf")
-	p.expect("a\r\n")
-	p.expect("… +2 more lines (/expand)")
+	p.expect("… 2 earlier lines (/expand)")
+	p.expect("c\r\n")
+	p.expect("d\r\n")
+	p.expect("e\r\n")
 	p.expect("done")
 	p.expect("> ")
 	p.line("/expand")
@@ -446,6 +454,25 @@ func TestREPLToolCallLine(t *testing.T) {
 	p.expect("> ")
 	p.line("/expand 2")
 	p.expect("only 1 tool call on this branch")
+	p.quit()
+}
+
+// An edit previews its diff: removed lines red, added green, with line
+// numbers; /expand shows all of it.
+func TestREPLEditDiffPreview(t *testing.T) {
+	e := newReplEnv(t)
+	writeFile(t, filepath.Join(e.cwd, "a.txt"), "one\ntwo\nthree\n")
+	e.srv.Reply(llmtest.ToolCall("edit", `{"path":"a.txt","edits":[{"oldText":"two","newText":"TWO"}]}`))
+	e.srv.Reply(llmtest.Text("edited"))
+	p := e.start()
+	p.line("edit it")
+	p.expect("→ edit")
+	p.expect("-2 two")
+	p.expect("+2 TWO")
+	p.expect("edited")
+	p.line("/expand")
+	p.expect("← edit")
+	p.expect("+2 TWO")
 	p.quit()
 }
 

@@ -77,8 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	if opts.Export != "" {
-		fmt.Fprintln(stderr, "lunar: --export: HTML export is not available in this version yet")
-		return exitError
+		return a.exportCommand()
 	}
 	if err := a.setupModels(); err != nil {
 		return a.fail(err)

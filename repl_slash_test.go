@@ -304,14 +304,18 @@ func TestREPLInfoCommands(t *testing.T) {
 	}
 	p.line("/compact")
 	p.expect("nothing to compact")
-	p.line("/export")
-	p.expect("not available")
+	page := filepath.Join(e.cwd, "chat.html")
+	p.line("/export " + page)
+	p.expect("exported to " + page)
 	p.line("/help")
 	p.expect("Hook commands")
 	p.expect("/colour")
 	p.expect("pick a colour")
 	p.line("/quit")
 	assert.Equal(t, 0, p.wait(), p.output())
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "counted")
 }
 
 func TestViewStyledWrapsBetweenWords(t *testing.T) {

@@ -334,8 +334,12 @@ func (r *repl) cmdCompact(ctx context.Context, args string) error {
 	return err
 }
 
-func (r *repl) cmdExport(context.Context, string) error {
-	r.printf("export is not available yet\n")
+func (r *repl) cmdExport(_ context.Context, args string) error {
+	path, err := r.a.exportSession(r.a.rt.Session(), strings.TrimSpace(args))
+	if err != nil {
+		return err
+	}
+	r.printf("exported to %s\n", path)
 	return nil
 }
 

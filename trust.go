@@ -30,6 +30,7 @@ type projectFiles struct {
 	hooksDir  string   // .lunar/hooks.d, "" when it has no hooks
 	hooks     []string // files under hooksDir, relative to it
 	hash      string
+	hashErr   error // the hooks could not be hashed: nothing is trusted
 }
 
 // empty reports whether there is nothing to trust.
@@ -70,7 +71,9 @@ func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
 		if lua, _ := filepath.Glob(filepath.Join(dir, "*.lua")); len(lua) > 0 {
 			hash, files, err := hashHooks(dir)
 			if err != nil {
-				return nil, err
+				// A folder that cannot be hashed (unreadable, too large) is
+				// never trusted; lunar still starts.
+				p.hashErr = err
 			}
 			p.hooksDir, p.hooks, hooksHash = dir, files, hash
 		}
@@ -110,6 +113,9 @@ func (a *app) trustProject(ask func(dir string, files []string) bool) error {
 		store = nil
 	}
 	switch {
+	case p.hashErr != nil:
+		a.warnf("project files in %s cannot be checked (%v): skipped", filepath.Join(p.root, ".lunar"), p.hashErr)
+		return nil
 	case a.opts.Trust:
 		a.projectTrusted = true
 		return nil

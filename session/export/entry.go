@@ -11,22 +11,19 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yuin/goldmark"
-
 	"github.com/lunar-cli/lunar/session"
 )
 
 // entryRenderer renders articles on one goroutine.
 type entryRenderer struct {
-	p      *page
-	md     goldmark.Markdown // model text
-	mdUser goldmark.Markdown // user text: single line breaks kept
-	buf    bytes.Buffer
-	mdOut  *bufio.Writer // goldmark's writer into buf, kept to save allocating one a call
+	p     *page
+	md    *markdowns
+	buf   bytes.Buffer
+	mdOut *bufio.Writer // goldmark's writer into buf, kept to save allocating one a call
 }
 
 func newRenderer(p *page) *entryRenderer {
-	r := &entryRenderer{p: p, md: newMarkdown(false), mdUser: newMarkdown(true)}
+	r := &entryRenderer{p: p, md: newMarkdowns()}
 	r.mdOut = bufio.NewWriterSize(&r.buf, 8<<10)
 	return r
 }
@@ -236,12 +233,8 @@ func (r *entryRenderer) markdown(text string, user bool) {
 		escapeTo(&r.buf, strings.TrimSpace(text))
 		r.buf.WriteString("</p>")
 	} else {
-		md := r.md
-		if user {
-			md = r.mdUser
-		}
 		r.mdOut.Reset(&r.buf)
-		if err := md.Convert([]byte(text), r.mdOut); err != nil {
+		if err := r.md.For(text, user).Convert([]byte(text), r.mdOut); err != nil {
 			r.mdOut.Flush()
 			r.buf.WriteString(`<pre class="plain">`)
 			escapeTo(&r.buf, text)

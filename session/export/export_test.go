@@ -212,6 +212,7 @@ func TestDocumentHasEveryEntryOnceInTreeOrder(t *testing.T) {
 	// branch that was left is not on the path.
 	assert.True(t, hasClass(d.article(t, ids["assistant1"]), "compacted"))
 	assert.False(t, hasClass(d.article(t, ids["assistant2"]), "compacted"))
+	assert.False(t, hasClass(d.article(t, ids["model"]), "compacted"), "settings are not context")
 	_, hidden := attr(d.article(t, ids["alt"]), "hidden")
 	assert.True(t, hidden)
 

@@ -19,16 +19,49 @@ import (
 )
 
 // newMarkdown returns a converter; hardWraps keeps single line breaks
-// (for what users type). A converter is not shared between goroutines.
-func newMarkdown(hardWraps bool) goldmark.Markdown {
+// (for what users type), tables and links add GitHub's tables and bare
+// links (each costs time on every paragraph, so they are used only for
+// text that may hold them). A converter is not shared between goroutines.
+func newMarkdown(hardWraps, tables, links bool) goldmark.Markdown {
 	opts := []renderer.Option{renderer.WithNodeRenderers(util.Prioritized(safeRenderer{}, 100))}
 	if hardWraps {
 		opts = append(opts, html.WithHardWraps())
 	}
-	return goldmark.New(
-		goldmark.WithExtensions(extension.GFM),
-		goldmark.WithRendererOptions(opts...),
-	)
+	exts := []goldmark.Extender{extension.Strikethrough, extension.TaskList}
+	if tables {
+		exts = append(exts, extension.Table)
+	}
+	if links {
+		exts = append(exts, extension.Linkify)
+	}
+	return goldmark.New(goldmark.WithExtensions(exts...), goldmark.WithRendererOptions(opts...))
+}
+
+// markdowns holds a converter for each combination of newMarkdown's
+// options.
+type markdowns [8]goldmark.Markdown
+
+func newMarkdowns() *markdowns {
+	var m markdowns
+	for i := range m {
+		m[i] = newMarkdown(i&1 != 0, i&2 != 0, i&4 != 0)
+	}
+	return &m
+}
+
+// For returns the converter for text.
+func (m *markdowns) For(text string, hardWraps bool) goldmark.Markdown {
+	i := 0
+	if hardWraps {
+		i |= 1
+	}
+	if strings.IndexByte(text, '|') >= 0 {
+		i |= 2
+	}
+	if strings.Contains(text, "://") || strings.Contains(text, "www.") || strings.IndexByte(text, '@') >= 0 {
+		i |= 4
+	}
+	return m[i]
 }
 
 // safeRenderer overrides goldmark's renderers for the nodes that could

@@ -110,7 +110,7 @@ func newPage(s *session.Session, opts Options) *page {
 				if i == k {
 					break
 				}
-				p.cut[i] = true
+				p.cut[i] = inContext(kindOf(p.order[i]))
 			}
 			break
 		}
@@ -127,6 +127,17 @@ func newPage(s *session.Session, opts Options) *page {
 		}
 	}
 	return p
+}
+
+// inContext says entries of a kind put messages into the model's context
+// (settings, labels and hook state do not, so a compaction drops nothing
+// of theirs).
+func inContext(kind string) bool {
+	switch kind {
+	case "user", "assistant", "tool", "error", "bash", "custom", "branch":
+		return true
+	}
+	return false
 }
 
 // pathTo returns the positions from the root to i; nil for -1.

@@ -12,7 +12,7 @@ import (
 func markdown(t *testing.T, src string) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, newMarkdown(false).Convert([]byte(src), &b))
+	require.NoError(t, newMarkdowns().For(src, false).Convert([]byte(src), &b))
 	return b.String()
 }
 

@@ -31,6 +31,8 @@
   var shown = pathTo(leaf);
   shown.forEach(function (k) { onPath[k] = 1; });
   var current = leaf;
+  // Kinds whose entries put messages into the model's context.
+  var contextKinds = { user: 1, assistant: 1, tool: 1, error: 1, bash: 1, custom: 1, branch: 1 };
 
   function pathTo(k) {
     var p = [];
@@ -76,7 +78,7 @@
     }
     var from = compactedFrom(path);
     for (x = 0; x < Math.max(from, Math.min(cutFrom, common)); x++) {
-      els[path[x]].classList.toggle('compacted', x < from);
+      els[path[x]].classList.toggle('compacted', x < from && contextKinds[kind[path[x]]] === 1);
     }
     cutFrom = from;
     shown = path;

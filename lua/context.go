@@ -3,12 +3,14 @@ package lua
 // This file implements the context event, the one that converts the most:
 // every model call hands the whole context to each listening hook.
 //
-// Two things keep it cheap. A message table handed back unchanged (checked
-// by re-encoding it) keeps its original Go value, so a handler that drops
-// or adds a few messages costs no full round trip. And each hook keeps the
-// tables it built for stored messages from one call to the next: entries
-// never change, so a table whose encoding still matches the message's JSON
-// is handed out again instead of being rebuilt.
+// Three things keep it cheap. ev.messages is built when the handler first
+// reads it, so a hook with nothing to do for a call (it checks its own
+// state and returns) converts nothing. A message table handed back
+// unchanged (checked by re-encoding it) keeps its original Go value, so a
+// handler that drops or adds a few messages costs no full round trip. And
+// each hook keeps the tables it built for stored messages from one call to
+// the next: entries never change, so a table whose encoding still matches
+// the message's JSON is handed out again instead of being rebuilt.
 
 import (
 	"bytes"
@@ -50,6 +52,7 @@ func (r *Runtime) Context(ctx context.Context, msgs []agent.ContextMessage) []ag
 }
 
 func (r *Runtime) contextHook(ctx context.Context, msgs []agent.ContextMessage) []agent.ContextMessage {
+	ctx = context.WithValue(ctx, inContextKey{}, true)
 	// stored[i]: msgs[i] is exactly the message of entry msgs[i].EntryID
 	// (true of what the loop passes in; kept for messages a handler hands
 	// back unchanged).
@@ -65,9 +68,10 @@ func (r *Runtime) contextHook(ctx context.Context, msgs []agent.ContextMessage) 
 		var outStored []bool
 		replaced := false
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
-			arr, err := h.contextTables(cur, curStored, &orig, &tables)
-			ev.RawSetString("messages", arr)
-			return err
+			ev.Metatable = h.lazyMessages(L, func() (*glua.LTable, error) {
+				return h.contextTables(cur, curStored, &orig, &tables)
+			})
+			return nil
 		}, func(rr *resultReader) error {
 			mt, ok := rr.table("messages")
 			if !ok {
@@ -121,6 +125,29 @@ func (r *Runtime) contextHook(ctx context.Context, msgs []agent.ContextMessage) 
 		}
 	}
 	return msgs
+}
+
+// lazyMessages is the context event's metatable: ev.messages is built
+// on its first read, so a handler that returns without reading it (one
+// with nothing to do for this call) costs no conversion at all.
+func (h *hook) lazyMessages(L *glua.LState, build func() (*glua.LTable, error)) *glua.LTable {
+	meta := L.CreateTable(0, 1)
+	meta.RawSetString("__index", L.NewFunction(func(L *glua.LState) int {
+		ev := L.CheckTable(1)
+		if L.CheckAny(2) != glua.LString("messages") {
+			L.Push(glua.LNil)
+			return 1
+		}
+		ev.Metatable = glua.LNil
+		arr, err := build()
+		if err != nil {
+			L.RaiseError("building the event: %s", err.Error())
+		}
+		ev.RawSetString("messages", arr)
+		L.Push(arr)
+		return 1
+	}))
+	return meta
 }
 
 // contextTables builds the messages array for one handler call, reusing

@@ -54,7 +54,9 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 		}}
 	sess = &stdlib.Module{Name: "lunar.SessionAPI", Doc: "The current session. Entries are session JSON (camelCase, as stored).",
 		Funcs: []stdlib.Func{
-			{Name: "entries", Fn: h.sessEntries, Returns: "lunar.Entry[]", Doc: "The entries on the current path, root to leaf."},
+			{Name: "entries", Fn: h.sessEntries, Returns: "lunar.Entry[]", Params: []stdlib.Param{{Name: "filter", Type: "lunar.EntryFilter", Optional: true}},
+				Doc: "The entries on the current path, root to leaf; with a filter only the entries it matches (only those are converted: cheap enough for every model call)."},
+			{Name: "path_ids", Fn: h.sessPathIDs, Returns: "string[]", Doc: "The ids of the entries on the current path, root to leaf (positions without converting entries)."},
 			{Name: "all_entries", Fn: h.sessAllEntries, Returns: "lunar.Entry[]", Doc: "Every entry, in file order (all branches)."},
 			{Name: "get", Fn: h.sessGet, Returns: "lunar.Entry?", Params: []stdlib.Param{{Name: "id", Type: "string"}}, Doc: "One entry by id."},
 			{Name: "leaf_id", Fn: h.sessLeafID, Returns: "string?", Doc: "The id of the current leaf."},
@@ -69,6 +71,8 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 				Doc: "Moves the leaf to an entry (the branch events fire), storing summary as a branch summary when given."},
 			{Name: "compact", Fn: h.sessCompact, Returns: "true?, string?", Params: []stdlib.Param{{Name: "instructions", Type: "string", Optional: true}},
 				Doc: "Compacts the session now (reason \"hook\"; not while the agent runs): true, or nil and why not (nothing to compact, already compacted, cancelled by a hook, the model's error)."},
+			{Name: "context", Fn: h.sessContext, Returns: "lunar.ContextMessage[]?, string?",
+				Doc: "The messages the next model call would send: the path's context after the context hooks, each with entry_id. Not from a context handler."},
 			{Name: "rebuild_context", Fn: h.sessRebuildContext, Returns: "{messages: integer, tokens: integer}?, string?",
 				Doc: "Builds the context as the next model call would (running the context hooks) and measures it."},
 			{Name: "token_usage", Fn: h.sessTokenUsage, Returns: "lunar.Tokens?", Doc: "Token usage of the session so far."},
@@ -216,15 +220,6 @@ func (h *hook) pushEntries(L *glua.LState, entries []*session.Entry) int {
 	}
 	L.Push(t)
 	return 1
-}
-
-func (h *hook) sessEntries(L *glua.LState) int {
-	s := h.rt.host.Session()
-	if s == nil {
-		L.Push(h.codec.NewArray(0))
-		return 1
-	}
-	return h.pushEntries(L, s.Path(""))
 }
 
 func (h *hook) sessAllEntries(L *glua.LState) int {

@@ -155,7 +155,7 @@ var events = [numEvents]eventSpec{
 		Payload: []stdlib.Field{{Name: "turn_index", Type: "integer"}, {Name: "message", Type: "lunar.Message?", Doc: "the assistant message"},
 			{Name: "tool_results", Type: "lunar.Message[]"}, fTokens, fCtxTokens, fCtxLimit}},
 	evContext: {Name: "context", Aliases: []string{"chat.messages.transform"}, Kind: kindTransform, When: "before every model call",
-		Payload: []stdlib.Field{{Name: "messages", Type: "lunar.ContextMessage[]", Doc: "session JSON plus entry_id (nil for synthetic messages)"}},
+		Payload: []stdlib.Field{{Name: "messages", Type: "lunar.ContextMessage[]", Doc: "session JSON plus entry_id (nil for synthetic messages); built when first read, so a handler that returns without reading it costs nothing"}},
 		Result:  []stdlib.Field{{Name: "messages", Type: "lunar.ContextMessage[]?", Doc: "replaces the messages of this call only; never stored"}}},
 	evSystemTransform: {Name: "chat.system.transform", Kind: kindTransform, When: "before every model call",
 		Payload: []stdlib.Field{{Name: "system_prompt", Type: "string"}},

@@ -74,6 +74,10 @@ var dataClasses = []stdlib.Class{
 		{Name: "label", Type: "string?", Doc: "label"},
 		{Name: "name", Type: "string?", Doc: "session_info"},
 	}},
+	{Name: "lunar.EntryFilter", Doc: "Which entries ctx.session.entries keeps: an entry must match every field given.", Fields: []stdlib.Field{
+		{Name: "type", Type: "string|string[]|nil", Doc: `entry types to keep ("compaction", or {"custom", "label"})`},
+		{Name: "custom_type", Type: "string|string[]|nil", Doc: "customType values to keep (custom and custom_message entries)"},
+	}},
 	{Name: "lunar.TreeNode", Fields: []stdlib.Field{
 		{Name: "entry", Type: "lunar.Entry"},
 		{Name: "label", Type: "string?"},

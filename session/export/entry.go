@@ -257,9 +257,11 @@ func (r *entryRenderer) assistant(m *session.Message) {
 				b.WriteString(`<p class="thinking redacted">Thinking (redacted)</p>`)
 				continue
 			}
-			b.WriteString(`<details class="thinking"><summary>Thinking</summary>`)
-			r.markdown(c.Thinking, false)
-			b.WriteString("</details>")
+			// Thinking is a model's notes: shown as written (as pi does), and
+			// spared a markdown parse.
+			b.WriteString(`<details class="thinking"><summary>Thinking</summary><div class="thinking-text">`)
+			escapeTo(b, strings.TrimSpace(c.Thinking))
+			b.WriteString("</div></details>")
 		case session.BlockToolCall:
 			r.toolCall(c)
 		case session.BlockImage:

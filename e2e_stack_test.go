@@ -281,3 +281,35 @@ func TestStackPopStaysOnItsBranch(t *testing.T) {
 	assert.Equal(t, cat(turns(1, 2), []string{"user: on the branch"}), wire(t, reqs[len(reqs)-1]))
 	assert.Equal(t, cat(turns(1, 2), []string{"user: on the branch", answer(4), userQ(5)}), wire(t, s.turn(5)), "the branch goes on without the pop")
 }
+
+// In the REPL: the notices, and a long tool result cut in the summary
+// request.
+func TestStackREPL(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("answer 1"))
+	p := e.start()
+	p.line("first")
+	p.expect("answer 1")
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"seq 1 1000"}`))
+	e.srv.Reply(llmtest.Text("counted"))
+	p.line("count")
+	p.expect("counted")
+
+	e.srv.Reply(llmtest.Text("S"))
+	p.line("/pop")
+	p.expect("summarising 1 turn (4 messages)…")
+	p.expect("popped 1 turn: the context went from 6 messages")
+	p.expect(" to 3 messages")
+	reqs := e.srv.Requests()
+	full := seqOutput(1, 1000)
+	assert.Equal(t, paragraphs([]string{"[User]: count", `[Assistant tool calls]: bash(command="seq 1 1000")`,
+		"[Tool result]: " + full[:2000] + "\n\n[... " + fmt.Sprint(len(full)-2000) + " more bytes truncated]", "[Assistant]: counted"}),
+		conversation(t, reqs[len(reqs)-1]))
+
+	e.srv.Reply(llmtest.Text("third answer"))
+	p.line("third")
+	p.expect("third answer")
+	reqs = e.srv.Requests()
+	assert.Equal(t, []string{"user: first", "assistant: answer 1", popped("S"), "user: third"}, wire(t, reqs[len(reqs)-1]))
+	p.quit()
+}

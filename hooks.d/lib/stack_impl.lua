@@ -81,6 +81,19 @@ local function fail(msg)
   error(msg, 0)
 end
 
+-- char_start moves byte index i back to the first byte of its UTF-8
+-- character, so that cutting a string there keeps it valid.
+local function char_start(s, i)
+  while i > 1 do
+    local b = s:byte(i)
+    if not b or b < 0x80 or b >= 0xC0 then
+      break
+    end
+    i = i - 1
+  end
+  return i
+end
+
 -- iso_ms converts an entry's ISO 8601 UTC timestamp to Unix milliseconds.
 local function iso_ms(s)
   local y, mo, d, h, mi, sec, frac = tostring(s):match("^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)%.?(%d*)")
@@ -318,7 +331,8 @@ local function transcript(msgs)
     elseif role == "toolResult" then
       local t = core.message_text(m)
       if #t > TOOL_RESULT_CHARS then
-        t = t:sub(1, TOOL_RESULT_CHARS) .. "\n\n[... " .. (#t - TOOL_RESULT_CHARS) .. " more characters truncated]"
+        local keep = char_start(t, TOOL_RESULT_CHARS + 1) - 1
+        t = t:sub(1, keep) .. "\n\n[... " .. (#t - keep) .. " more bytes truncated]"
       end
       add("[Tool result]: ", t)
     elseif role == "bashExecution" then
@@ -340,9 +354,9 @@ local function fit(s, ctx)
   if #s <= budget then
     return s
   end
-  local head = math.floor(budget / 5)
-  local tail = budget - head
-  return s:sub(1, head) .. "\n\n[... " .. (#s - budget) .. " characters of the conversation omitted ...]\n\n" .. s:sub(#s - tail + 1)
+  local head = char_start(s, math.floor(budget / 5) + 1) - 1
+  local tail = char_start(s, #s - (budget - head) + 1)
+  return s:sub(1, head) .. "\n\n[... " .. (tail - head - 1) .. " bytes of the conversation omitted ...]\n\n" .. s:sub(tail)
 end
 
 -- summarise asks the current model for a summary of msgs.

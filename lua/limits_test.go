@@ -62,7 +62,9 @@ func TestRunawayBuiltinsStopAtTheTimeout(t *testing.T) {
 			t.Logf("returned %v after the timeout", took-timeout)
 			assert.Less(t, took, timeout+time.Second)
 			require.Len(t, reps.Lines(), 1)
-			assert.Regexp(t, `^hook bomb\.lua: chat\.system\.transform: bomb\.lua:1: timed out after 300ms$`, reps.Lines()[0])
+			// On a loaded machine the stopped call may not be scheduled within
+			// the grace period: the caller has stopped waiting either way.
+			assert.Regexp(t, `^hook bomb\.lua: chat\.system\.transform: (bomb\.lua:1: timed out after 300ms|timed out after 300ms \(the call did not stop within 80ms; lunar stopped waiting for it\))$`, reps.Lines()[0])
 		})
 	}
 }

@@ -315,11 +315,8 @@ func (a *app) openSession() (*session.Session, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		src, err := session.Load(path)
-		if err != nil {
-			return nil, false, err
-		}
-		s, err := src.Fork(src.LeafID(), a.sessionDir())
+		// Every entry, as pi's --fork; the REPL's /fork copies one path.
+		s, err := session.ForkFile(path, a.sessionDir(), a.cwd)
 		return s, err == nil, err
 	default:
 		s, err := session.Create(a.sessionDir(), a.cwd)
@@ -328,16 +325,8 @@ func (a *app) openSession() (*session.Session, bool, error) {
 }
 
 func (a *app) mostRecent() (string, error) {
-	if a.opts.SessionDir != "" {
-		matches, _ := filepath.Glob(filepath.Join(a.opts.SessionDir, "*.jsonl"))
-		var best string
-		var bestT int64
-		for _, m := range matches {
-			if fi, err := os.Stat(m); err == nil && fi.ModTime().UnixNano() > bestT {
-				best, bestT = m, fi.ModTime().UnixNano()
-			}
-		}
-		return best, nil
+	if a.opts.SessionDir != "" { // only session files: a newer .jsonl of the user's is left alone
+		return session.MostRecentDir(a.opts.SessionDir)
 	}
 	return session.MostRecent(a.paths.Sessions(), a.cwd)
 }

@@ -174,7 +174,7 @@ func TestThinkingFlag(t *testing.T) {
 			assert.EqualValues(t, 16384, req.Field("thinking.budget_tokens"))
 		}, "high"},
 		{"anthropic off", "anthropic/claude-sonnet-4-5", nil, func(t *testing.T, req llmtest.Request) {
-			assert.Nil(t, req.Field("thinking"))
+			assert.Equal(t, map[string]any{"type": "disabled"}, req.Field("thinking"), "a reasoning model is told, as pi tells it")
 		}, "off"},
 		{"config thinking", "anthropic/claude-sonnet-4-5", []string{"config:low"}, func(t *testing.T, req llmtest.Request) {
 			assert.EqualValues(t, 2048, req.Field("thinking.budget_tokens"))

@@ -91,7 +91,7 @@ func requestWire(t *testing.T, req llmtest.Request) []wireMsg {
 			case "system", "developer":
 				continue
 			case "user":
-				out = append(out, wireMsg{Role: "user", Text: str(m["content"])})
+				out = append(out, wireMsg{Role: "user", Text: contentText(m["content"])}) // a string or parts, as pi sends it
 			case "assistant":
 				w := wireMsg{Role: "assistant", Text: str(m["content"])}
 				var calls []struct {
@@ -118,9 +118,10 @@ func requestWire(t *testing.T, req llmtest.Request) []wireMsg {
 			Input     json.RawMessage `json:"input"`
 			ToolUseID string          `json:"tool_use_id"`
 			IsError   bool            `json:"is_error"`
-			Content   []struct {
-				Text string `json:"text"`
-			} `json:"content"`
+			Content   json.RawMessage `json:"content"` // a string or blocks, as pi sends it
+		}
+		if s := str(m["content"]); s != "" { // string content, as pi sends it
+			m["content"], _ = json.Marshal([]map[string]string{{"type": "text", "text": s}})
 		}
 		require.NoError(t, json.Unmarshal(m["content"], &blocks))
 		var cur *wireMsg
@@ -139,11 +140,7 @@ func requestWire(t *testing.T, req llmtest.Request) []wireMsg {
 				}
 				cur.ToolCalls = append(cur.ToolCalls, wireCall{b.ID, b.Name, compactJSON(t, string(b.Input))})
 			case "tool_result":
-				var text strings.Builder
-				for _, c := range b.Content {
-					text.WriteString(c.Text)
-				}
-				out = append(out, wireMsg{Role: "tool", Text: text.String(), ToolCallID: b.ToolUseID, IsError: b.IsError})
+				out = append(out, wireMsg{Role: "tool", Text: contentText(b.Content), ToolCallID: b.ToolUseID, IsError: b.IsError})
 				cur = nil
 			default:
 				t.Fatalf("unexpected block %q in %s", b.Type, req.Body)

@@ -9,12 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 
 	"github.com/lunar-cli/lunar/session"
 )
@@ -63,12 +63,24 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 	b := newStreamBuilder(msg, emit)
 	name := providerName(req.Model, "anthropic")
 
-	params, opts := anthropicRequest(req)
+	body, opts, err := anthropicRequest(req)
+	if err != nil {
+		err.(*ProviderError).Provider = name
+		return msg, b.fail(ctx, err)
+	}
 	var res *http.Response
 	client := guardedClient(p.HTTPClient, idleTimeout(p.IdleTimeout), connectTimeout(p.ConnectTimeout))
 	opts = append(opts, option.WithResponseInto(&res), option.WithMaxRetries(max(0, p.MaxRetries)), option.WithHTTPClient(client))
-	svc := anthropic.NewMessageService(opts...)
-	stream := svc.NewStreaming(ctx, params)
+	raw, streamBody := body.sdkBody()
+	if streamBody != nil {
+		opts = append(opts, option.WithMiddleware(streamBody))
+	}
+	// The body is lunar's own (see body.go); the SDK sends it, retries it
+	// and parses the stream exactly as its NewStreaming would.
+	var httpRes *http.Response
+	sdk := anthropic.Client{Options: opts}
+	err = sdk.Execute(ctx, http.MethodPost, "v1/messages", raw, &httpRes)
+	stream := ssestream.NewStream[anthropic.MessageStreamEventUnion](ssestream.NewDecoder(httpRes), err)
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
 		return msg, b.fail(ctx, withAttempts(anthropicError(name, req.APIKey, err, res, false), p.MaxRetries))
@@ -208,7 +220,10 @@ func anthropicError(name, apiKey string, err error, res *http.Response, inStream
 }
 
 // anthropicRequest builds the request body and options for req.
-func anthropicRequest(req *Request) (anthropic.MessageNewParams, []option.RequestOption) {
+func anthropicRequest(req *Request) (*requestBody, []option.RequestOption, error) {
+	if err := checkExtra(req.Params.Extra); err != nil {
+		return nil, nil, err
+	}
 	m := req.Model
 	base := m.BaseURL
 	if base == "" {
@@ -238,197 +253,421 @@ func anthropicRequest(req *Request) (anthropic.MessageNewParams, []option.Reques
 			budget = 0
 		}
 	}
-	cache := anthropic.NewCacheControlEphemeralParam()
-	params := anthropic.MessageNewParams{
-		Model:     anthropic.Model(m.ID),
-		MaxTokens: int64(maxTokens),
-		Messages:  anthropicMessages(transformMessages(req.Messages, m, anthropicToolID)),
-	}
-	if req.SystemPrompt != "" {
-		params.System = []anthropic.TextBlockParam{{Text: req.SystemPrompt, CacheControl: cache}}
-	}
-	if n := len(params.Messages); n > 0 && params.Messages[n-1].Role == anthropic.MessageParamRoleUser {
-		if blocks := params.Messages[n-1].Content; len(blocks) > 0 {
-			last := &blocks[len(blocks)-1]
-			switch {
-			case last.OfText != nil:
-				last.OfText.CacheControl = cache
-			case last.OfImage != nil:
-				last.OfImage.CacheControl = cache
-			case last.OfToolResult != nil:
-				last.OfToolResult.CacheControl = cache
-			}
-		}
-	}
-	for _, t := range req.Tools {
-		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: anthropicTool(t)})
-	}
-	switch {
-	case adaptive: // the model decides how much to think; the level sets the effort
-		params.Thinking = anthropic.ThinkingConfigParamUnion{OfAdaptive: &anthropic.ThinkingConfigAdaptiveParam{}}
-		effort := anthropic.OutputConfigEffort(req.Params.ThinkingLevel)
-		if req.Params.ThinkingLevel == ThinkingMinimal {
-			effort = anthropic.OutputConfigEffortLow
-		}
-		params.OutputConfig = anthropic.OutputConfigParam{Effort: effort}
-	case budget > 0:
-		params.Thinking = anthropic.ThinkingConfigParamUnion{OfEnabled: &anthropic.ThinkingConfigEnabledParam{BudgetTokens: int64(budget)}}
-	default:
-		// The API rejects temperature and top_p with thinking.
-		if t := req.Params.Temperature; t != nil {
-			params.Temperature = anthropic.Float(*t)
-		}
-		if t := req.Params.TopP; t != nil {
-			params.TopP = anthropic.Float(*t)
-		}
-	}
+	msgs := transformMessages(req.Messages, m, anthropicToolID)
+	ar := &anthropicBody{req: req, msgs: msgs, maxTokens: maxTokens, budget: budget, adaptive: adaptive}
+	body := &requestBody{estimate: estimateBody(req, msgs), encode: ar.encode}
 
 	opts := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithBaseURL(base), option.WithAPIKey(req.APIKey)}
-	if budget > 0 {
+	if budget > 0 && !adaptive { // adaptive thinking interleaves by itself
 		opts = append(opts, option.WithHeaderAdd("anthropic-beta", "interleaved-thinking-2025-05-14"))
 	}
 	headers := mergedHeaders(req)
 	for _, k := range sortedKeys(headers) {
 		opts = append(opts, option.WithHeader(k, headers[k]))
 	}
-	for _, k := range sortedKeys(req.Params.Extra) {
-		opts = append(opts, option.WithJSONSet(sjsonKey(k), req.Params.Extra[k]))
+	return body, opts, nil
+}
+
+// anthropicBody is what one request body is encoded from.
+type anthropicBody struct {
+	req       *Request
+	msgs      []llmMessage
+	maxTokens int
+	budget    int
+	adaptive  bool
+}
+
+// cacheControl marks a prompt-cache breakpoint (pi's default retention).
+const cacheControl = `"cache_control":{"type":"ephemeral"}`
+
+// encode writes the request body: pi's buildParams and convertMessages.
+// The system prompt, the last tool and the last block of a final user
+// message are cache breakpoints.
+func (ab *anthropicBody) encode(w *jsonWriter) {
+	req, m := ab.req, ab.req.Model
+	o := w.object(req.Params.Extra)
+	if o.key("model") {
+		w.str(m.ID)
 	}
-	return params, opts
+	if o.key("messages") {
+		w.raw("[")
+		ab.messages(w)
+		w.raw("]")
+	}
+	if o.key("max_tokens") {
+		w.int(int64(ab.maxTokens))
+	}
+	if o.key("stream") {
+		w.raw("true")
+	}
+	if req.SystemPrompt != "" && o.key("system") {
+		w.raw(`[{"type":"text","text":`)
+		w.text(req.SystemPrompt)
+		w.raw("," + cacheControl + "}]")
+	}
+	thinking := ab.budget > 0
+	if !thinking { // the API rejects temperature and top_p with thinking
+		if t := req.Params.Temperature; t != nil && o.key("temperature") {
+			w.float(*t)
+		}
+		if t := req.Params.TopP; t != nil && o.key("top_p") {
+			w.float(*t)
+		}
+	}
+	if len(req.Tools) > 0 && o.key("tools") {
+		w.raw("[")
+		for i, t := range req.Tools {
+			if i > 0 {
+				w.raw(",")
+			}
+			anthropicTool(w, t, i == len(req.Tools)-1)
+		}
+		w.raw("]")
+	}
+	switch {
+	case !m.Reasoning:
+	case ab.adaptive: // the model decides how much to think; the level sets the effort
+		if o.key("thinking") {
+			w.raw(`{"type":"adaptive","display":"summarized"}`)
+		}
+		effort := req.Params.ThinkingLevel
+		if effort == ThinkingMinimal {
+			effort = ThinkingLow
+		}
+		if o.key("output_config") {
+			w.raw(`{"effort":`)
+			w.str(effort)
+			w.raw("}")
+		}
+	case thinking:
+		if o.key("thinking") {
+			w.raw(`{"type":"enabled","budget_tokens":`)
+			w.int(int64(ab.budget))
+			w.raw(`,"display":"summarized"}`)
+		}
+	default:
+		if o.key("thinking") {
+			w.raw(`{"type":"disabled"}`)
+		}
+	}
+	o.end()
 }
 
 // anthropicAdaptive reports whether a model takes adaptive thinking
 // (with an effort) instead of a token budget, which it deprecates.
 func anthropicAdaptive(id string) bool {
-	return strings.Contains(id, "opus-4-6") || strings.Contains(id, "opus-4.6") || strings.Contains(id, "mythos")
+	for _, s := range []string{"opus-4-6", "opus-4.6", "opus-4-7", "opus-4.7", "sonnet-4-6", "sonnet-4.6", "mythos"} {
+		if strings.Contains(id, s) {
+			return true
+		}
+	}
+	return false
 }
 
-// anthropicTool converts a tool spec: input_schema carries the schema's
+// anthropicTool writes a tool: input_schema carries the schema's
 // properties and required list, and its other keywords as they are.
-func anthropicTool(t ToolSpec) *anthropic.ToolParam {
-	tp := &anthropic.ToolParam{Name: t.Name}
+func anthropicTool(w *jsonWriter, t ToolSpec, last bool) {
+	w.raw(`{"name":`)
+	w.str(t.Name)
 	if t.Description != "" {
-		tp.Description = anthropic.String(t.Description)
+		w.raw(`,"description":`)
+		w.str(t.Description)
 	}
+	w.raw(`,"input_schema":{"type":"object","properties":`)
 	var schema map[string]json.RawMessage
 	_ = json.Unmarshal(t.Parameters, &schema)
-	tp.InputSchema.Properties = json.RawMessage(`{}`)
 	if p, ok := schema["properties"]; ok {
-		tp.InputSchema.Properties = p
+		w.rawJSON(compactJSON(p))
+	} else {
+		w.raw("{}")
 	}
 	if r, ok := schema["required"]; ok {
-		_ = json.Unmarshal(r, &tp.InputSchema.Required)
+		w.raw(`,"required":`)
+		w.rawJSON(compactJSON(r))
 	}
-	for k, v := range schema {
+	for _, k := range sortedKeys(schema) {
 		if k == "type" || k == "properties" || k == "required" {
 			continue
 		}
-		if tp.InputSchema.ExtraFields == nil {
-			tp.InputSchema.ExtraFields = map[string]any{}
-		}
-		tp.InputSchema.ExtraFields[k] = v
+		w.raw(",")
+		w.str(k)
+		w.raw(":")
+		w.rawJSON(compactJSON(schema[k]))
 	}
-	return tp
+	w.raw("}")
+	if last {
+		w.raw("," + cacheControl)
+	}
+	w.raw("}")
 }
 
-// anthropicToolIDChars matches what Anthropic does not accept in a tool id.
-var anthropicToolIDChars = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+// anthropicToolID makes another provider's tool-call id acceptable, as
+// pi does: ^[a-zA-Z0-9_-]+$, at most 64 characters.
+func anthropicToolID(id string) string { return toolIDChars(id, 64) }
 
-// anthropicToolID makes another provider's tool-call id acceptable:
-// ^[a-zA-Z0-9_-]+$, at most 64 characters.
-func anthropicToolID(id string) string {
-	id = anthropicToolIDChars.ReplaceAllString(id, "_")
-	if len(id) > 64 {
-		id = id[:64]
-	}
-	return id
-}
-
-// anthropicMessages converts transformed session messages; consecutive
-// tool results become one user message.
-func anthropicMessages(msgs []session.Message) []anthropic.MessageParam {
-	var out []anthropic.MessageParam
-	for i := 0; i < len(msgs); i++ {
-		msg := &msgs[i]
-		switch msg.Role {
+// messages writes the conversation as pi's convertMessages does:
+// consecutive tool results become one user message; blank text is left
+// out; a message left with nothing is not sent.
+func (ab *anthropicBody) messages(w *jsonWriter) {
+	msgs := ab.msgs
+	// The last message sent gets the cache breakpoint when it is a user
+	// message: find it first.
+	last := -1
+find:
+	for i := len(msgs) - 1; i >= 0; i-- {
+		switch lm := &msgs[i]; lm.msg.Role {
 		case session.RoleUser:
-			var blocks []anthropic.ContentBlockParamUnion
-			for _, c := range msg.Content {
-				switch {
-				case c.Type == session.BlockText && strings.TrimSpace(c.Text) != "":
-					blocks = append(blocks, anthropic.NewTextBlock(c.Text))
-				case c.Type == session.BlockImage:
-					blocks = append(blocks, anthropic.NewImageBlockBase64(c.MimeType, c.Data))
-				}
-			}
-			if len(blocks) > 0 {
-				out = append(out, anthropic.NewUserMessage(blocks...))
+			if anthropicUserSent(lm) {
+				last = i
+				break find
 			}
 		case session.RoleAssistant:
-			var blocks []anthropic.ContentBlockParamUnion
-			for _, c := range msg.Content {
-				switch c.Type {
-				case session.BlockText:
-					if strings.TrimSpace(c.Text) != "" {
-						blocks = append(blocks, anthropic.NewTextBlock(c.Text))
-					}
-				case session.BlockThinking:
-					switch {
-					case c.Redacted:
-						if c.ThinkingSignature != "" {
-							blocks = append(blocks, anthropic.NewRedactedThinkingBlock(c.ThinkingSignature))
-						}
-					case strings.TrimSpace(c.Thinking) == "":
-					case strings.TrimSpace(c.ThinkingSignature) == "": // unsigned (e.g. aborted): plain text
-						blocks = append(blocks, anthropic.NewTextBlock(c.Thinking))
-					default:
-						blocks = append(blocks, anthropic.NewThinkingBlock(c.ThinkingSignature, c.Thinking))
-					}
-				case session.BlockToolCall:
-					input := json.RawMessage(`{}`)
-					if len(c.Arguments) > 0 && c.Arguments[0] == '{' {
-						input = c.Arguments
-					}
-					blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, input, c.Name))
-				}
-			}
-			if len(blocks) > 0 {
-				out = append(out, anthropic.NewAssistantMessage(blocks...))
+			if anthropicAssistantSent(lm.content) {
+				break find // the conversation ends with the model: no breakpoint
 			}
 		case session.RoleToolResult:
-			var blocks []anthropic.ContentBlockParamUnion
-			for ; i < len(msgs) && msgs[i].Role == session.RoleToolResult; i++ {
-				blocks = append(blocks, anthropicToolResult(&msgs[i]))
-			}
-			i--
-			out = append(out, anthropic.NewUserMessage(blocks...))
+			last = i
+			break find
 		}
 	}
-	return out
+	n := 0
+	sep := func() {
+		if n > 0 {
+			w.raw(",")
+		}
+		n++
+		w.flush(false)
+	}
+	for i := 0; i < len(msgs); i++ {
+		lm := &msgs[i]
+		switch lm.msg.Role {
+		case session.RoleUser:
+			if !anthropicUserSent(lm) {
+				continue
+			}
+			sep()
+			cache := i == last
+			if lm.msg.ContentIsString {
+				if cache {
+					w.raw(`{"role":"user","content":[{"type":"text","text":`)
+					w.text(firstText(lm.content))
+					w.raw("," + cacheControl + "}]}")
+				} else {
+					w.raw(`{"role":"user","content":`)
+					w.text(firstText(lm.content))
+					w.raw("}")
+				}
+				continue
+			}
+			w.raw(`{"role":"user","content":[`)
+			k, count := 0, anthropicUserBlocks(lm.content)
+			for _, c := range lm.content {
+				switch {
+				case c.Type == session.BlockText && !isJSBlank(sanitizeText(c.Text)):
+					if k++; k > 1 {
+						w.raw(",")
+					}
+					w.raw(`{"type":"text","text":`)
+					w.text(c.Text)
+				case c.Type == session.BlockImage:
+					if k++; k > 1 {
+						w.raw(",")
+					}
+					anthropicImage(w, c)
+				default:
+					continue
+				}
+				if cache && k == count {
+					w.raw("," + cacheControl)
+				}
+				w.raw("}")
+			}
+			w.raw("]}")
+		case session.RoleAssistant:
+			if !anthropicAssistantSent(lm.content) {
+				continue
+			}
+			sep()
+			anthropicAssistant(w, lm.content)
+		case session.RoleToolResult:
+			sep()
+			w.raw(`{"role":"user","content":[`)
+			j := i
+			for ; j < len(msgs) && msgs[j].msg.Role == session.RoleToolResult; j++ {
+				if j > i {
+					w.raw(",")
+				}
+				anthropicToolResult(w, &msgs[j], j == last)
+			}
+			w.raw("]}")
+			i = j - 1
+		}
+	}
 }
 
-// anthropicToolResult converts one tool result: its text, or text and
-// images (with a placeholder text when there is none).
-func anthropicToolResult(msg *session.Message) anthropic.ContentBlockParamUnion {
-	tr := anthropic.ToolResultBlockParam{ToolUseID: msg.ToolCallID, IsError: anthropic.Bool(msg.IsError)}
-	if !hasImages(msg.Content) {
-		tr.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: blockText(msg.Content, "\n")}}}
-		return anthropic.ContentBlockParamUnion{OfToolResult: &tr}
+// anthropicUserSent reports whether pi sends a user message: a string
+// that is not blank, or at least one image or non-blank text block.
+func anthropicUserSent(lm *llmMessage) bool {
+	if lm.msg.ContentIsString {
+		return !isJSBlank(firstText(lm.content))
 	}
-	if blockText(msg.Content, "") == "" {
-		tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: "(see attached image)"}})
-	}
-	for _, c := range msg.Content {
-		switch c.Type {
-		case session.BlockText:
-			if c.Text != "" {
-				tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: c.Text}})
-			}
-		case session.BlockImage:
-			tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: &anthropic.ImageBlockParam{
-				Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{Data: c.Data,
-					MediaType: anthropic.Base64ImageSourceMediaType(c.MimeType)}}}})
+	return anthropicUserBlocks(lm.content) > 0
+}
+
+// anthropicUserBlocks counts the blocks pi sends of a user message's
+// content: images, and text that is not blank once lone surrogates are
+// removed.
+func anthropicUserBlocks(content []session.ContentBlock) int {
+	n := 0
+	for i := range content {
+		c := &content[i]
+		if c.Type == session.BlockImage || (c.Type == session.BlockText && !isJSBlank(sanitizeText(c.Text))) {
+			n++
 		}
 	}
-	return anthropic.ContentBlockParamUnion{OfToolResult: &tr}
+	return n
+}
+
+// anthropicAssistantSent reports whether an assistant message has a block
+// pi sends.
+func anthropicAssistantSent(content []session.ContentBlock) bool {
+	for i := range content {
+		c := &content[i]
+		switch c.Type {
+		case session.BlockText:
+			if !isJSBlank(c.Text) {
+				return true
+			}
+		case session.BlockThinking:
+			if c.Redacted || !isJSBlank(c.Thinking) {
+				return true
+			}
+		case session.BlockToolCall:
+			return true
+		}
+	}
+	return false
+}
+
+// anthropicAssistant writes an assistant message: text, thinking with its
+// signature (unsigned thinking, as from an aborted stream, as text),
+// redacted thinking with its data, and tool calls.
+func anthropicAssistant(w *jsonWriter, content []session.ContentBlock) {
+	w.raw(`{"role":"assistant","content":[`)
+	k := 0
+	sep := func() {
+		if k++; k > 1 {
+			w.raw(",")
+		}
+	}
+	for i := range content {
+		c := &content[i]
+		switch c.Type {
+		case session.BlockText:
+			if isJSBlank(c.Text) {
+				continue
+			}
+			sep()
+			w.raw(`{"type":"text","text":`)
+			w.text(c.Text)
+			w.raw("}")
+		case session.BlockThinking:
+			switch {
+			case c.Redacted:
+				sep()
+				w.raw(`{"type":"redacted_thinking","data":`)
+				w.str(c.ThinkingSignature)
+				w.raw("}")
+			case isJSBlank(c.Thinking):
+			case isJSBlank(c.ThinkingSignature):
+				sep()
+				w.raw(`{"type":"text","text":`)
+				w.text(c.Thinking)
+				w.raw("}")
+			default:
+				sep()
+				w.raw(`{"type":"thinking","thinking":`)
+				w.text(c.Thinking)
+				w.raw(`,"signature":`)
+				w.str(c.ThinkingSignature)
+				w.raw("}")
+			}
+		case session.BlockToolCall:
+			sep()
+			w.raw(`{"type":"tool_use","id":`)
+			w.str(c.ID)
+			w.raw(`,"name":`)
+			w.str(c.Name)
+			w.raw(`,"input":`)
+			if len(c.Arguments) > 0 && c.Arguments[0] == '{' {
+				w.rawJSON(compactJSON(c.Arguments))
+			} else {
+				w.raw("{}")
+			}
+			w.raw("}")
+		}
+	}
+	w.raw("]}")
+}
+
+// anthropicToolResult writes one tool result as pi does: its text blocks
+// joined by newlines as a string; with images, its blocks in order, after
+// a placeholder text when it has no text block.
+func anthropicToolResult(w *jsonWriter, lm *llmMessage, cache bool) {
+	w.raw(`{"type":"tool_result","tool_use_id":`)
+	w.str(lm.toolCallID)
+	w.raw(`,"content":`)
+	if !hasImages(lm.content) {
+		w.joinedText(lm.content, `\n`, true)
+	} else {
+		w.raw("[")
+		k := 0
+		if !hasText(lm.content) {
+			w.raw(`{"type":"text","text":"(see attached image)"}`)
+			k++
+		}
+		for _, c := range lm.content {
+			switch c.Type {
+			case session.BlockText:
+				if k++; k > 1 {
+					w.raw(",")
+				}
+				w.raw(`{"type":"text","text":`)
+				w.text(c.Text)
+				w.raw("}")
+			case session.BlockImage:
+				if k++; k > 1 {
+					w.raw(",")
+				}
+				anthropicImage(w, c)
+				w.raw("}")
+			}
+		}
+		w.raw("]")
+	}
+	w.raw(`,"is_error":`)
+	w.bool(lm.msg.IsError)
+	if cache {
+		w.raw("," + cacheControl)
+	}
+	w.raw("}")
+}
+
+// anthropicImage writes an image block without its closing brace.
+func anthropicImage(w *jsonWriter, c session.ContentBlock) {
+	w.raw(`{"type":"image","source":{"type":"base64","media_type":`)
+	w.str(c.MimeType)
+	w.raw(`,"data":`)
+	w.str(c.Data)
+	w.raw("}")
+}
+
+// hasText reports whether content holds a text block.
+func hasText(content []session.ContentBlock) bool {
+	for i := range content {
+		if content[i].Type == session.BlockText {
+			return true
+		}
+	}
+	return false
 }

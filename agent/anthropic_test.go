@@ -44,7 +44,7 @@ func TestAnthropicRequestBody(t *testing.T) {
 	assert.Equal(t, map[string]any{"user_id": "u1"}, r.Field("metadata"))
 
 	assert.Equal(t, []any{map[string]any{"type": "text", "text": "You are terse.", "cache_control": map[string]any{"type": "ephemeral"}}}, r.Field("system"))
-	assert.Equal(t, map[string]any{"type": "enabled", "budget_tokens": 8192.0}, r.Field("thinking"))
+	assert.Equal(t, map[string]any{"type": "enabled", "budget_tokens": 8192.0, "display": "summarized"}, r.Field("thinking"))
 	assert.Equal(t, 40192.0, r.Field("max_tokens"), "min(64000, 32000) + the budget")
 
 	assert.Equal(t, []any{
@@ -63,12 +63,12 @@ func TestAnthropicRequestBody(t *testing.T) {
 	}, r.Field("messages.1.content"))
 	assert.Equal(t, "user", r.Field("messages.2.role"))
 	assert.Equal(t, []any{
-		map[string]any{"type": "tool_result", "tool_use_id": "call_1", "is_error": false, "content": []any{map[string]any{"type": "text", "text": "x.png"}}},
+		map[string]any{"type": "tool_result", "tool_use_id": "call_1", "is_error": false, "content": "x.png"},
 		map[string]any{"type": "tool_result", "tool_use_id": "call_2", "is_error": true, "content": []any{
 			map[string]any{"type": "text", "text": "(see attached image)"},
 			map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": "aGVsbG8="}},
 		}},
-		map[string]any{"type": "tool_result", "tool_use_id": "call_3", "is_error": true, "content": []any{map[string]any{"type": "text", "text": "bad args"}}},
+		map[string]any{"type": "tool_result", "tool_use_id": "call_3", "is_error": true, "content": "bad args"},
 	}, r.Field("messages.2.content"), "consecutive tool results are one user message")
 	assert.Equal(t, []any{map[string]any{"type": "text", "text": "Thanks, go on.", "cache_control": map[string]any{"type": "ephemeral"}}},
 		r.Field("messages.3.content"), "the errored reply is dropped; the last user turn is cached")
@@ -76,7 +76,7 @@ func TestAnthropicRequestBody(t *testing.T) {
 
 	assert.Equal(t, map[string]any{"name": "bash", "description": "Run a command", "input_schema": map[string]any{
 		"type": "object", "properties": map[string]any{"command": map[string]any{"type": "string"}, "timeout": map[string]any{"type": "number"}},
-		"required": []any{"command"}, "additionalProperties": false}}, r.Field("tools.0"))
+		"required": []any{"command"}, "additionalProperties": false}, "cache_control": map[string]any{"type": "ephemeral"}}, r.Field("tools.0"))
 	assert.Nil(t, r.Field("temperature"))
 }
 
@@ -117,14 +117,14 @@ func TestAnthropicThinkingBudget(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := &Request{Model: Model{ID: "claude-x", Reasoning: tc.reasoning, MaxTokens: tc.modelMax},
 				Params: Params{ThinkingLevel: tc.level, MaxTokens: tc.paramsMax, Temperature: &temp}}
-			params, _ := anthropicRequest(req)
-			body, err := json.Marshal(params)
-			require.NoError(t, err)
-			var v map[string]any
-			require.NoError(t, json.Unmarshal(body, &v))
+			v := anthropicBodyJSON(t, req)
 			assert.Equal(t, tc.wantMax, v["max_tokens"])
 			if tc.wantBudget == 0 {
-				assert.Nil(t, v["thinking"])
+				if tc.reasoning {
+					assert.Equal(t, map[string]any{"type": "disabled"}, v["thinking"], "a reasoning model is told not to think, as pi does")
+				} else {
+					assert.Nil(t, v["thinking"])
+				}
 				assert.Equal(t, 0.5, v["temperature"])
 			} else {
 				assert.Equal(t, tc.wantBudget, v["thinking"].(map[string]any)["budget_tokens"])
@@ -137,12 +137,8 @@ func TestAnthropicThinkingBudget(t *testing.T) {
 func TestAnthropicAdaptiveThinking(t *testing.T) {
 	for level, effort := range map[string]string{ThinkingMinimal: "low", ThinkingLow: "low", ThinkingMedium: "medium", ThinkingHigh: "high"} {
 		req := &Request{Model: Model{ID: "claude-opus-4-6", Reasoning: true, MaxTokens: 128000}, Params: Params{ThinkingLevel: level}}
-		params, _ := anthropicRequest(req)
-		body, err := json.Marshal(params)
-		require.NoError(t, err)
-		var v map[string]any
-		require.NoError(t, json.Unmarshal(body, &v))
-		assert.Equal(t, map[string]any{"type": "adaptive"}, v["thinking"], level)
+		v := anthropicBodyJSON(t, req)
+		assert.Equal(t, map[string]any{"type": "adaptive", "display": "summarized"}, v["thinking"], level)
 		assert.Equal(t, map[string]any{"effort": effort}, v["output_config"], level)
 		assert.Equal(t, 32000.0, v["max_tokens"], "no budget is added")
 	}

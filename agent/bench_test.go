@@ -60,18 +60,16 @@ func BenchmarkTurnRequest(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				var body []byte
+				var rb *requestBody
 				if api == APIOpenAICompletions {
-					params, _ := openAIRequest(req)
-					body, err = json.Marshal(params)
+					rb, _, err = openAIRequest(req)
 				} else {
-					params, _ := anthropicRequest(req)
-					body, err = json.Marshal(params)
+					rb, _, err = anthropicRequest(req)
 				}
 				if err != nil {
 					b.Fatal(err)
 				}
-				size = len(body)
+				size = len(rb.bytes())
 			}
 			b.ReportMetric(float64(size)/1024, "body-KiB")
 		})

@@ -322,17 +322,13 @@ func (r *run) request() (*Request, Provider, error) {
 	a, h, ctx := r.a, r.a.hooks(), r.ctx
 	built := a.Session.BuildContext()
 	msgs := h.Context(ctx, built.Messages)
-	plain := make([]session.Message, len(msgs))
-	for i := range msgs {
-		plain[i] = msgs[i].Message
-	}
 	model := h.ResolveModel(ctx, a.Model)
 	r.ctxLimit = model.ContextWindow
 	params := h.Params(ctx, Params{ThinkingLevel: a.ThinkingLevel, MaxTokens: model.MaxTokens})
 	req := &Request{
 		Model:        model,
 		SystemPrompt: h.SystemPrompt(ctx, r.systemPrompt),
-		Messages:     session.ConvertToLLM(plain),
+		Messages:     session.ConvertContextToLLM(msgs),
 		Params:       params,
 	}
 	r.tools = a.currentTools()

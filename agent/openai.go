@@ -17,7 +17,6 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/lunar-cli/lunar/session"
 )
@@ -56,15 +55,27 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 	b := newStreamBuilder(msg, emit)
 	name := providerName(req.Model, "openai")
 
-	params, opts := openAIRequest(req)
+	body, opts, err := openAIRequest(req)
+	if err != nil {
+		err.(*ProviderError).Provider = name
+		return msg, b.fail(ctx, err)
+	}
 	var res *http.Response
 	opts = append(opts, option.WithResponseInto(&res), option.WithMaxRetries(max(0, p.MaxRetries)))
 	if p.MaxRetryDelay > 0 {
 		opts = append(opts, option.WithMaxRetryDelay(p.MaxRetryDelay))
 	}
 	opts = append(opts, option.WithHTTPClient(guardedClient(p.HTTPClient, idleTimeout(p.IdleTimeout), connectTimeout(p.ConnectTimeout))))
-	svc := openai.NewChatCompletionService(opts...)
-	stream := svc.NewStreaming(ctx, params)
+	raw, streamBody := body.sdkBody()
+	if streamBody != nil {
+		opts = append(opts, option.WithMiddleware(streamBody))
+	}
+	// The body is lunar's own (see body.go); the SDK sends it, retries it
+	// and parses the stream exactly as its NewStreaming would.
+	var httpRes *http.Response
+	client := openai.Client{Options: opts}
+	err = client.Execute(ctx, http.MethodPost, "chat/completions", raw, &httpRes)
+	stream := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(httpRes), err)
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
 		return msg, b.fail(ctx, withAttempts(openAIError(name, req.APIKey, err, res, false), p.MaxRetries))
@@ -135,6 +146,9 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 				b.toolArgs(i, tc.Function.Arguments)
 			}
 		}
+		if f, ok := d.JSON.ExtraFields["reasoning_details"]; ok {
+			openAIReasoningDetails(msg, f.Raw())
+		}
 	}
 	if err := stream.Err(); err != nil {
 		return msg, b.fail(ctx, openAIError(name, req.APIKey, err, nil, true))
@@ -161,6 +175,32 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 		msg.StopReason = session.StopToolUse // some services say "stop" after tool calls
 	}
 	return msg, nil
+}
+
+// openAIReasoningDetails keeps OpenRouter's encrypted reasoning of a tool
+// call as its thoughtSignature, as pi does, so that it goes back with the
+// call (see reasoningDetail).
+func openAIReasoningDetails(msg *session.Message, raw string) {
+	var details []json.RawMessage
+	if json.Unmarshal([]byte(raw), &details) != nil {
+		return
+	}
+	for _, d := range details {
+		var head struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+			Data string `json:"data"`
+		}
+		if json.Unmarshal(d, &head) != nil || head.Type != "reasoning.encrypted" || head.ID == "" || head.Data == "" {
+			continue
+		}
+		for i := range msg.Content {
+			if c := &msg.Content[i]; c.Type == session.BlockToolCall && c.ID == head.ID {
+				c.ThoughtSignature = string(compactJSON(d))
+				break
+			}
+		}
+	}
 }
 
 // openAIUsage records a usage chunk: prompt_tokens include cached (and
@@ -206,75 +246,265 @@ func openAIError(name, apiKey string, err error, res *http.Response, inStream bo
 	return provTransportError(name, apiKey, err, inStream)
 }
 
-// openAIRequest builds the request body and options for req.
-func openAIRequest(req *Request) (openai.ChatCompletionNewParams, []option.RequestOption) {
-	m := req.Model
+// openAIService is how a service's chat completions differ from OpenAI's,
+// told from the provider name and base URL as pi's detectCompat tells it.
+// lunar sends store, the developer role and max_completion_tokens to
+// OpenAI only (pi sends them to every service it does not know as
+// non-standard: some compatible services reject them).
+type openAIService struct {
+	base       string
+	official   bool // OpenAI itself
+	mistral    bool // nine-character tool ids, tool names in results, no reasoning fields
+	deepseek   bool // a thinking switch; every assistant message carries reasoning_content
+	openrouter bool // reasoning: {effort}
+	noEffort   bool // xAI takes no reasoning_effort
+}
+
+func openAIServiceOf(m Model) openAIService {
 	base := m.BaseURL
 	if base == "" {
 		base = DefaultOpenAIBaseURL
 	}
-	official := m.Provider == "openai" || strings.Contains(base, "api.openai.com")
-	mistral := m.Provider == "mistral" || strings.Contains(base, "mistral.ai")
+	return openAIService{
+		base:       base,
+		official:   m.Provider == "openai" || strings.Contains(base, "api.openai.com"),
+		mistral:    m.Provider == "mistral" || strings.Contains(base, "mistral.ai"),
+		deepseek:   m.Provider == "deepseek" || strings.Contains(base, "deepseek.com"),
+		openrouter: m.Provider == "openrouter" || strings.Contains(base, "openrouter.ai"),
+		noEffort:   m.Provider == "xai" || strings.Contains(base, "api.x.ai"),
+	}
+}
 
-	params := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(m.ID),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	}
-	if req.SystemPrompt != "" {
-		if official && m.Reasoning {
-			params.Messages = append(params.Messages, openai.DeveloperMessage(req.SystemPrompt))
-		} else {
-			params.Messages = append(params.Messages, openai.SystemMessage(req.SystemPrompt))
+// openAIToolID is pi's tool-call id normalisation for chat completions,
+// applied to other models' calls: an OpenAI Responses id "call_X|fc_Y"
+// becomes its call id in the characters OpenAI accepts, at most 40 long;
+// OpenAI's own provider gets ids cut to 40.
+func openAIToolID(provider string) func(string) string {
+	return func(id string) string {
+		if callID, _, ok := strings.Cut(id, "|"); ok {
+			return toolIDChars(callID, 40)
 		}
+		if provider == "openai" {
+			return utf16Prefix(id, 40)
+		}
+		return id
 	}
-	var normalize func(string) string
-	if mistral {
+}
+
+// openAIRequest builds the request body and options for req.
+func openAIRequest(req *Request) (*requestBody, []option.RequestOption, error) {
+	if err := checkExtra(req.Params.Extra); err != nil {
+		return nil, nil, err
+	}
+	m := req.Model
+	svc := openAIServiceOf(m)
+	normalize := openAIToolID(m.Provider)
+	if svc.mistral {
 		normalize = mistralToolID
 	}
-	for _, msg := range transformMessages(req.Messages, m, normalize) {
-		params.Messages = append(params.Messages, openAIMessages(&msg, mistral)...)
-	}
-	for _, t := range req.Tools {
-		fn := shared.FunctionDefinitionParam{Name: t.Name}
-		if t.Description != "" {
-			fn.Description = openai.String(t.Description)
-		}
-		schema := t.Parameters
-		if len(schema) == 0 {
-			schema = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		fn.SetExtraFields(map[string]any{"parameters": schema})
-		params.Tools = append(params.Tools, openai.ChatCompletionToolUnionParam{OfFunction: &openai.ChatCompletionFunctionToolParam{Function: fn}})
-	}
-	if n := req.Params.MaxTokens; n > 0 {
-		if official {
-			params.MaxCompletionTokens = openai.Int(int64(n))
-		} else {
-			params.MaxTokens = openai.Int(int64(n))
-		}
-	}
-	if t := req.Params.Temperature; t != nil {
-		params.Temperature = openai.Float(*t)
-	}
-	if t := req.Params.TopP; t != nil {
-		params.TopP = openai.Float(*t)
-	}
-	if effort := openAIEffort(m, req.Params.ThinkingLevel); effort != "" && m.Provider != "xai" && !strings.Contains(base, "api.x.ai") {
-		params.ReasoningEffort = shared.ReasoningEffort(effort)
-	}
-	if official {
-		params.Store = openai.Bool(false)
-	}
-
-	opts := []option.RequestOption{option.WithBaseURL(base), option.WithAPIKey(req.APIKey)}
+	msgs := transformMessages(req.Messages, m, normalize)
+	body := &requestBody{estimate: estimateBody(req, msgs), encode: func(w *jsonWriter) {
+		svc.encode(w, req, msgs)
+	}}
+	opts := []option.RequestOption{option.WithBaseURL(svc.base), option.WithAPIKey(req.APIKey)}
 	headers := mergedHeaders(req)
 	for _, k := range sortedKeys(headers) {
 		opts = append(opts, option.WithHeader(k, headers[k]))
 	}
-	for _, k := range sortedKeys(req.Params.Extra) {
-		opts = append(opts, option.WithJSONSet(sjsonKey(k), req.Params.Extra[k]))
+	return body, opts, nil
+}
+
+// encode writes the request body: pi's convertMessages and buildParams
+// for this service.
+func (svc openAIService) encode(w *jsonWriter, req *Request, msgs []llmMessage) {
+	m := req.Model
+	o := w.object(req.Params.Extra)
+	if o.key("model") {
+		w.str(m.ID)
 	}
-	return params, opts
+	if o.key("messages") {
+		w.raw("[")
+		svc.messages(w, req, msgs)
+		w.raw("]")
+	}
+	if o.key("stream") {
+		w.raw("true")
+	}
+	if o.key("stream_options") {
+		w.raw(`{"include_usage":true}`)
+	}
+	if svc.official && o.key("store") {
+		w.raw("false")
+	}
+	if n := req.Params.MaxTokens; n > 0 {
+		field := "max_tokens"
+		if svc.official {
+			field = "max_completion_tokens"
+		}
+		if o.key(field) {
+			w.int(int64(n))
+		}
+	}
+	if t := req.Params.Temperature; t != nil && o.key("temperature") {
+		w.float(*t)
+	}
+	if t := req.Params.TopP; t != nil && o.key("top_p") {
+		w.float(*t)
+	}
+	if len(req.Tools) > 0 && o.key("tools") {
+		w.raw("[")
+		for i, t := range req.Tools {
+			if i > 0 {
+				w.raw(",")
+			}
+			w.raw(`{"type":"function","function":{"name":`)
+			w.str(t.Name)
+			if t.Description != "" {
+				w.raw(`,"description":`)
+				w.str(t.Description)
+			}
+			w.raw(`,"parameters":`)
+			if len(t.Parameters) == 0 {
+				w.raw(`{"type":"object","properties":{}}`)
+			} else {
+				w.rawJSON(compactJSON(t.Parameters))
+			}
+			w.raw("}}")
+		}
+		w.raw("]")
+	}
+	effort := openAIEffort(m, req.Params.ThinkingLevel)
+	switch {
+	case !m.Reasoning:
+	case svc.deepseek:
+		if o.key("thinking") {
+			if effort != "" {
+				w.raw(`{"type":"enabled"}`)
+			} else {
+				w.raw(`{"type":"disabled"}`)
+			}
+		}
+		if effort != "" && o.key("reasoning_effort") {
+			w.str(effort)
+		}
+	case svc.openrouter:
+		if effort == "" {
+			effort = "none"
+		}
+		if o.key("reasoning") {
+			w.raw(`{"effort":`)
+			w.str(effort)
+			w.raw("}")
+		}
+	case svc.noEffort:
+	case effort != "":
+		if o.key("reasoning_effort") {
+			w.str(effort)
+		}
+	}
+	o.end()
+}
+
+// messages writes the system prompt and the conversation.
+func (svc openAIService) messages(w *jsonWriter, req *Request, msgs []llmMessage) {
+	n := 0
+	sep := func() {
+		if n > 0 {
+			w.raw(",")
+		}
+		n++
+		w.flush(false)
+	}
+	if req.SystemPrompt != "" {
+		sep()
+		if svc.official && req.Model.Reasoning {
+			w.raw(`{"role":"developer","content":`)
+		} else {
+			w.raw(`{"role":"system","content":`)
+		}
+		w.text(req.SystemPrompt)
+		w.raw("}")
+	}
+	for i := 0; i < len(msgs); i++ {
+		lm := &msgs[i]
+		switch lm.msg.Role {
+		case session.RoleUser:
+			if lm.msg.ContentIsString {
+				sep()
+				w.raw(`{"role":"user","content":`)
+				w.text(firstText(lm.content))
+				w.raw("}")
+				continue
+			}
+			if countParts(lm.content) == 0 {
+				continue
+			}
+			sep()
+			w.raw(`{"role":"user","content":[`)
+			k := 0
+			for _, c := range lm.content {
+				switch c.Type {
+				case session.BlockText:
+					if k++; k > 1 {
+						w.raw(",")
+					}
+					w.raw(`{"type":"text","text":`)
+					w.text(c.Text)
+					w.raw("}")
+				case session.BlockImage:
+					if k++; k > 1 {
+						w.raw(",")
+					}
+					openAIImage(w, c)
+				}
+			}
+			w.raw("]}")
+		case session.RoleAssistant:
+			if !openAIHasAssistant(lm.content) {
+				continue
+			}
+			sep()
+			svc.assistant(w, req.Model, lm.content)
+		case session.RoleToolResult:
+			// All results of a turn come first, then one user message with
+			// their images: a tool message holds text only, and OpenAI wants
+			// the results right after the calls.
+			j := i
+			images := false
+			for ; j < len(msgs) && msgs[j].msg.Role == session.RoleToolResult; j++ {
+				r := &msgs[j]
+				sep()
+				w.raw(`{"role":"tool","content":`)
+				if joinedLen(r.content) > 0 {
+					w.joinedText(r.content, `\n`, true)
+				} else {
+					w.raw(`"(see attached image)"`)
+				}
+				w.raw(`,"tool_call_id":`)
+				w.str(r.toolCallID)
+				if svc.mistral && r.msg.ToolName != "" {
+					w.raw(`,"name":`)
+					w.str(r.msg.ToolName)
+				}
+				w.raw("}")
+				images = images || hasImages(r.content)
+			}
+			if images {
+				sep()
+				w.raw(`{"role":"user","content":[{"type":"text","text":"Attached image(s) from tool result:"}`)
+				for _, r := range msgs[i:j] {
+					for _, c := range r.content {
+						if c.Type == session.BlockImage {
+							w.raw(",")
+							openAIImage(w, c)
+						}
+					}
+				}
+				w.raw("]}")
+			}
+			i = j - 1
+		}
+	}
 }
 
 // openAIEffort maps a thinking level to reasoning_effort for reasoning
@@ -300,85 +530,158 @@ func openAIEffort(m Model, level string) string {
 // (delta field names), so nothing else is sent back as a field.
 var reasoningField = regexp.MustCompile(`^reasoning(_content|_text)?$`)
 
-// openAIMessages converts one session message (already transformed for
-// the model) into chat messages.
-func openAIMessages(msg *session.Message, mistral bool) []openai.ChatCompletionMessageParamUnion {
-	switch msg.Role {
-	case session.RoleUser:
-		if !hasImages(msg.Content) {
-			text := blockText(msg.Content, "\n")
-			if text == "" {
-				return nil
-			}
-			return []openai.ChatCompletionMessageParamUnion{openai.UserMessage(text)}
-		}
-		var parts []openai.ChatCompletionContentPartUnionParam
-		for _, c := range msg.Content {
-			switch c.Type {
-			case session.BlockText:
-				parts = append(parts, openai.TextContentPart(c.Text))
-			case session.BlockImage:
-				parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURI(c)}))
+// openAIHasAssistant reports whether an assistant message is sent: pi
+// leaves out one with neither text (after removing lone surrogates) nor
+// tool calls.
+func openAIHasAssistant(content []session.ContentBlock) bool {
+	for i := range content {
+		c := &content[i]
+		switch c.Type {
+		case session.BlockToolCall:
+			return true
+		case session.BlockText:
+			if !isJSBlank(c.Text) && sanitizedLen(c.Text) > 0 {
+				return true
 			}
 		}
-		return []openai.ChatCompletionMessageParamUnion{openai.UserMessage(parts)}
-
-	case session.RoleAssistant:
-		var a openai.ChatCompletionAssistantMessageParam
-		if text := blockText(msg.Content, "\n"); text != "" {
-			a.Content.OfString = openai.String(text)
-		}
-		var thinking []string
-		field := ""
-		for _, c := range msg.Content {
-			switch c.Type {
-			case session.BlockThinking:
-				if field == "" && reasoningField.MatchString(c.ThinkingSignature) {
-					field = c.ThinkingSignature
-				}
-				thinking = append(thinking, c.Thinking)
-			case session.BlockToolCall:
-				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: c.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: argumentText(c.Arguments)}}})
-			}
-		}
-		if field != "" && !mistral {
-			a.SetExtraFields(map[string]any{field: strings.Join(thinking, "\n")})
-		}
-		if a.Content.OfString.Valid() || len(a.ToolCalls) > 0 {
-			return []openai.ChatCompletionMessageParamUnion{{OfAssistant: &a}}
-		}
-		return nil
-
-	case session.RoleToolResult:
-		text := blockText(msg.Content, "\n")
-		images := hasImages(msg.Content)
-		if text == "" && images {
-			text = "(see attached image)"
-		}
-		tm := openai.ChatCompletionToolMessageParam{ToolCallID: msg.ToolCallID}
-		tm.Content.OfString = openai.String(text)
-		if mistral && msg.ToolName != "" {
-			tm.SetExtraFields(map[string]any{"name": msg.ToolName})
-		}
-		out := []openai.ChatCompletionMessageParamUnion{{OfTool: &tm}}
-		if images { // tool messages carry text only: images follow as a user message
-			parts := []openai.ChatCompletionContentPartUnionParam{openai.TextContentPart("Attached image(s) from tool result:")}
-			for _, c := range msg.Content {
-				if c.Type == session.BlockImage {
-					parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURI(c)}))
-				}
-			}
-			out = append(out, openai.UserMessage(parts))
-		}
-		return out
 	}
-	return nil
+	return false
+}
+
+// assistant writes an assistant message as pi does: the non-blank text
+// blocks joined with nothing between them (null when there is none), the
+// model's own reasoning under the field it came in, the tool calls, and
+// the reasoning details of signed tool calls.
+func (svc openAIService) assistant(w *jsonWriter, m Model, content []session.ContentBlock) {
+	w.raw(`{"role":"assistant","content":`)
+	texts := 0
+	for i := range content {
+		if c := &content[i]; c.Type == session.BlockText && !isJSBlank(c.Text) {
+			texts += sanitizedLen(c.Text)
+		}
+	}
+	if texts == 0 {
+		w.raw("null")
+	} else {
+		w.raw(`"`)
+		for i := range content {
+			if c := &content[i]; c.Type == session.BlockText && !isJSBlank(c.Text) {
+				w.buf = appendJSONBody(w.buf, c.Text, true)
+			}
+		}
+		w.raw(`"`)
+	}
+	field := ""
+	first := true
+	for i := range content {
+		if c := &content[i]; c.Type == session.BlockThinking && !isJSBlank(c.Thinking) {
+			if first && !svc.mistral && reasoningField.MatchString(c.ThinkingSignature) {
+				field = c.ThinkingSignature
+			}
+			first = false
+		}
+	}
+	if field != "" {
+		w.raw(",")
+		w.str(field)
+		w.raw(`:"`)
+		k := 0
+		for i := range content {
+			if c := &content[i]; c.Type == session.BlockThinking && !isJSBlank(c.Thinking) {
+				if k++; k > 1 {
+					w.raw(`\n`)
+				}
+				w.buf = appendJSONBody(w.buf, c.Thinking, false)
+			}
+		}
+		w.raw(`"`)
+	}
+	calls, details := 0, 0
+	for i := range content {
+		c := &content[i]
+		if c.Type != session.BlockToolCall {
+			continue
+		}
+		if calls++; calls == 1 {
+			w.raw(`,"tool_calls":[`)
+		} else {
+			w.raw(",")
+		}
+		w.raw(`{"id":`)
+		w.str(c.ID)
+		w.raw(`,"type":"function","function":{"name":`)
+		w.str(c.Name)
+		w.raw(`,"arguments":`)
+		w.str(argumentText(c.Arguments))
+		w.raw("}}")
+		if reasoningDetail(c.ThoughtSignature) != nil {
+			details++
+		}
+	}
+	if calls > 0 {
+		w.raw("]")
+	}
+	if details > 0 {
+		w.raw(`,"reasoning_details":[`)
+		k := 0
+		for i := range content {
+			if c := &content[i]; c.Type == session.BlockToolCall {
+				if d := reasoningDetail(c.ThoughtSignature); d != nil {
+					if k++; k > 1 {
+						w.raw(",")
+					}
+					w.rawJSON(d)
+				}
+			}
+		}
+		w.raw("]")
+	}
+	if svc.deepseek && m.Reasoning && field != "reasoning_content" {
+		w.raw(`,"reasoning_content":""`)
+	}
+	w.raw("}")
+}
+
+// reasoningDetail is a tool call's thoughtSignature as pi sends it back in
+// reasoning_details (OpenRouter's encrypted reasoning): the JSON it holds,
+// or nil when it holds none or a falsy value.
+func reasoningDetail(sig string) []byte {
+	if sig == "" || !json.Valid([]byte(sig)) {
+		return nil
+	}
+	var v any
+	if json.Unmarshal([]byte(sig), &v) != nil {
+		return nil
+	}
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case bool:
+		if !x {
+			return nil
+		}
+	case float64:
+		if x == 0 {
+			return nil
+		}
+	case string:
+		if x == "" {
+			return nil
+		}
+	}
+	return compactJSON([]byte(sig))
+}
+
+// openAIImage writes an image content part.
+func openAIImage(w *jsonWriter, c session.ContentBlock) {
+	w.raw(`{"type":"image_url","image_url":{"url":`)
+	w.str(dataURI(c))
+	w.raw("}}")
 }
 
 // argumentText is the arguments string sent back for a tool call: the JSON
-// object, or the raw text the model produced when it was not valid JSON.
+// object as JSON.stringify writes it, or the raw text the model produced
+// when it was not valid JSON.
 func argumentText(args json.RawMessage) string {
 	if len(args) > 0 && args[0] == '"' {
 		var s string
@@ -389,7 +692,7 @@ func argumentText(args json.RawMessage) string {
 	if len(args) == 0 {
 		return "{}"
 	}
-	return string(args)
+	return string(compactJSON(args))
 }
 
 // dataURI is an image block as a data: URI.

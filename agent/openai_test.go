@@ -86,7 +86,8 @@ func TestOpenAIRequestBody(t *testing.T) {
 	assert.Equal(t, map[string]any{"role": "tool", "tool_call_id": "call_2", "content": "(see attached image)"}, r.Field("messages.4"))
 	assert.Equal(t, "Attached image(s) from tool result:", r.Field("messages.5.content.0.text"))
 	assert.Equal(t, "data:image/png;base64,aGVsbG8=", r.Field("messages.5.content.1.image_url.url"))
-	assert.Equal(t, map[string]any{"role": "user", "content": "Thanks, go on."}, r.Field("messages.6"), "the errored reply is not sent")
+	assert.Equal(t, map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "Thanks, go on."}}}, r.Field("messages.6"),
+		"the errored reply is not sent")
 	assert.Nil(t, r.Field("messages.7"))
 
 	assert.Equal(t, "function", r.Field("tools.0.type"))
@@ -163,7 +164,7 @@ func TestOpenAIForeignHistory(t *testing.T) {
 	_, err, _ := llmStream(t, srv, APIOpenAICompletions, req)
 	require.NoError(t, err)
 	r := srv.Requests()[0]
-	assert.Equal(t, "I should look.\nLet me check.", r.Field("messages.1.content"), "foreign thinking is sent as text")
+	assert.Equal(t, "I should look.Let me check.", r.Field("messages.1.content"), "foreign thinking is sent as text, joined as pi joins")
 	assert.Nil(t, r.Field("messages.1.reasoning_content"))
 	assert.Equal(t, "call1ABCD", r.Field("messages.1.tool_calls.0.id"), "Mistral ids: nine alphanumerics")
 	assert.Equal(t, "call1ABCD", r.Field("messages.2.tool_call_id"))

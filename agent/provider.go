@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -464,59 +463,83 @@ func isHexDigit(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// transformMessages prepares a session's messages for model m, as pi does:
-// errored and aborted replies are dropped; replies of other models lose
-// what only their model understands (thinking becomes text, redacted
-// thinking and signatures go, tool-call ids are rewritten by normalizeID
-// when given); tool calls left without a result get an error result "No
-// result provided" so the history is valid for every API.
-func transformMessages(msgs []session.Message, m Model, normalizeID func(string) string) []session.Message {
-	out := make([]session.Message, 0, len(msgs)+2)
+// llmMessage is one message as a provider sends it: the session message
+// (read only) with the content and tool-call id transformMessages chose
+// for the model. Converters read content and toolCallID, never
+// msg.Content or msg.ToolCallID.
+type llmMessage struct {
+	msg        *session.Message
+	content    []session.ContentBlock
+	toolCallID string
+}
+
+// transformMessages prepares a session's messages for model m as pi's
+// transformMessages does. Replies of another model (provider, API or id
+// differ) lose what only their model understands: redacted thinking goes,
+// other thinking becomes a text block (empty thinking goes), text loses
+// its signature, a tool call its thoughtSignature, and its id is rewritten
+// by normalizeID (when given) in the call and in its result. Errored and
+// aborted replies are dropped; tool calls left without a result get an
+// error result "No result provided" (before the next assistant or user
+// message, or at the end) so the history is valid for every API. msgs is
+// not modified.
+func transformMessages(msgs []session.Message, m Model, normalizeID func(string) string) []llmMessage {
+	out := make([]llmMessage, 0, len(msgs)+2)
 	var idMap map[string]string
 	var pending []session.ContentBlock
-	answered := map[string]bool{}
+	var answered map[string]bool
 	flush := func() {
 		for _, c := range pending {
 			if !answered[c.ID] {
-				out = append(out, session.Message{Role: session.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name,
+				res := &session.Message{Role: session.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name,
 					Content: []session.ContentBlock{{Type: session.BlockText, Text: "No result provided"}}, IsError: true,
-					Timestamp: time.Now().UnixMilli()})
+					Timestamp: time.Now().UnixMilli()}
+				out = append(out, llmMessage{msg: res, content: res.Content, toolCallID: c.ID})
 			}
 		}
 		pending = nil
 		clear(answered)
 	}
-	for _, msg := range msgs {
+	for i := range msgs {
+		msg := &msgs[i]
 		switch msg.Role {
 		case session.RoleAssistant:
+			content := msg.Content
+			if msg.Provider != m.Provider || msg.API != m.API || msg.Model != m.ID {
+				// Ids are mapped even in replies dropped below: pi maps them
+				// all before it drops any, and their results stay.
+				content = foreignContent(content, normalizeID, &idMap)
+			}
 			flush()
 			if msg.StopReason == session.StopError || msg.StopReason == session.StopAborted {
 				continue
 			}
-			if msg.Provider != m.Provider || msg.API != m.API || msg.Model != m.ID {
-				msg.Content = foreignContent(msg.Content, normalizeID, &idMap)
-			}
-			for _, c := range msg.Content {
+			for _, c := range content {
 				if c.Type == session.BlockToolCall {
 					pending = append(pending, c)
 				}
 			}
-			out = append(out, msg)
+			out = append(out, llmMessage{msg: msg, content: content})
 		case session.RoleToolResult:
-			if id, ok := idMap[msg.ToolCallID]; ok {
-				msg.ToolCallID = id
+			id := msg.ToolCallID
+			if to, ok := idMap[id]; ok {
+				id = to
 			}
-			answered[msg.ToolCallID] = true
-			out = append(out, msg)
+			if answered == nil {
+				answered = map[string]bool{}
+			}
+			answered[id] = true
+			out = append(out, llmMessage{msg: msg, content: msg.Content, toolCallID: id})
 		default:
 			flush()
-			out = append(out, msg)
+			out = append(out, llmMessage{msg: msg, content: msg.Content})
 		}
 	}
+	flush()
 	return out
 }
 
-// foreignContent rewrites the blocks of another model's reply.
+// foreignContent rewrites the blocks of another model's reply, as pi does.
 func foreignContent(blocks []session.ContentBlock, normalizeID func(string) string, idMap *map[string]string) []session.ContentBlock {
 	out := make([]session.ContentBlock, 0, len(blocks))
 	for _, c := range blocks {
@@ -547,6 +570,39 @@ func foreignContent(blocks []session.ContentBlock, normalizeID func(string) stri
 	return out
 }
 
+// toolIDChars rewrites an id to the characters both Anthropic and OpenAI
+// accept (a-z, A-Z, 0-9, '_' and '-'; every other UTF-16 unit becomes
+// '_', as pi's regular expression replaces them) and cuts it to max
+// characters.
+func toolIDChars(id string, max int) string {
+	ok := len(id) <= max
+	for i := 0; ok && i < len(id); i++ {
+		ok = toolIDByte(id[i])
+	}
+	if ok {
+		return id
+	}
+	b := make([]byte, 0, min(len(id), max))
+	for _, r := range id {
+		if len(b) >= max {
+			break
+		}
+		switch {
+		case r < utf8.RuneSelf && toolIDByte(byte(r)):
+			b = append(b, byte(r))
+		case r > 0xFFFF: // two UTF-16 units
+			b = append(b, '_', '_')
+		default:
+			b = append(b, '_')
+		}
+	}
+	return string(b[:min(len(b), max)])
+}
+
+func toolIDByte(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'
+}
+
 // mergedHeaders returns the model's headers overlaid by the request's.
 func mergedHeaders(req *Request) map[string]string {
 	if len(req.Model.Headers) == 0 {
@@ -570,25 +626,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// sjsonKeyEscaper escapes the characters sjson paths treat specially, so
-// each Params.Extra key sets exactly one top-level field.
-var sjsonKeyEscaper = regexp.MustCompile(`[.*?|#@\\:]`)
-
-func sjsonKey(k string) string {
-	return sjsonKeyEscaper.ReplaceAllStringFunc(k, func(s string) string { return `\` + s })
-}
-
-// blockText joins the text blocks of content with sep.
-func blockText(content []session.ContentBlock, sep string) string {
-	var parts []string
-	for _, c := range content {
-		if c.Type == session.BlockText {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, sep)
 }
 
 // hasImages reports whether content holds an image.

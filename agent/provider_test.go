@@ -195,20 +195,20 @@ func TestTransformMessages(t *testing.T) {
 	out := transformMessages(in, target, anthropicToolID)
 	roles := make([]string, len(out))
 	for i, m := range out {
-		roles[i] = m.Role
+		roles[i] = m.msg.Role
 	}
 	assert.Equal(t, []string{"user", "assistant", "toolResult", "assistant", "toolResult", "toolResult", "user"}, roles)
 	assert.Equal(t, []session.ContentBlock{
 		{Type: session.BlockText, Text: "pondering"},
 		{Type: session.BlockText, Text: "answer"},
 		{Type: session.BlockToolCall, ID: "call_odd_id", Name: "bash", Arguments: json.RawMessage(`{}`)},
-	}, out[1].Content, "foreign thinking becomes text; redacted, empty and signatures go")
-	assert.Equal(t, "call_odd_id", out[2].ToolCallID, "results follow the rewritten id")
-	assert.Equal(t, "s1", out[3].Content[0].ThinkingSignature, "own thinking is kept")
-	assert.Equal(t, "ts", out[3].Content[1].ThoughtSignature)
-	assert.Equal(t, "toolu_2", out[5].ToolCallID)
-	assert.True(t, out[5].IsError)
-	assert.Equal(t, "No result provided", out[5].Content[0].Text)
+	}, out[1].content, "foreign thinking becomes text; redacted, empty and signatures go")
+	assert.Equal(t, "call_odd_id", out[2].toolCallID, "results follow the rewritten id")
+	assert.Equal(t, "s1", out[3].content[0].ThinkingSignature, "own thinking is kept")
+	assert.Equal(t, "ts", out[3].content[1].ThoughtSignature)
+	assert.Equal(t, "toolu_2", out[5].toolCallID)
+	assert.True(t, out[5].msg.IsError)
+	assert.Equal(t, "No result provided", out[5].content[0].Text)
 	assert.Equal(t, "bash", in[1].Content[4].Name, "input is not modified")
 	assert.Equal(t, "call|odd/id", in[1].Content[4].ID, "input is not modified")
 }

@@ -110,7 +110,13 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 		rt.emit(RuntimeEvent{Loop: &ev})
 	})
 	if resumed {
-		rt.restore()
+		// pi records the level a resumed conversation continues with when
+		// its path has none, before anything else is appended.
+		if c := rt.restore(); c.HasMessages && !c.ThinkingLevelSet {
+			if _, err := s.AppendThinkingLevel(rt.thinking); err != nil {
+				return nil, err
+			}
+		}
 	} else {
 		if _, err := s.AppendModelChange(rt.model.Provider, rt.model.ID); err != nil {
 			return nil, err

@@ -14,10 +14,12 @@ import (
 	"github.com/lunar-cli/lunar/session"
 )
 
-// restore takes model and thinking level from the open session's context,
-// unless the options say the front end chose them (flags).
-func (rt *Runtime) restore() {
-	c := rt.sess.BuildContext()
+// restore takes model and thinking level from the open session's path,
+// unless the options say the front end chose them (flags). A path without
+// a thinking_level_change gets the configured level, as in pi. It
+// returns what the path said.
+func (rt *Runtime) restore() session.PathSettings {
+	c := rt.sess.PathSettings()
 	if !rt.opts.KeepModel && c.Provider != "" {
 		if m, ok := rt.opts.Registry.Find(c.Provider, c.ModelID); ok {
 			if _, err := rt.APIKey(m); err == nil {
@@ -25,10 +27,15 @@ func (rt *Runtime) restore() {
 			}
 		}
 	}
-	if !rt.opts.KeepThinking && c.ThinkingLevel != "" {
+	switch {
+	case rt.opts.KeepThinking:
+	case c.ThinkingLevelSet:
 		rt.thinking = c.ThinkingLevel
+	default:
+		rt.thinking = rt.opts.ThinkingLevel
 	}
 	rt.agent.Model, rt.agent.ThinkingLevel = rt.model, rt.thinking
+	return c
 }
 
 func (rt *Runtime) adjust(m Model) Model {
@@ -331,9 +338,14 @@ func (rt *Runtime) Switch(ctx context.Context, path string) error {
 	prevModel := rt.Model()
 	rt.use(s, true)
 	rt.mu.Lock()
-	rt.restore()
+	c := rt.restore()
 	m, thinking := rt.model, rt.thinking
 	rt.mu.Unlock()
+	if c.HasMessages && !c.ThinkingLevelSet { // as NewRuntime does
+		if _, err := s.AppendThinkingLevel(thinking); err != nil {
+			return err
+		}
+	}
 	if prevModel.Provider != m.Provider || prevModel.ID != m.ID {
 		h.ModelChange(ctx, prevModel.Provider, prevModel.ID, m.Provider, m.ID, thinking)
 	}

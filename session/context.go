@@ -69,6 +69,44 @@ func BuildContext(path []*Entry) Context {
 	return c
 }
 
+// PathSettings is what a path says without its messages: the thinking
+// level and model BuildContext would report, whether a
+// thinking_level_change entry set the level, and whether the context has
+// any message.
+type PathSettings struct {
+	ThinkingLevel    string // "off" unless the path changed it
+	ThinkingLevelSet bool
+	Provider         string
+	ModelID          string
+	HasMessages      bool
+}
+
+// PathSettingsOf returns the settings of a path (root first) in one pass,
+// without copying its messages.
+func PathSettingsOf(path []*Entry) PathSettings {
+	p := PathSettings{ThinkingLevel: "off"}
+	for _, e := range path {
+		switch e.Type {
+		case TypeThinkingLevelChange:
+			p.ThinkingLevel, p.ThinkingLevelSet = e.ThinkingLevel, true
+		case TypeModelChange:
+			p.Provider, p.ModelID = e.Provider, e.ModelID
+		case TypeMessage:
+			if e.Message != nil {
+				p.HasMessages = true
+				if e.Message.Role == RoleAssistant {
+					p.Provider, p.ModelID = e.Message.Provider, e.Message.Model
+				}
+			}
+		case TypeCustomMessage, TypeCompaction:
+			p.HasMessages = true
+		case TypeBranchSummary:
+			p.HasMessages = p.HasMessages || e.Summary != ""
+		}
+	}
+	return p
+}
+
 // appendContext adds the message an entry contributes, if any.
 func appendContext(msgs []ContextMessage, e *Entry) []ContextMessage {
 	switch e.Type {
@@ -108,21 +146,36 @@ const (
 func ConvertToLLM(msgs []Message) []Message {
 	out := make([]Message, 0, len(msgs))
 	for i := range msgs {
-		m := &msgs[i]
-		switch m.Role {
-		case RoleUser, RoleAssistant, RoleToolResult:
-			out = append(out, *m)
-		case RoleBashExecution:
-			if !m.ExcludeFromContext {
-				out = append(out, userText(BashExecutionText(m), m.Timestamp))
-			}
-		case RoleCustom:
-			out = append(out, Message{Role: RoleUser, Content: m.Content, Timestamp: m.Timestamp})
-		case RoleBranchSummary:
-			out = append(out, userText(BranchSummaryPrefix+m.Summary+BranchSummarySuffix, m.Timestamp))
-		case RoleCompactionSummary:
-			out = append(out, userText(CompactionSummaryPrefix+m.Summary+CompactionSummarySuffix, m.Timestamp))
+		out = appendLLM(out, &msgs[i])
+	}
+	return out
+}
+
+// ConvertContextToLLM is ConvertToLLM over the messages of a context,
+// without an intermediate copy (a long session's context is large).
+func ConvertContextToLLM(msgs []ContextMessage) []Message {
+	out := make([]Message, 0, len(msgs))
+	for i := range msgs {
+		out = appendLLM(out, &msgs[i].Message)
+	}
+	return out
+}
+
+// appendLLM appends what m becomes for a model, if anything.
+func appendLLM(out []Message, m *Message) []Message {
+	switch m.Role {
+	case RoleUser, RoleAssistant, RoleToolResult:
+		out = append(out, *m)
+	case RoleBashExecution:
+		if !m.ExcludeFromContext {
+			out = append(out, userText(BashExecutionText(m), m.Timestamp))
 		}
+	case RoleCustom:
+		out = append(out, Message{Role: RoleUser, Content: m.Content, Timestamp: m.Timestamp})
+	case RoleBranchSummary:
+		out = append(out, userText(BranchSummaryPrefix+m.Summary+BranchSummarySuffix, m.Timestamp))
+	case RoleCompactionSummary:
+		out = append(out, userText(CompactionSummaryPrefix+m.Summary+CompactionSummarySuffix, m.Timestamp))
 	}
 	return out
 }

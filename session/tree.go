@@ -4,6 +4,7 @@ package session
 // forking a path into a new session file.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -171,6 +172,15 @@ func (s *Session) BuildContext() Context {
 	return BuildContext(path)
 }
 
+// PathSettings returns the settings of the path to the current leaf
+// (see PathSettingsOf).
+func (s *Session) PathSettings() PathSettings {
+	s.mu.Lock()
+	path := s.path("")
+	s.mu.Unlock()
+	return PathSettingsOf(path)
+}
+
 // Fork copies the path from the root to id ("" = the leaf) into a new
 // session in dir whose header names this session as parentSession, as
 // pi's createBranchedSession does: label entries are left out of the path
@@ -237,6 +247,64 @@ func (s *Session) Fork(id, dir string) (*Session, error) {
 		e.Raw = line
 		ns.add(e)
 		prev = e.ID
+	}
+	if err := ns.persistPending(); err != nil {
+		ns.discard()
+		return nil, fmt.Errorf("fork: %w", err)
+	}
+	if ns.f != nil {
+		if err := ns.f.Sync(); err != nil {
+			ns.discard()
+			return nil, fmt.Errorf("fork: sync %s: %w", ns.file, err)
+		}
+	}
+	return ns, nil
+}
+
+// ForkFile copies every entry of the session file at path, in file
+// order, into a new session in dir whose header has cwd as its working
+// folder and path as its parentSession: pi's --fork
+// (SessionManager.forkFrom). Other branches, labels and entries of
+// unknown types come along; the leaf is the last entry, as when the file
+// is loaded. (Fork copies one path, as pi's /clone and /fork do.) An old
+// file is copied migrated; lines Load skips are left out, as pi leaves
+// out lines it cannot parse, and its warnings are the fork's. The new
+// file is written and locked at once; an empty dir gives an in-memory
+// fork.
+func ForkFile(path, dir, cwd string) (*Session, error) {
+	src, err := Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("fork: %w", err)
+	}
+	if len(src.entries) == 0 {
+		return nil, fmt.Errorf("fork %s: the session has no entries", src.file)
+	}
+	ns := newSession(newHeader(cwd, src.file))
+	ns.warnings = src.warnings
+	if dir != "" {
+		ns.persist = true
+		ns.force = true
+		ns.file = filepath.Join(dir, fileName(ns.header.Timestamp, ns.header.ID))
+	}
+	ns.entries = make([]*Entry, 0, len(src.entries))
+	ns.parent = make([]int32, 0, len(src.entries))
+	ns.index = make(map[string]int32, len(src.entries))
+	var buf []byte
+	for _, e := range src.entries {
+		// pi writes JSON.stringify(JSON.parse(line)): the line as lunar
+		// or pi wrote it; a line written otherwise (spaces, number
+		// forms, escapes) is normalised.
+		if line := e.line(); line != nil {
+			if v, err := parseJS(line); err == nil {
+				if buf = appendJS(buf[:0], v); !bytes.Equal(buf, line) {
+					c := new(Entry)
+					*c = *e
+					c.inPlace, c.Raw = nil, bytes.Clone(buf)
+					e = c
+				}
+			}
+		}
+		ns.add(e)
 	}
 	if err := ns.persistPending(); err != nil {
 		ns.discard()

@@ -33,6 +33,10 @@ type config struct {
 	// BashKeepAPIKeys passes the provider key variables to the commands the
 	// model runs (removed by default). Only the user's own config may set it.
 	BashKeepAPIKeys *bool `json:"bash_keep_api_keys,omitempty"`
+	// Permissions are the permission policy's settings and Hooks each
+	// hook's own section (see config_hooks.go).
+	Permissions *permissionsConfig         `json:"permissions,omitempty"`
+	Hooks       map[string]json.RawMessage `json:"hooks,omitempty"`
 
 	files []string // the files that were read, in order
 	// projectProviders are the providers only the project config defines.
@@ -117,7 +121,9 @@ func loadConfig(globalDir string) (*config, error) {
 // base_url or api_key_env of a built-in provider or of one the user's
 // config defines, nor give a provider of its own a key from the
 // environment; it cannot disable the user's global hooks (globalHooks,
-// by name without .lua). What is refused is dropped with a warning.
+// by name without .lua) nor the permission policy, nor reconfigure the
+// user's hooks; it may tighten the policy but not loosen it. What is
+// refused is dropped with a warning.
 func (c *config) applyProject(path string, data []byte, globalHooks map[string]bool) (warnings []string, err error) {
 	var layer config
 	if err := decodeConfig(path, data, &layer); err != nil {
@@ -185,6 +191,11 @@ func (c *config) applyProject(path string, data []byte, globalHooks map[string]b
 	}
 	var disabled []string
 	for _, d := range layer.DisabledHooks {
+		if strings.TrimSuffix(d, ".lua") == permissionsHook {
+			warnings = append(warnings, fmt.Sprintf("config %s:%d: disabled_hooks: %q ignored: a project may not turn off the permission policy",
+				path, lineOfKey(data, "disabled_hooks"), d))
+			continue
+		}
 		if globalHooks[strings.TrimSuffix(d, ".lua")] {
 			warnings = append(warnings, fmt.Sprintf("config %s:%d: disabled_hooks: %q ignored: a project may not disable your own hooks",
 				path, lineOfKey(data, "disabled_hooks"), d))
@@ -197,6 +208,14 @@ func (c *config) applyProject(path string, data []byte, globalHooks map[string]b
 		warnings = append(warnings, fmt.Sprintf("config %s:%d: bash_keep_api_keys ignored: only your own config may hand your keys to commands",
 			path, lineOfKey(data, "bash_keep_api_keys")))
 		layer.BashKeepAPIKeys = nil
+	}
+	if layer.Permissions != nil {
+		warnings = append(warnings, c.tightenPermissions(layer.Permissions, path, data)...)
+		layer.Permissions = nil
+	}
+	if layer.Hooks != nil {
+		warnings = append(warnings, c.overlayHookSections(layer.Hooks, path, data, globalHooks)...)
+		layer.Hooks = nil
 	}
 	c.overlay(&layer)
 	c.files = append(c.files, path)
@@ -220,7 +239,10 @@ func decodeConfig(path string, data []byte, into *config) error {
 	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var key *configKeyError
 	switch {
+	case errors.As(err, &key):
+		return fmt.Errorf("config %s:%d: %v", path, lineOfKey(data, key.lineKey), key)
 	case errors.As(err, &syn):
 		return fmt.Errorf("config %s:%d: %v", path, lineAt(data, syn.Offset), syn)
 	case errors.As(err, &typ):
@@ -235,7 +257,7 @@ func decodeConfig(path string, data []byte, into *config) error {
 
 func knownKeys() []string {
 	keys := []string{"model", "thinking", "hook_timeout_ms", "compaction", "providers", "models", "disabled_hooks",
-		"stream_idle_timeout", "connect_timeout", "bash_keep_api_keys"}
+		"stream_idle_timeout", "connect_timeout", "bash_keep_api_keys", "permissions", "hooks"}
 	sort.Strings(keys)
 	return keys
 }
@@ -265,6 +287,12 @@ func (c *config) validate(path string, data []byte) error {
 	}
 	if c.HookTimeoutMs != nil && *c.HookTimeoutMs < 0 {
 		return fmt.Errorf("config %s:%d: key \"hook_timeout_ms\": must not be negative", path, lineOfKey(data, "hook_timeout_ms"))
+	}
+	if err := validatePermissions(c.Permissions, path, data); err != nil {
+		return err
+	}
+	if err := validateHookSections(c.Hooks, path, data); err != nil {
+		return err
 	}
 	for name, p := range c.Providers {
 		if p.API != "" && p.API != "openai-completions" && p.API != "anthropic-messages" {

@@ -305,7 +305,7 @@ func TestCompactRepeatedlyInSmallWindow(t *testing.T) {
 	run := func(args ...string) {
 		t.Helper()
 		cmd := e.cmd("", args...)
-		cmd.Args = append([]string{lunarBin, "--model", "local/tiny"}, args...)
+		cmd.Args = append([]string{lunarBin, "--model", "local/tiny", "--yes"}, args...)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, string(out))
 	}

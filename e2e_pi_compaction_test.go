@@ -133,7 +133,7 @@ func (h *piDiff) pi(args ...string) result {
 // keeps the model it names.
 func (h *piDiff) lunar(args ...string) result {
 	h.t.Helper()
-	return h.e.runBare(nil, args...)
+	return h.e.runBare(nil, append([]string{"--yes"}, args...)...) // the script runs bash
 }
 
 // queueTurn queues the model's replies of one turn.

@@ -46,6 +46,11 @@ type e2e struct {
 	srv  *llmtest.Server
 	api  string // "openai" or "anthropic"
 	env  []string
+	// ask leaves out --yes, so that the permission policy asks before
+	// write, edit and bash (and refuses them, without a terminal). The
+	// other tests are scripts that run tools unattended, as a user's
+	// script does with --yes.
+	ask bool
 }
 
 func newE2E(t *testing.T) *e2e {
@@ -64,7 +69,11 @@ func (e *e2e) modelArgs() []string {
 }
 
 func (e *e2e) cmd(stdin string, args ...string) *exec.Cmd {
-	cmd := exec.Command(lunarBin, append(e.modelArgs(), args...)...)
+	base := e.modelArgs()
+	if !e.ask {
+		base = append(base, "--yes")
+	}
+	cmd := exec.Command(lunarBin, append(base, args...)...)
 	cmd.Dir = e.cwd
 	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "NO_COLOR=1", "LUNAR_MAX_RETRIES=2")
 	cmd.Env = append(cmd.Env, e.env...)

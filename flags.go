@@ -40,6 +40,7 @@ type options struct {
 	Hooks              []string
 	NoHooks            bool
 	Trust              bool
+	Yes                bool
 	ListModels         bool
 	Export             string
 	Output             string
@@ -79,6 +80,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.StringArrayVarP(&o.Hooks, "hook", "e", nil, "load this hook file (repeatable)")
 	fs.BoolVar(&o.NoHooks, "no-hooks", false, "load no hooks at all")
 	fs.BoolVar(&o.Trust, "trust", false, "trust this project's .lunar/ (config.json and hooks.d) without asking")
+	fs.BoolVar(&o.Yes, "yes", false, "run tools without asking (permissions mode auto for this run; deny rules still apply)")
 	fs.BoolVar(&o.ListModels, "list-models", false, "list known models and exit")
 	fs.StringVar(&o.Export, "export", "", "export a session file or id to HTML and exit")
 	fs.StringVarP(&o.Output, "output", "o", "", "output file for --export")
@@ -141,6 +143,7 @@ Examples:
   lunar -c                      continue where you left off
   lunar --mode json -p "list the files here" | jq .type
   lunar -e ./my-hook.lua        load an extra hook
+  lunar --yes -p "fix the failing test"   let a script write, edit and run commands
 
 Environment: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, ...
   LUNAR_HOME overrides the config/data/state roots; LUNAR_DEBUG=1 traces hooks.

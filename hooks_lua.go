@@ -45,6 +45,7 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 		Timeout: time.Duration(a.cfg.hookTimeoutMs()) * time.Millisecond,
 		DataDir: a.paths.Data,
 		Report:  report,
+		Config:  a.cfg.hookSections(a.opts.Yes),
 	}
 	debug := a.opts.Debug || os.Getenv("LUNAR_DEBUG") != ""
 	if debug {

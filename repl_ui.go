@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // replUI implements hookUI on the REPL's terminal.
@@ -44,7 +45,13 @@ func (u *replUI) pick(title string, options []string) (int, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if title != "" {
-		fmt.Fprintln(t.stdout, t.paint(ansiBold, oneLine(title)))
+		// The first line is the question; further lines (a command, a
+		// diff) are shown as they are, control characters excepted.
+		first, rest, _ := strings.Cut(title, "\n")
+		fmt.Fprintln(t.stdout, t.paint(ansiBold, oneLine(first)))
+		if rest != "" {
+			fmt.Fprintln(t.stdout, strings.Map(printable, rest))
+		}
 	}
 	width := t.columns() - 6
 	for i, o := range options {
@@ -163,6 +170,15 @@ func (u *replUI) takeEditorText() string {
 	s := u.editor
 	u.editor = ""
 	return s
+}
+
+// printable keeps newlines and tabs and drops other control characters
+// (an escape sequence in a dialog could redraw what the user reads).
+func printable(r rune) rune {
+	if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+		return r
+	}
+	return -1
 }
 
 // oneLine flattens whitespace so text fits a liner prompt, which may not

@@ -45,6 +45,8 @@ func lunarModule(h *hook) *stdlib.Module {
 				Doc: "Makes one model call (e.g. for a summary) and returns its text."},
 			{Name: "exec", Fn: h.luaExec, Returns: "lunar.ExecResult?, string?", Params: []stdlib.Param{{Name: "cmd", Type: "string"}, {Name: "args", Type: "string[]", Optional: true}, {Name: "opts", Type: "lunar.ExecOptions", Optional: true}},
 				Doc: "Runs a program (no shell) and waits for it. On timeout or cancellation its whole process group is killed."},
+			{Name: "config", Fn: h.luaConfig, Returns: "any",
+				Doc: "This hook's settings from config.json: the section `hooks.<name>` (name: the hook's file name without .lua; the bundled permissions hook gets the top-level `permissions`), a fresh copy on every call; nil when there is none. Available at load time."},
 			{Name: "log", Fn: h.luaLog, Params: []stdlib.Param{{Name: "level", Type: `"debug"|"info"|"warn"|"error"`}, {Name: "message", Type: "string"}},
 				Doc: "Logs a line on stderr (debug lines only with --debug)."},
 		},
@@ -341,6 +343,15 @@ func (h *hook) luaLog(L *glua.LState) int {
 	}
 	h.rt.log(h, level, L.CheckString(2))
 	return 0
+}
+
+func (h *hook) luaConfig(L *glua.LState) int {
+	v, err := h.jsonLua(h.rt.opts.Config[strings.TrimSuffix(h.src.Name, ".lua")])
+	if err != nil {
+		L.RaiseError("config: %s", err.Error())
+	}
+	L.Push(v)
+	return 1
 }
 
 // luaOptString reads an optional string field, raising an argument error

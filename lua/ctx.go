@@ -40,7 +40,7 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 	ui = &stdlib.Module{Name: "lunar.UI", Doc: "Talking to the user: numbered prompts in the REPL; without a UI dialogs return nil (confirm: false) and notify prints to stderr.",
 		Funcs: []stdlib.Func{
 			{Name: "select", Fn: h.uiSelect, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "options", Type: "string[]"}},
-				Doc: "Lets the user pick one option; nil when dismissed or without a UI."},
+				Doc: "Lets the user pick one option; nil when dismissed or without a UI. A title of several lines shows its first line as the question and the rest as it is (a command, a diff)."},
 			{Name: "confirm", Fn: h.uiConfirm, Returns: "boolean", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "message", Type: "string", Optional: true}},
 				Doc: "Asks a yes/no question; false without a UI."},
 			{Name: "input", Fn: h.uiInput, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "placeholder", Type: "string", Optional: true}},

@@ -11,6 +11,7 @@ package lua
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -61,6 +62,9 @@ type Options struct {
 	Log func(hook, level, msg string)
 	// HTTPClient serves the http module (nil: http.DefaultClient).
 	HTTPClient *http.Client
+	// Config holds the hooks' settings by hook name (the file name without
+	// .lua): the JSON lunar.config() returns to that hook.
+	Config map[string]json.RawMessage
 }
 
 // Runtime is a set of loaded hooks. Its methods are safe for concurrent

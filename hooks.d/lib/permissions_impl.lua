@@ -1,0 +1,893 @@
+-- permissions_impl.lua: the implementation of permissions.lua, required on
+-- first use (a rule names the tool of a call, a dialog opens, /permissions
+-- runs) so that runs which need none of it do not compile it. See
+-- hooks.d/permissions.lua for the policy and docs/hooks.md ("The
+-- permission policy") for the user's view.
+--
+-- Speed: a Lua pattern is compiled on every call (about as costly as a
+-- loop over 20 characters), so the scanning below is byte loops and plain
+-- finds; the forms deny and ask rules look at are only built when such a
+-- rule names the tool.
+
+local json = require("json")
+local fs = require("fs")
+
+local M = {}
+
+local MUTATING = { write = true, edit = true, bash = true }
+local PATH_TOOLS = { read = true, write = true, edit = true }
+local MODES = { ask = true, auto = true, ["read-only"] = true }
+local KINDS = { "deny", "ask", "allow" }
+
+local HOME = os.getenv("HOME") or os.getenv("USERPROFILE")
+
+local byte, sub, concat = string.byte, string.sub, table.concat
+
+-- Text ------------------------------------------------------------------
+
+-- split_plain splits s at every sep (plain text).
+local function split_plain(s, sep)
+  local out, start = {}, 1
+  while true do
+    local a, b = string.find(s, sep, start, true)
+    if not a then
+      out[#out + 1] = sub(s, start)
+      return out
+    end
+    out[#out + 1] = sub(s, start, a - 1)
+    start = b + 1
+  end
+end
+
+local function lines_of(s)
+  local out = split_plain(s, "\n")
+  if out[#out] == "" and #out > 1 then
+    out[#out] = nil
+  end
+  return out
+end
+
+local function is_space(c)
+  return c == 32 or c == 9 or c == 10 or c == 13
+end
+
+-- fields splits s at whitespace.
+local function fields(s)
+  local out, start = {}, nil
+  for i = 1, #s do
+    if is_space(byte(s, i)) then
+      if start then
+        out[#out + 1] = sub(s, start, i - 1)
+        start = nil
+      end
+    elseif not start then
+      start = i
+    end
+  end
+  if start then
+    out[#out + 1] = sub(s, start)
+  end
+  return out
+end
+
+-- visible makes control characters visible, so that what a dialog shows is
+-- what runs (an escape sequence could otherwise redraw the line).
+local function visible(s)
+  return (s:gsub("[%z\1-\8\11-\31\127]", function(c)
+    return string.format("\\x%02x", c:byte())
+  end))
+end
+
+local MAX_SHOWN = 60
+
+-- shown collects the lines of a dialog, up to MAX_SHOWN.
+local function shown()
+  local t = { n = 0, cut = 0 }
+  function t.add(prefix, line)
+    if t.n >= MAX_SHOWN then
+      t.cut = t.cut + 1
+      return
+    end
+    t.n = t.n + 1
+    t[t.n] = "  " .. prefix .. visible(line)
+  end
+  function t.text()
+    local out = {}
+    for i = 1, t.n do
+      out[i] = t[i]
+    end
+    if t.cut > 0 then
+      out[#out + 1] = string.format("  … %d more lines", t.cut)
+    end
+    return concat(out, "\n")
+  end
+  return t
+end
+
+-- Paths -----------------------------------------------------------------
+
+local function slashes(p)
+  if string.find(p, "\\", 1, true) then
+    return (p:gsub("\\", "/"))
+  end
+  return p
+end
+
+local function is_letter(c)
+  return c and ((c >= 65 and c <= 90) or (c >= 97 and c <= 122))
+end
+
+local function is_abs(p)
+  local c = byte(p, 1)
+  return c == 47 or (is_letter(c) and byte(p, 2) == 58 and byte(p, 3) == 47) -- "/" or "C:/"
+end
+
+-- clean resolves . and .. in an absolute path.
+local function clean(p)
+  local drive = ""
+  if byte(p, 1) ~= 47 then
+    drive, p = sub(p, 1, 2), sub(p, 3)
+  end
+  local out = {}
+  for _, seg in ipairs(split_plain(p, "/")) do
+    if seg == ".." then
+      out[#out] = nil
+    elseif seg ~= "." and seg ~= "" then
+      out[#out + 1] = seg
+    end
+  end
+  return drive .. "/" .. concat(out, "/")
+end
+
+local function expand_home(p)
+  if HOME and (p == "~" or sub(p, 1, 2) == "~/") then
+    return slashes(HOME) .. sub(p, 2)
+  end
+  return p
+end
+
+-- tool_path resolves a tool's path as the built-in tools do (a leading @
+-- dropped, ~ expanded, relative to the working folder): the absolute path,
+-- and the path relative to the working folder when it lies inside it.
+local function tool_path(p, cwd)
+  p = slashes(p)
+  if byte(p, 1) == 64 then -- "@"
+    p = sub(p, 2)
+  end
+  p = expand_home(p)
+  cwd = slashes(cwd)
+  if not is_abs(p) then
+    p = cwd .. "/" .. p
+  end
+  local abs, root = clean(p), clean(cwd)
+  if abs == root then
+    return abs, "."
+  end
+  local prefix = root == "/" and "/" or root .. "/"
+  if sub(abs, 1, #prefix) == prefix then
+    return abs, sub(abs, #prefix + 1)
+  end
+  return abs, nil
+end
+
+-- Patterns --------------------------------------------------------------
+
+-- literal compiles a pattern whose only wildcard is *: the text must start
+-- with the first segment, end with the last, and hold the others in order.
+local function literal(pat)
+  local segs = split_plain(pat, "*")
+  local n = #segs
+  if n == 1 then
+    return function(s)
+      return s == pat
+    end
+  end
+  local first, last = segs[1], segs[n]
+  return function(s)
+    if sub(s, 1, #first) ~= first then
+      return false
+    end
+    local pos = #first + 1
+    for k = 2, n - 1 do
+      local seg = segs[k]
+      if seg ~= "" then
+        local _, b = string.find(s, seg, pos, true)
+        if not b then
+          return false
+        end
+        pos = b + 1
+      end
+    end
+    return #s - #last + 1 >= pos and sub(s, #s - #last + 1) == last
+  end
+end
+
+-- glob compiles a rule's pattern: * is any text; a trailing " *" also
+-- matches the text before it alone ("git status *": "git status", "git
+-- status -s", not "git statusx").
+local function glob(pat)
+  if sub(pat, -2) == " *" then
+    local alone, more = literal(sub(pat, 1, -3)), literal(pat)
+    return function(s)
+      return alone(s) or more(s)
+    end
+  end
+  return literal(pat)
+end
+
+local RULE_SYNTAX = 'a rule is a tool name, or "tool: pattern"'
+
+-- parse_rule reads "tool" or "tool: pattern" into a rule with its
+-- matcher; nil and a message when it is neither.
+local function parse_rule(text)
+  local tool, rest = text:match("^%s*([%w_%-]+)%s*(.*)$")
+  if not tool then
+    return nil, RULE_SYNTAX
+  end
+  local rule = { tool = tool }
+  if rest ~= "" then
+    local pat = rest:match("^:%s*(.-)%s*$")
+    if not pat or pat == "" then
+      return nil, RULE_SYNTAX
+    end
+    rule.pattern = pat
+    if PATH_TOOLS[tool] then
+      local p = expand_home(slashes(pat))
+      local m = glob(p)
+      if is_abs(p) then
+        rule.match_path = function(abs, _)
+          return m(abs)
+        end
+      else
+        rule.match_path = function(_, rel)
+          return rel ~= nil and m(rel)
+        end
+      end
+    else
+      rule.match = glob(pat)
+    end
+  end
+  rule.text = tool .. (rule.pattern and (": " .. rule.pattern) or "")
+  return rule
+end
+
+-- compiled returns a rule of the state with its matcher (compiled on
+-- first use; a rule that does not parse matches nothing).
+local function compiled(r)
+  if r.compiled == nil then
+    local p, err = parse_rule(r.text)
+    if p then
+      r.pattern, r.match, r.match_path, r.text = p.pattern, p.match, p.match_path, p.text
+      r.compiled = true
+    else
+      lunar.log("error", string.format("permissions.%s: %q ignored: %s", r.kind, r.text, err))
+      r.compiled = false
+    end
+  end
+  return r.compiled and r or nil
+end
+
+-- Shell commands --------------------------------------------------------
+
+local SQ, DQ, BS, SEMI, LP, RP, BT, DOLLAR, PIPE, AMP, HASH, GT, LT, NL, DASH =
+  39, 34, 92, 59, 40, 41, 96, 36, 124, 38, 35, 62, 60, 10, 45
+
+-- SPECIAL ends a run of ordinary characters in split_shell.
+local SPECIAL = { [SQ] = true, [DQ] = true, [BS] = true, [SEMI] = true, [LP] = true, [RP] = true, [BT] = true,
+  [DOLLAR] = true, [PIPE] = true, [AMP] = true, [GT] = true, [LT] = true, [32] = true, [9] = true, [NL] = true, [13] = true }
+
+local function is_digit(c)
+  return c and c >= 48 and c <= 57
+end
+
+-- split_shell splits a command into simple commands, each a list of words
+-- with quotes removed, at ; & && | || newlines, parentheses and
+-- substitutions. risky is true for what allow rules must never cover:
+-- $(…), backticks, process substitution, here-documents, output
+-- redirected to a file, unterminated quotes.
+local function split_shell(cmd)
+  local cmds, words, word = {}, {}, nil
+  local risky, redirect = false, nil
+  local i, n = 1, #cmd
+  local function flush_word()
+    if word == nil then
+      return
+    end
+    if redirect then -- the word is a redirection's target
+      if redirect == "out" and word ~= "/dev/null" then
+        risky = true
+      end
+      redirect = nil
+    else
+      words[#words + 1] = word
+    end
+    word = nil
+  end
+  local function flush_cmd()
+    flush_word()
+    if redirect then
+      risky, redirect = true, nil
+    end
+    if #words > 0 then
+      cmds[#cmds + 1] = words
+    end
+    words = {}
+  end
+  while i <= n do
+    local c, nx = byte(cmd, i), byte(cmd, i + 1)
+    if not SPECIAL[c] and not (c == HASH and word == nil) then -- ordinary characters, up to the next one that is not
+      local j = i + 1
+      while j <= n and not SPECIAL[byte(cmd, j)] do
+        j = j + 1
+      end
+      word = (word or "") .. sub(cmd, i, j - 1)
+      i = j
+    elseif c == 32 or c == 9 or c == 13 then
+      flush_word()
+      i = i + 1
+    elseif c == SQ then
+      local j = string.find(cmd, "'", i + 1, true)
+      if not j then
+        risky, j = true, n + 1
+      end
+      word = (word or "") .. sub(cmd, i + 1, j - 1)
+      i = j + 1
+    elseif c == DQ then
+      local buf, closed = {}, false
+      i = i + 1
+      local start = i
+      while i <= n do
+        local d, e = byte(cmd, i), byte(cmd, i + 1)
+        if d == BS then
+          buf[#buf + 1] = sub(cmd, start, i - 1)
+          if e == DQ or e == BS or e == DOLLAR or e == BT then
+            buf[#buf + 1] = string.char(e)
+          elseif e ~= NL then
+            buf[#buf + 1] = sub(cmd, i, i + 1)
+          end
+          i = i + 2
+          start = i
+        elseif d == DQ then
+          closed = true
+          break
+        else
+          if d == BT or (d == DOLLAR and e == LP) then
+            risky = true
+          end
+          i = i + 1
+        end
+      end
+      buf[#buf + 1] = sub(cmd, start, i - 1)
+      risky = risky or not closed
+      word = (word or "") .. concat(buf)
+      i = i + 1
+    elseif c == BS then
+      if nx ~= NL then
+        word = (word or "") .. sub(cmd, i + 1, i + 1)
+      end
+      i = i + 2
+    elseif c == NL or c == SEMI or c == LP or c == RP then
+      flush_cmd()
+      i = i + 1
+    elseif c == BT or (c == DOLLAR and nx == LP) then
+      risky = true
+      flush_cmd()
+      i = i + (c == BT and 1 or 2)
+    elseif c == PIPE then
+      flush_cmd()
+      i = i + ((nx == PIPE or nx == AMP) and 2 or 1)
+    elseif c == AMP and nx == GT then -- &> and &>> file
+      flush_word()
+      redirect = "out"
+      i = i + (byte(cmd, i + 2) == GT and 3 or 2)
+    elseif c == AMP then
+      flush_cmd()
+      i = i + (nx == AMP and 2 or 1)
+    elseif c == HASH and word == nil then -- a comment, to the end of the line
+      i = string.find(cmd, "\n", i, true) or n + 1
+    elseif c == GT or c == LT then
+      if word and word:find("^%d+$") then
+        word = nil -- a file descriptor: 2>
+      end
+      flush_word()
+      if nx == LP then -- process substitution
+        risky = true
+        flush_cmd()
+        i = i + 2
+      elseif c == LT and nx == LT then
+        if byte(cmd, i + 2) == LT then -- <<< here-string
+          redirect, i = "in", i + 3
+        else -- a here-document: its body follows as "commands"
+          risky, redirect = true, "in"
+          i = i + (byte(cmd, i + 2) == DASH and 3 or 2)
+        end
+      elseif nx == AMP then -- >&2, 2>&1, <&0: duplicating, unless a file follows
+        local j = i + 2
+        while is_digit(byte(cmd, j)) or byte(cmd, j) == DASH do
+          j = j + 1
+        end
+        if j > i + 2 then
+          i = j
+        else
+          redirect, i = (c == GT and "out" or "in"), i + 2
+        end
+      elseif c == GT then
+        redirect = "out"
+        i = i + ((nx == GT or nx == PIPE) and 2 or 1)
+      else
+        redirect, i = "in", i + 1
+      end
+    end
+  end
+  flush_cmd()
+  return cmds, risky
+end
+
+-- Commands that run the command after them (their options skipped), so
+-- that deny rules see through them.
+local WRAPPERS = {}
+for name in ([[sudo doas env command builtin exec nohup time nice ionice timeout xargs stdbuf caffeinate
+  { ! if then else elif do while until]]):gmatch("%S+") do
+  WRAPPERS[name] = true
+end
+local TAKES_ARG = { ["-u"] = true, ["-g"] = true, ["-n"] = true, ["-s"] = true, ["-k"] = true }
+
+local function basename(w)
+  local start = 1
+  while true do
+    local j = string.find(w, "/", start, true)
+    if not j then
+      return sub(w, start)
+    end
+    start = j + 1
+  end
+end
+
+-- is_assignment reports whether w is NAME=value.
+local function is_assignment(w)
+  local eq = string.find(w, "=", 2, true)
+  if not eq then
+    return false
+  end
+  for k = 1, eq - 1 do
+    local c = byte(w, k)
+    if not (is_letter(c) or c == 95 or (k > 1 and is_digit(c))) then
+      return false
+    end
+  end
+  return true
+end
+
+-- variants adds the forms deny and ask rules are matched against: the
+-- words joined, and again after each wrapper or assignment, and with the
+-- program's directory dropped.
+local function variants(words, out)
+  local i = 1
+  while i <= #words do
+    out[#out + 1] = concat(words, " ", i)
+    local w = words[i]
+    local base = basename(w)
+    if base ~= w and base ~= "" then
+      out[#out + 1] = i < #words and base .. " " .. concat(words, " ", i + 1) or base
+    end
+    if is_assignment(w) then
+      i = i + 1
+    elseif WRAPPERS[base] then
+      i = i + 1
+      while words[i] and (byte(words[i], 1) == DASH or is_assignment(words[i])) do
+        if TAKES_ARG[words[i]] then
+          i = i + 1
+        end
+        i = i + 1
+      end
+      if base == "timeout" and words[i] and is_digit(byte(words[i], 1)) then
+        i = i + 1
+      end
+    else
+      break
+    end
+  end
+end
+
+-- Pieces between any operator or quote: deny and ask rules see these too,
+-- so that "$(rm -rf /)" and sh -c 'rm -rf /' are caught (an
+-- over-approximation: better a refusal to explain than a miss).
+local CUT = { [SEMI] = true, [AMP] = true, [PIPE] = true, [LP] = true, [RP] = true, [BT] = true,
+  [DOLLAR] = true, [DQ] = true, [SQ] = true, [NL] = true }
+
+local function pieces(cmd, out)
+  local start = 1
+  for i = 1, #cmd + 1 do
+    local c = byte(cmd, i)
+    if c == nil or CUT[c] then
+      if i > start then
+        local ws = fields(sub(cmd, start, i - 1))
+        if #ws > 0 then
+          variants(ws, out)
+        end
+      end
+      start = i + 1
+    end
+  end
+end
+
+-- forms are what deny and ask rules are matched against, built on first
+-- use: every simple command (through its wrappers), every piece between
+-- operators and quotes when there are quotes or substitutions, and the
+-- whole command.
+local function forms(s)
+  if not s.forms then
+    local out = {}
+    for _, words in ipairs(s.cmds) do
+      variants(words, out)
+    end
+    local c = s.command
+    if string.find(c, "'", 1, true) or string.find(c, '"', 1, true) or string.find(c, "$", 1, true) or string.find(c, "`", 1, true) then
+      pieces(c, out) -- what quotes and substitutions hide from the split
+    end
+    out[#out + 1] = c
+    s.forms = out
+  end
+  return s.forms
+end
+
+-- bash_subject is what rules see of a command: its simple commands (what
+-- allow rules must cover), whether it is risky, and its forms.
+local function bash_subject(command)
+  local cmds, risky = split_shell(command)
+  local parts = {}
+  for k, words in ipairs(cmds) do
+    parts[k] = concat(words, " ")
+  end
+  return { command = command, cmds = cmds, parts = parts, risky = risky }
+end
+
+-- Deciding --------------------------------------------------------------
+
+-- subject describes a call for the rules of its tool.
+local function subject(tool, input, cwd)
+  if tool == "bash" then
+    return bash_subject(type(input.command) == "string" and input.command or "")
+  elseif PATH_TOOLS[tool] then
+    local abs, rel = tool_path(type(input.path) == "string" and input.path or "", cwd)
+    return { abs = abs, rel = rel }
+  end
+  local ok, text = pcall(json.encode, input)
+  return { json = ok and text or "" }
+end
+
+-- matches reports whether rule r matches any form of the call (deny, ask).
+local function matches(r, s)
+  if not r.pattern then
+    return true
+  elseif r.match_path then
+    return r.match_path(s.abs, s.rel)
+  elseif s.cmds then
+    for _, f in ipairs(forms(s)) do
+      if r.match(f) then
+        return true
+      end
+    end
+    return false
+  end
+  return r.match(s.json)
+end
+
+local function first_match(st, kind, tool, s)
+  for _, r in ipairs(st.rules) do
+    if r.kind == kind and r.tool == tool and compiled(r) and matches(r, s) then
+      return r
+    end
+  end
+end
+
+-- covered reports whether the allow rules cover the call: for bash, every
+-- simple command of a command that is not risky.
+local function covered(st, tool, s)
+  if tool ~= "bash" then
+    return first_match(st, "allow", tool, s) ~= nil
+  end
+  if s.risky then
+    return false
+  end
+  for _, part in ipairs(s.parts) do
+    local ok = false
+    for _, r in ipairs(st.rules) do
+      if r.kind == "allow" and r.tool == "bash" and compiled(r) and (not r.pattern or r.match(part)) then
+        ok = true
+        break
+      end
+    end
+    if not ok then
+      return false
+    end
+  end
+  return true
+end
+
+-- decide returns "run", "refuse" and why ("deny" with the rule, or
+-- "read-only"), or "ask" with the ask rule that matched (nil: the mode
+-- asks); the call's subject last.
+local function decide(st, tool, input, cwd)
+  local s = subject(tool, input, cwd)
+  local named = st.by_tool[tool]
+  if named then
+    local r = first_match(st, "deny", tool, s)
+    if r then
+      return "refuse", "deny", r, s
+    end
+  end
+  if st.mode == "read-only" and MUTATING[tool] then
+    return "refuse", "read-only", nil, s
+  elseif st.mode == "auto" then
+    return "run"
+  end
+  if named then
+    local r = first_match(st, "ask", tool, s)
+    if r then
+      return "ask", r, s
+    end
+    if covered(st, tool, s) then
+      return "run"
+    end
+  end
+  if MUTATING[tool] then
+    return "ask", nil, s
+  end
+  return "run"
+end
+
+-- Dialogs ---------------------------------------------------------------
+
+-- Programs whose second word picks what they do ("go test", "git diff"):
+-- "always" allows that subcommand, not the whole program.
+local SUBCOMMANDS = {}
+for name in ([[git go npm npx pnpm yarn bun deno cargo rustup docker podman kubectl helm
+  gh pip pip3 uv poetry dotnet mvn gradle brew apt apt-get dnf systemctl terraform nix
+  just make cmake bazel swift zig]]):gmatch("%S+") do
+  SUBCOMMANDS[name] = true
+end
+
+-- always_rules are the allow rules "yes, and allow such calls" adds; nil
+-- when none would cover the call.
+local function always_rules(tool, s)
+  if tool == "bash" then
+    if s.risky or #s.cmds == 0 then
+      return nil
+    end
+    local out, seen = {}, {}
+    for _, words in ipairs(s.cmds) do
+      local prefix = words[1]
+      if SUBCOMMANDS[prefix] and words[2] and words[2]:find("^%a[%w_.:-]*$") then
+        prefix = prefix .. " " .. words[2]
+      end
+      local text = "bash: " .. prefix .. " *"
+      if not seen[text] then
+        seen[text] = true
+        out[#out + 1] = text
+      end
+    end
+    return out
+  elseif tool == "write" or tool == "edit" then
+    if s.rel then
+      return { "edit: *", "write: *" }
+    end
+    return { tool .. ": " .. s.abs }
+  end
+  return nil
+end
+
+local function edit_pairs(input)
+  if type(input.edits) == "table" then
+    return input.edits
+  end
+  return { { oldText = input.oldText, newText = input.newText } }
+end
+
+-- describe returns the dialog's title and details for a call.
+local function describe(tool, input, s)
+  local out = shown()
+  if tool == "bash" then
+    for k, line in ipairs(lines_of(input.command or "")) do
+      out.add(k == 1 and "$ " or "  ", line)
+    end
+    return "Allow this bash command?", out.text()
+  end
+  local name = s.rel or s.abs
+  if tool == "edit" then
+    local content = fs.read(s.abs)
+    for _, e in ipairs(edit_pairs(input)) do
+      local old, new = tostring(e.oldText or ""), tostring(e.newText or "")
+      local at = content and old ~= "" and string.find(content, old, 1, true)
+      if at then
+        -- Whole lines: from the start of the match's first line to the end
+        -- of its last one.
+        local ls = at
+        while ls > 1 and byte(content, ls - 1) ~= NL do
+          ls = ls - 1
+        end
+        local le = string.find(content, "\n", at + #old - 1, true) or #content + 1
+        local line = #split_plain(sub(content, 1, ls - 1), "\n")
+        out.add("", string.format("@@ line %d @@", line))
+        -- (gopher-lua assigns "a, b = x, y" left to right: one at a time.)
+        local after = sub(content, at + #old, le - 1)
+        new = sub(content, ls, at - 1) .. new .. after
+        old = sub(content, ls, le - 1)
+      else
+        out.add("", "@@ text not found: the edit will fail @@")
+      end
+      for _, l in ipairs(lines_of(old)) do
+        out.add("-", l)
+      end
+      for _, l in ipairs(lines_of(new)) do
+        out.add("+", l)
+      end
+    end
+    return "Allow this edit of " .. visible(name) .. "?", out.text()
+  end
+  -- write
+  local new = lines_of(tostring(input.content or ""))
+  local old_text = fs.read(s.abs)
+  if not old_text then
+    for _, l in ipairs(new) do
+      out.add("+", l)
+    end
+    return string.format("Allow writing %s (new file, %d lines)?", visible(name), #new), out.text()
+  end
+  local old = lines_of(old_text)
+  local a, b = 1, 0 -- the changed region: lines a..#old-b of old, a..#new-b of new
+  while a <= #old and a <= #new and old[a] == new[a] do
+    a = a + 1
+  end
+  while b < #old - a + 1 and b < #new - a + 1 and old[#old - b] == new[#new - b] do
+    b = b + 1
+  end
+  if a <= #old - b or a <= #new - b then
+    out.add("", string.format("@@ line %d @@", a))
+  end
+  for k = a, #old - b do
+    out.add("-", old[k])
+  end
+  for k = a, #new - b do
+    out.add("+", new[k])
+  end
+  return string.format("Allow overwriting %s (%d lines, now %d)?", visible(name), #old, #new), out.text()
+end
+
+-- add_rule adds a rule to the state (once); nil and a message when the
+-- text is not a rule.
+local function add_rule(st, kind, text, session)
+  local r, err = parse_rule(text)
+  if not r then
+    return nil, err
+  end
+  for _, o in ipairs(st.rules) do
+    if o.kind == kind and compiled(o) and o.text == r.text then
+      return o
+    end
+  end
+  r.kind, r.session, r.compiled = kind, session, true
+  st.rules[#st.rules + 1] = r
+  st.index()
+  return r
+end
+
+-- ask puts the call to the user: true to run it.
+local function ask(st, tool, input, s, ctx, offer_always)
+  local title, details = describe(tool, input, s)
+  if details ~= "" then
+    title = title .. "\n" .. details
+  end
+  local options = { "yes", "no" }
+  local always = offer_always and always_rules(tool, s)
+  if always then
+    options[3] = "yes, and allow " .. concat(always, ", ") .. " for the rest of this session"
+  end
+  local choice = ctx.ui.select(title, options)
+  if choice == nil or choice == "no" then
+    return false
+  end
+  if choice ~= "yes" then
+    for _, text in ipairs(always) do
+      add_rule(st, "allow", text, true)
+    end
+  end
+  return true
+end
+
+-- before decides a call the fast path in permissions.lua left open.
+function M.before(st, ev, ctx)
+  local tool = ev.tool_name
+  local verdict, a, b = decide(st, tool, ev.input, ctx.cwd)
+  if verdict == "run" then
+    return nil
+  elseif verdict == "refuse" then
+    return { block = true, reason = st.refusal(a, tool, b) }
+  elseif not ctx.has_ui then
+    return st.no_ui(tool, ctx)
+  end
+  -- ask: a is the ask rule that matched (nil: the mode asks), b the subject
+  if ask(st, tool, ev.input, b, ctx, a == nil) then
+    return nil
+  end
+  return { block = true, reason = st.refusal("no", tool) }
+end
+
+-- /permissions ----------------------------------------------------------
+
+local function describe_settings(st)
+  local what = {
+    ask = "asks before write, edit and bash; reads and hook tools run",
+    auto = "runs every tool without asking",
+    ["read-only"] = "refuses write, edit and bash",
+  }
+  local out = { string.format("permissions: mode %s (%s)%s", st.mode, what[st.mode],
+    st.mode ~= st.config_mode and string.format("; %s in config", st.config_mode) or "") }
+  local any = false
+  for _, kind in ipairs(KINDS) do
+    for _, r in ipairs(st.rules) do
+      if r.kind == kind then
+        any = true
+        compiled(r)
+        out[#out + 1] = string.format("  %-6s %s%s", kind .. ":", r.text, r.session and "   (this session)" or "")
+      end
+    end
+  end
+  if not any then
+    out[#out + 1] = "  no allow, ask or deny rules"
+  end
+  return concat(out, "\n")
+end
+
+local USAGE = "usage: /permissions [mode ask|auto|read-only | allow RULE | ask RULE | deny RULE | remove RULE | reset]"
+
+-- command runs /permissions.
+function M.command(st, args, ctx)
+  local verb, rest = args:match("^%s*(%S*)%s*(.-)%s*$")
+  if verb == "" then
+    ctx.ui.notify(describe_settings(st), "info")
+    return
+  end
+  if not ctx.has_ui then
+    -- A -p or piped prompt is data, not permission.
+    ctx.ui.notify('permissions: changed only in the REPL; for a script use --yes or "permissions" in config.json', "error")
+    return
+  end
+  if verb == "mode" then
+    if not MODES[rest] then
+      ctx.ui.notify(USAGE, "error")
+      return
+    end
+    st.mode = rest
+  elseif verb == "allow" or verb == "ask" or verb == "deny" then
+    local r, err = add_rule(st, verb, rest, true)
+    if not r then
+      ctx.ui.notify(string.format("permissions: %q: %s", rest, err), "error")
+      return
+    end
+  elseif verb == "remove" then
+    local p = parse_rule(rest)
+    local kept, removed = {}, false
+    for _, r in ipairs(st.rules) do
+      if p and compiled(r) and r.text == p.text then
+        removed = true
+      else
+        kept[#kept + 1] = r
+      end
+    end
+    if not removed then
+      ctx.ui.notify(string.format("permissions: no rule %q", rest), "error")
+      return
+    end
+    st.rules = kept
+    st.index()
+  elseif verb == "reset" then
+    st.reset()
+  else
+    ctx.ui.notify(USAGE, "error")
+    return
+  end
+  ctx.ui.notify(describe_settings(st), "info")
+end
+
+return M

@@ -1,0 +1,138 @@
+-- permissions.lua: the permission policy, bundled with lunar (embedded in
+-- the binary). It decides, before each tool call, whether the call runs,
+-- is refused, or needs the user's yes.
+--
+-- Settings: "permissions" in config.json (read with lunar.config()):
+--
+--   "permissions": {
+--     "mode":  "ask",                      -- ask (default) | auto | read-only
+--     "allow": ["bash: git status *", "bash: go test *"],
+--     "ask":   ["read: ~/.ssh/*"],
+--     "deny":  ["bash: rm -rf *", "write: .env"]
+--   }
+--
+-- Modes: "ask" asks before write, edit and bash (reads and hook tools run);
+-- "auto" never asks (pi's behaviour; `--yes` is auto for one run);
+-- "read-only" refuses write, edit and bash. A rule is "tool" (every call)
+-- or "tool: pattern", where * matches any text and a trailing " *" also
+-- matches nothing ("git status *" matches "git status" and "git status
+-- -s", not "git statusx"). Patterns match bash's command, the path of
+-- read, write and edit (relative patterns: paths inside the working
+-- folder; absolute or ~ ones: any path), and other tools' arguments as
+-- JSON. Each call is decided by the first that applies:
+--
+--   1. a deny rule matches            refused (in every mode)
+--   2. read-only, write/edit/bash     refused
+--   3. auto                           runs
+--   4. an ask rule matches            asks
+--   5. allow rules cover it           runs
+--   6. write, edit, bash              asks
+--   7. anything else                  runs
+--
+-- "Asks" means a dialog in the REPL: yes / no / yes and allow such calls
+-- for the rest of the session. Where no one can answer (one-shot and JSON
+-- modes: ctx.has_ui is false) the call is refused with a result that says
+-- so, and one line on stderr names the setting to change. A bash command
+-- is split into its simple commands (at ; & && | || newlines, parentheses
+-- and substitutions): allow rules must cover every one of them, and never
+-- cover a command with $(…), backticks, process substitution, a
+-- here-document or output redirected to a file (those always ask); deny
+-- and ask rules match any of them, also behind sudo, env, xargs, … and
+-- inside quotes. Deny rules on bash are a tripwire, not a sandbox: a
+-- determined command can always be written another way.
+--
+-- /permissions shows the settings; in the REPL it also changes them for
+-- the session. Turn the policy off with "disabled_hooks": ["permissions"]
+-- in your own config.json (a project's config cannot).
+--
+-- Cost: this file only decides what needs no rule — reads, hook tools,
+-- auto mode, read-only and ask without a UI, for tools no rule names —
+-- in a few table lookups. The rest (rules, command parsing, dialogs,
+-- /permissions) is hooks.d/lib/permissions_impl.lua, compiled on first
+-- use.
+
+local MUTATING = { write = true, edit = true, bash = true }
+local MODES = { ask = true, auto = true, ["read-only"] = true }
+
+local impl
+local function I()
+  impl = impl or require("permissions_impl")
+  return impl
+end
+
+-- st is the policy's state, shared with permissions_impl: the mode, the
+-- rules in order ({kind=, text=, tool=, session=}, compiled there on first
+-- use) and which tools they name.
+local conf = lunar.config() or {}
+local st = { rules = {}, by_tool = {}, warned = false }
+st.config_mode = MODES[conf.mode] and conf.mode or "ask"
+st.mode = st.config_mode
+
+function st.index()
+  st.by_tool = {}
+  for _, r in ipairs(st.rules) do
+    st.by_tool[r.tool] = true
+  end
+end
+
+-- reset goes back to the settings of config.json.
+function st.reset()
+  st.mode, st.rules = st.config_mode, {}
+  for _, kind in ipairs({ "deny", "ask", "allow" }) do
+    for _, text in ipairs(conf[kind] or {}) do
+      local tool = type(text) == "string" and text:match("^%s*([%w_%-]+)")
+      if tool then
+        st.rules[#st.rules + 1] = { kind = kind, text = text, tool = tool }
+      else
+        lunar.log("error", string.format("permissions.%s: %q ignored: not a rule", kind, tostring(text)))
+      end
+    end
+  end
+  st.index()
+end
+st.reset()
+
+-- Reasons the model reads. They say what happened and what the user can
+-- change, so that the model reports it rather than looking for a way
+-- around.
+function st.refusal(why, tool, rule)
+  if why == "deny" then
+    return string.format("Permission denied: this %s call matches the deny rule %q of lunar's permission settings. Do not try to get around it; tell the user if you need it.", tool, rule.text)
+  elseif why == "read-only" then
+    return "Permission denied: lunar is in read-only mode, so write, edit and bash are refused. Tell the user what you would change instead."
+  elseif why == "no-ui" then
+    return string.format("Permission denied: %s needs the user's approval and this run cannot ask (one-shot or JSON mode). Do not retry it; tell the user. They can allow it with --yes, or in config.json (\"permissions\").", tool)
+  end
+  return string.format("The user refused this %s call. Do not retry it; ask the user how to continue.", tool)
+end
+
+-- no_ui refuses a call that needs asking where no one can answer, and
+-- says once on stderr what to change.
+function st.no_ui(tool, ctx)
+  if not st.warned then
+    st.warned = true
+    ctx.ui.notify(string.format('permissions: %s refused: mode "ask" and no one to ask in this run; pass --yes, or set "permissions": {"mode": "auto"} (or an "allow" rule) in config.json', tool), "warning")
+  end
+  return { block = true, reason = st.refusal("no-ui", tool) }
+end
+
+lunar.on("tool.execute.before", function(ev, ctx)
+  local tool, mode = ev.tool_name, st.mode
+  if not st.by_tool[tool] then
+    if mode == "auto" or not MUTATING[tool] then
+      return nil
+    elseif mode == "read-only" then
+      return { block = true, reason = st.refusal("read-only", tool) }
+    elseif not ctx.has_ui then
+      return st.no_ui(tool, ctx)
+    end
+  end
+  return I().before(st, ev, ctx)
+end)
+
+lunar.command("permissions", {
+  description = "show the permission settings; change them for this session",
+  handler = function(args, ctx)
+    I().command(st, args, ctx)
+  end,
+})

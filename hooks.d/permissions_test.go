@@ -1,0 +1,351 @@
+package hooksd_test
+
+// The bundled permission policy (permissions.lua) decided call by call:
+// modes, rule precedence, how bash commands are split, paths, the dialog
+// and /permissions. The e2e tests in the root package run it through the
+// binary.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/lua"
+	"github.com/lunar-cli/lunar/lua/luatest"
+)
+
+var permBG = context.Background()
+
+// policy loads permissions.lua with conf as its section of config.json
+// ("" for none), in cwd (a new folder when ""), with ui (nil: no UI).
+func policy(t *testing.T, conf string, ui *luatest.UI) (*lua.Runtime, string) {
+	t.Helper()
+	cwd := t.TempDir()
+	src, err := lua.FileSource("permissions.lua", lua.OriginBundled)
+	require.NoError(t, err)
+	reps := &luatest.Reports{}
+	opts := lua.Options{Host: &luatest.Host{Dir: cwd, UIValue: ui}, Report: reps.Add}
+	if conf != "" {
+		opts.Config = map[string]json.RawMessage{"permissions": json.RawMessage(conf)}
+	}
+	rt := lua.Load([]lua.Source{src}, opts)
+	t.Cleanup(rt.Close)
+	require.Empty(t, reps.Lines())
+	return rt, cwd
+}
+
+// verdict runs one call: "run", "ask" (the dialog opened; the test UI
+// dismisses it) or "refuse", and the reason the model would read.
+func verdict(rt *lua.Runtime, ui *luatest.UI, tool, input string) (string, string) {
+	asked := len(ui.Asked)
+	dec := rt.BeforeTool(permBG, tool, "call", json.RawMessage(input))
+	switch {
+	case len(ui.Asked) > asked:
+		return "ask", dec.Reason
+	case dec.Block:
+		return "refuse", dec.Reason
+	}
+	return "run", ""
+}
+
+func bash(cmd string) string {
+	b, _ := json.Marshal(map[string]string{"command": cmd})
+	return string(b)
+}
+
+func path(p string) string {
+	b, _ := json.Marshal(map[string]string{"path": p, "content": "x"})
+	return string(b)
+}
+
+const rulesConf = `{"mode": "ask",
+  "allow": ["bash: git status *", "bash: go test *", "bash: ls *", "bash: cd *", "write: docs/*", "read", "word_count"],
+  "ask":   ["bash: git push *", "read: ~/.ssh/*"],
+  "deny":  ["bash: rm -rf *", "write: .env", "edit: /etc/*", "word_count: *secret*"]}`
+
+func TestPermissionRules(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	ui := &luatest.UI{Interactive: true}
+	rt, _ := policy(t, rulesConf, ui)
+	tests := []struct {
+		name, tool, input, want string
+	}{
+		{"reads run", "read", path("a.txt"), "run"},
+		{"an ask rule beats allow", "read", path("~/.ssh/id_ed25519"), "ask"},
+		{"allowed command", "bash", bash("git status"), "run"},
+		{"allowed with arguments", "bash", bash("git status -s"), "run"},
+		{"a trailing ' *' is a word boundary", "bash", bash("git statusx"), "ask"},
+		{"every part allowed", "bash", bash("cd sub && go test ./... 2>&1 | ls -la"), "run"},
+		{"quotes and spacing normalised", "bash", bash(`git  "status"   -s`), "run"},
+		{"one part not allowed", "bash", bash("git status; curl x | sh"), "ask"},
+		{"command substitution always asks", "bash", bash("git status $(curl x)"), "ask"},
+		{"backticks always ask", "bash", bash("ls `curl x`"), "ask"},
+		{"output to a file always asks", "bash", bash("git status > out.txt"), "ask"},
+		{"appending to a file always asks", "bash", bash("ls >> out.txt"), "ask"},
+		{"output to /dev/null is fine", "bash", bash("go test ./... >/dev/null 2>&1"), "run"},
+		{"here-documents always ask", "bash", bash("cat <<EOF\nhello\nEOF"), "ask"},
+		{"deny sees into here-documents", "bash", bash("sh <<EOF\nrm -rf x\nEOF"), "refuse"},
+		{"an assignment in front asks", "bash", bash("GIT_PAGER=evil git status"), "ask"},
+		{"unmatched command asks", "bash", bash("make"), "ask"},
+		{"deny", "bash", bash("rm -rf /"), "refuse"},
+		{"deny behind sudo", "bash", bash("sudo -u root rm -rf /"), "refuse"},
+		{"deny by full path", "bash", bash("/bin/rm -rf build"), "refuse"},
+		{"deny in a later part", "bash", bash("git status && rm -rf ~"), "refuse"},
+		{"deny inside sh -c", "bash", bash("sh -c 'rm -rf /'"), "refuse"},
+		{"deny inside a substitution", "bash", bash(`echo "$(rm -rf /)"`), "refuse"},
+		{"deny behind xargs", "bash", bash("find . | xargs rm -rf"), "refuse"},
+		{"deny behind env and timeout", "bash", bash("env A=1 timeout 5 rm -rf x"), "refuse"},
+		{"ask rule on bash", "bash", bash("git push origin main"), "ask"},
+		{"write allowed inside docs", "write", path("docs/guide.md"), "run"},
+		{"write denied after ..", "write", path("docs/../.env"), "refuse"},
+		{"relative rules never match outside the folder", "write", path("../elsewhere/docs/a.md"), "ask"},
+		{"absolute deny rule", "edit", path("/etc/hosts"), "refuse"},
+		{"edits ask", "edit", path("main.go"), "ask"},
+		{"hook tools run", "other_tool", `{"x":1}`, "run"},
+		{"hook tool allowed", "word_count", `{"text":"a b"}`, "run"},
+		{"hook tool denied by its arguments", "word_count", `{"text":"my secret"}`, "refuse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, reason := verdict(rt, ui, tt.tool, tt.input)
+			assert.Equal(t, tt.want, got, reason)
+		})
+	}
+}
+
+func TestPermissionModes(t *testing.T) {
+	tests := []struct {
+		name, conf, tool, input, want string
+	}{
+		{"default is ask", ``, "bash", bash("ls"), "ask"},
+		{"ask: write", `{"mode": "ask"}`, "write", path("a"), "ask"},
+		{"ask: reads never ask", `{"mode": "ask"}`, "read", path("/etc/passwd"), "run"},
+		{"auto runs anything", `{"mode": "auto"}`, "bash", bash("curl x | sh"), "run"},
+		{"auto ignores ask rules", `{"mode": "auto", "ask": ["bash"]}`, "bash", bash("ls"), "run"},
+		{"auto keeps deny rules", `{"mode": "auto", "deny": ["bash: rm *"]}`, "bash", bash("rm -f x"), "refuse"},
+		{"read-only refuses bash", `{"mode": "read-only"}`, "bash", bash("ls"), "refuse"},
+		{"read-only refuses allowed bash", `{"mode": "read-only", "allow": ["bash"]}`, "bash", bash("ls"), "refuse"},
+		{"read-only refuses edit", `{"mode": "read-only"}`, "edit", path("a"), "refuse"},
+		{"read-only reads", `{"mode": "read-only"}`, "read", path("a"), "run"},
+		{"read-only runs hook tools", `{"mode": "read-only"}`, "todo_add", `{}`, "run"},
+		{"an allow rule for a whole tool", `{"allow": ["write"]}`, "write", path("/tmp/x"), "run"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ui := &luatest.UI{Interactive: true}
+			rt, _ := policy(t, tt.conf, ui)
+			got, reason := verdict(rt, ui, tt.tool, tt.input)
+			assert.Equal(t, tt.want, got, reason)
+			if got == "refuse" {
+				assert.Contains(t, reason, "Permission denied")
+			}
+		})
+	}
+}
+
+// Without a UI, ask refuses: the model is told why, the user gets one
+// line naming the settings.
+func TestPermissionsWithoutUI(t *testing.T) {
+	ui := &luatest.UI{}
+	rt, _ := policy(t, `{"mode": "ask", "allow": ["bash: ls *"]}`, ui)
+	got, reason := verdict(rt, ui, "bash", bash("make"))
+	assert.Equal(t, "refuse", got)
+	assert.Contains(t, reason, "needs the user's approval and this run cannot ask")
+	assert.Contains(t, reason, "--yes")
+	got, _ = verdict(rt, ui, "write", path("a"))
+	assert.Equal(t, "refuse", got)
+	got, _ = verdict(rt, ui, "bash", bash("ls -la"))
+	assert.Equal(t, "run", got, "allow rules apply without a UI")
+	require.Len(t, ui.Notices, 1, "one line for the run")
+	assert.Equal(t, `warning: permissions: bash refused: mode "ask" and no one to ask in this run; pass --yes, or set "permissions": {"mode": "auto"} (or an "allow" rule) in config.json`, ui.Notices[0])
+
+	_, _, err := rt.RunCommand(permBG, "permissions", "mode auto")
+	require.NoError(t, err)
+	got, _ = verdict(rt, ui, "bash", bash("make"))
+	assert.Equal(t, "refuse", got, "/permissions changes nothing without a UI: a piped prompt is data")
+	assert.Contains(t, ui.Notices[len(ui.Notices)-1], "changed only in the REPL")
+}
+
+func TestPermissionDialog(t *testing.T) {
+	ui := &luatest.UI{Interactive: true}
+	rt, cwd := policy(t, "", ui)
+	require.NoError(t, os.WriteFile(filepath.Join(cwd, "hello.txt"), []byte("hello world\nbye world\nend\n"), 0o644))
+
+	ui.SelectAnswer = "yes"
+	got, _ := verdict(rt, ui, "bash", bash("go build ./...\necho \x1b[2Kdone"))
+	assert.Equal(t, "ask", got)
+	dec := rt.BeforeTool(permBG, "bash", "c", json.RawMessage(bash("go build ./...")))
+	assert.False(t, dec.Block, "yes runs it")
+	assert.Equal(t, "select: Allow this bash command?\n  $ go build ./...\n    echo \\x1b[2Kdone", ui.Asked[0],
+		"the command as it will run, control characters made visible")
+
+	ui.SelectAnswer = "no"
+	dec = rt.BeforeTool(permBG, "edit", "c", json.RawMessage(`{"path":"hello.txt","edits":[{"oldText":"bye","newText":"see you"},{"oldText":"nowhere","newText":"x"}]}`))
+	assert.True(t, dec.Block)
+	assert.Equal(t, "The user refused this edit call. Do not retry it; ask the user how to continue.", dec.Reason)
+	assert.Equal(t, "select: Allow this edit of hello.txt?\n  @@ line 2 @@\n  -bye world\n  +see you world\n"+
+		"  @@ text not found: the edit will fail @@\n  -nowhere\n  +x", ui.Asked[len(ui.Asked)-1])
+
+	ui.SelectAnswer = "" // dismissed: no
+	dec = rt.BeforeTool(permBG, "write", "c", json.RawMessage(`{"path":"hello.txt","content":"hello world\nBYE\nend\n"}`))
+	assert.True(t, dec.Block)
+	assert.Equal(t, "select: Allow overwriting hello.txt (3 lines, now 3)?\n  @@ line 2 @@\n  -bye world\n  +BYE", ui.Asked[len(ui.Asked)-1])
+	rt.BeforeTool(permBG, "write", "c", json.RawMessage(`{"path":"new.txt","content":"one\ntwo\n"}`))
+	assert.Equal(t, "select: Allow writing new.txt (new file, 2 lines)?\n  +one\n  +two", ui.Asked[len(ui.Asked)-1])
+
+	// "always" adds prefix rules for each simple command.
+	ui.SelectAnswer = "yes, and allow bash: go test *, bash: tail * for the rest of this session"
+	got, reason := verdict(rt, ui, "bash", bash("go test ./... 2>&1 | tail -5"))
+	require.Equal(t, "ask", got)
+	assert.Empty(t, reason)
+	got, _ = verdict(rt, ui, "bash", bash("go test -run X ./lua"))
+	assert.Equal(t, "run", got)
+	got, _ = verdict(rt, ui, "bash", bash("go vet ./..."))
+	assert.Equal(t, "ask", got)
+
+	ui.SelectAnswer = "yes, and allow edit: *, write: * for the rest of this session"
+	got, _ = verdict(rt, ui, "edit", `{"path":"hello.txt","oldText":"end","newText":"END"}`)
+	require.Equal(t, "ask", got)
+	got, _ = verdict(rt, ui, "write", path("sub/new.txt"))
+	assert.Equal(t, "run", got)
+	got, _ = verdict(rt, ui, "write", path("/tmp/outside.txt"))
+	assert.Equal(t, "ask", got, "outside the working folder still asks")
+
+	r := rt.BeforeTool(permBG, "bash", "c", json.RawMessage(bash("echo $(date)")))
+	assert.True(t, r.Block, "no 'always' offered for a risky command: the scripted answer is not an option")
+	assert.NotContains(t, ui.Asked[len(ui.Asked)-1], "always")
+}
+
+func TestPermissionsCommand(t *testing.T) {
+	ui := &luatest.UI{Interactive: true}
+	rt, _ := policy(t, `{"mode": "ask", "allow": ["bash: git status *"], "deny": ["bash: rm *"]}`, ui)
+	run := func(args string) string {
+		t.Helper()
+		_, handled, err := rt.RunCommand(permBG, "permissions", args)
+		require.NoError(t, err)
+		require.True(t, handled)
+		return ui.Notices[len(ui.Notices)-1]
+	}
+	assert.Equal(t, "info: permissions: mode ask (asks before write, edit and bash; reads and hook tools run)\n"+
+		"  deny:  bash: rm *\n  allow: bash: git status *", run(""))
+
+	assert.Contains(t, run("mode read-only"), "mode read-only (refuses write, edit and bash); ask in config")
+	got, _ := verdict(rt, ui, "bash", bash("git status"))
+	assert.Equal(t, "refuse", got)
+
+	run("mode auto")
+	got, _ = verdict(rt, ui, "bash", bash("make"))
+	assert.Equal(t, "run", got)
+	got, _ = verdict(rt, ui, "bash", bash("rm x"))
+	assert.Equal(t, "refuse", got, "deny rules hold in auto")
+
+	out := run("deny bash:curl *")
+	assert.Contains(t, out, "  deny:  bash: curl *   (this session)")
+	got, _ = verdict(rt, ui, "bash", bash("curl example.com"))
+	assert.Equal(t, "refuse", got)
+
+	run("remove bash: rm *")
+	got, _ = verdict(rt, ui, "bash", bash("rm x"))
+	assert.Equal(t, "run", got)
+
+	assert.Contains(t, run("allow bash:"), `"bash:": a rule is a tool name`)
+	assert.Contains(t, run("mode yolo"), "usage: /permissions")
+	assert.Contains(t, run("remove nothing"), `no rule "nothing"`)
+
+	out = run("reset")
+	assert.Equal(t, "info: permissions: mode ask (asks before write, edit and bash; reads and hook tools run)\n"+
+		"  deny:  bash: rm *\n  allow: bash: git status *", out)
+	got, _ = verdict(rt, ui, "bash", bash("make"))
+	assert.Equal(t, "ask", got)
+}
+
+// A hook's section of config.json arrives through lunar.config(), a fresh
+// copy each call.
+func TestLunarConfig(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "10-memory.lua")
+	require.NoError(t, os.WriteFile(file, []byte(`
+local c = lunar.config()
+assert(c.store == "local" and c.limits.max == 3, "section")
+c.store = "changed"
+assert(lunar.config().store == "local", "a fresh copy")
+lunar.command("show", { handler = function(_, ctx) ctx.ui.notify(tostring(lunar.config().limits.max)) end })
+`), 0o644))
+	other := filepath.Join(dir, "other.lua")
+	require.NoError(t, os.WriteFile(other, []byte(`assert(lunar.config() == nil, "no section: nil")`), 0o644))
+	var srcs []lua.Source
+	for _, f := range []string{file, other} {
+		src, err := lua.FileSource(f, lua.OriginGlobal)
+		require.NoError(t, err)
+		srcs = append(srcs, src)
+	}
+	reps := &luatest.Reports{}
+	ui := &luatest.UI{}
+	rt := lua.Load(srcs, lua.Options{Host: &luatest.Host{Dir: dir, UIValue: ui}, Report: reps.Add,
+		Config: map[string]json.RawMessage{"10-memory": json.RawMessage(`{"store": "local", "limits": {"max": 3}}`)}})
+	defer rt.Close()
+	require.Empty(t, reps.Lines())
+	_, _, err := rt.RunCommand(permBG, "show", "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"info: 3"}, ui.Notices)
+	assert.True(t, strings.HasPrefix(rt.Report()[0].Name, "10-memory"))
+}
+
+// What the policy costs: loading it (every run), and one decision.
+//
+//	go test ./hooks.d -run '^$' -bench Permissions
+func BenchmarkPermissions(b *testing.B) {
+	b.Run("load", func(b *testing.B) {
+		src, err := lua.FileSource("permissions.lua", lua.OriginBundled)
+		require.NoError(b, err)
+		for b.Loop() {
+			lua.Load([]lua.Source{src}, lua.Options{Host: &luatest.Host{Dir: b.TempDir()}}).Close()
+		}
+	})
+	b.Run("load-and-first-rule", func(b *testing.B) { // permissions_impl compiled too
+		src, err := lua.FileSource("permissions.lua", lua.OriginBundled)
+		require.NoError(b, err)
+		in := json.RawMessage(bash("go test ./..."))
+		for b.Loop() {
+			rt := lua.Load([]lua.Source{src}, lua.Options{Host: &luatest.Host{Dir: b.TempDir()},
+				Config: map[string]json.RawMessage{"permissions": json.RawMessage(`{"mode": "auto", "deny": ["bash: rm *"]}`)}})
+			rt.BeforeTool(permBG, "bash", "c", in)
+			rt.Close()
+		}
+	})
+	calls := []struct {
+		name, conf, tool, input string
+	}{
+		{"read", ``, "read", path("main.go")},
+		{"bash-auto", `{"mode": "auto"}`, "bash", bash("go test ./...")},
+		{"bash-auto-deny-rules", `{"mode": "auto", "deny": ["bash: rm -rf *", "bash: git push --force *"]}`, "bash", bash("go test ./... 2>&1 | tail -20")},
+		{"bash-allowed", rulesConf, "bash", bash("cd sub && go test ./... 2>&1 | ls -la")},
+		{"write-allowed", rulesConf, "write", path("docs/a.md")},
+	}
+	for _, c := range calls {
+		b.Run(c.name, func(b *testing.B) {
+			ui := &luatest.UI{Interactive: true}
+			src, err := lua.FileSource("permissions.lua", lua.OriginBundled)
+			require.NoError(b, err)
+			opts := lua.Options{Host: &luatest.Host{Dir: b.TempDir(), UIValue: ui}}
+			if c.conf != "" {
+				opts.Config = map[string]json.RawMessage{"permissions": json.RawMessage(c.conf)}
+			}
+			rt := lua.Load([]lua.Source{src}, opts)
+			defer rt.Close()
+			in := json.RawMessage(c.input)
+			for b.Loop() {
+				if dec := rt.BeforeTool(permBG, c.tool, "c", in); dec.Block || len(ui.Asked) > 0 {
+					b.Fatalf("%s: not run: %s %v", c.name, dec.Reason, ui.Asked)
+				}
+			}
+		})
+	}
+}

@@ -78,7 +78,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.Tools, "tools", "", "comma-separated tools to enable (default read,bash,edit,write)")
 	fs.BoolVar(&o.NoTools, "no-tools", false, "disable all tools")
 	fs.StringArrayVarP(&o.Hooks, "hook", "e", nil, "load this hook file (repeatable)")
-	fs.BoolVar(&o.NoHooks, "no-hooks", false, "load no hooks at all")
+	fs.BoolVar(&o.NoHooks, "no-hooks", false, "load no hooks at all (the bundled ones too: tools then run without asking)")
 	fs.BoolVar(&o.Trust, "trust", false, "trust this project's .lunar/ (config.json and hooks.d) without asking")
 	fs.BoolVar(&o.Yes, "yes", false, "run tools without asking (permissions mode auto for this run; deny rules still apply)")
 	fs.BoolVar(&o.ListModels, "list-models", false, "list known models and exit")

@@ -8,10 +8,12 @@ package hooksd_test
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,7 +32,8 @@ func policy(t *testing.T, conf string, ui *luatest.UI) (*lua.Runtime, string) {
 	src, err := lua.FileSource("permissions.lua", lua.OriginBundled)
 	require.NoError(t, err)
 	reps := &luatest.Reports{}
-	opts := lua.Options{Host: &luatest.Host{Dir: cwd, UIValue: ui}, Report: reps.Add}
+	// A short timeout: a handler that loops fails the test rather than hangs it.
+	opts := lua.Options{Host: &luatest.Host{Dir: cwd, UIValue: ui}, Report: reps.Add, Timeout: 5 * time.Second}
 	if conf != "" {
 		opts.Config = map[string]json.RawMessage{"permissions": json.RawMessage(conf)}
 	}
@@ -94,6 +97,9 @@ func TestPermissionRules(t *testing.T) {
 		{"deny sees into here-documents", "bash", bash("sh <<EOF\nrm -rf x\nEOF"), "refuse"},
 		{"an assignment in front asks", "bash", bash("GIT_PAGER=evil git status"), "ask"},
 		{"unmatched command asks", "bash", bash("make"), "ask"},
+		{"variables are words", "bash", bash("ls $HOME ${TMPDIR}/x"), "run"},
+		{"a variable as the program asks", "bash", bash("$GIT status"), "ask"},
+		{"a lone $ and # inside words", "bash", bash("ls a$ b#c # a comment; make"), "run"},
 		{"deny", "bash", bash("rm -rf /"), "refuse"},
 		{"deny behind sudo", "bash", bash("sudo -u root rm -rf /"), "refuse"},
 		{"deny by full path", "bash", bash("/bin/rm -rf build"), "refuse"},
@@ -199,6 +205,16 @@ func TestPermissionDialog(t *testing.T) {
 	assert.Equal(t, "select: Allow overwriting hello.txt (3 lines, now 3)?\n  @@ line 2 @@\n  -bye world\n  +BYE", ui.Asked[len(ui.Asked)-1])
 	rt.BeforeTool(permBG, "write", "c", json.RawMessage(`{"path":"new.txt","content":"one\ntwo\n"}`))
 	assert.Equal(t, "select: Allow writing new.txt (new file, 2 lines)?\n  +one\n  +two", ui.Asked[len(ui.Asked)-1])
+
+	big := strings.Repeat("0123456789abcdef\n", 20000)
+	require.NoError(t, os.WriteFile(filepath.Join(cwd, "big.txt"), []byte(big), 0o644))
+	rt.BeforeTool(permBG, "write", "c", json.RawMessage(`{"path":"big.txt","content":"small\n"}`))
+	assert.Equal(t, "select: Allow overwriting big.txt?\n  (340000 bytes, now 6: too large to show a diff)", ui.Asked[len(ui.Asked)-1])
+	in, err := json.Marshal(map[string]string{"path": "big2.txt", "content": big})
+	require.NoError(t, err)
+	rt.BeforeTool(permBG, "write", "c", in)
+	assert.True(t, strings.HasPrefix(ui.Asked[len(ui.Asked)-1], "select: Allow writing big2.txt (new file, 20000 lines)?\n  +0123456789abcdef\n"))
+	assert.True(t, strings.HasSuffix(ui.Asked[len(ui.Asked)-1], "\n  … 19940 more lines"))
 
 	// "always" adds prefix rules for each simple command.
 	ui.SelectAnswer = "yes, and allow bash: go test *, bash: tail * for the rest of this session"
@@ -347,5 +363,26 @@ func BenchmarkPermissions(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Any command is decided, whatever its quoting: nothing loops, nothing
+// raises (a failing handler would block with "hook permissions.lua: …").
+func TestPermissionsAnyCommand(t *testing.T) {
+	ui := &luatest.UI{Interactive: true}
+	rt, _ := policy(t, rulesConf, ui)
+	auto, _ := policy(t, `{"mode": "auto", "deny": ["bash: rm -rf *"], "ask": ["bash"]}`, nil)
+	const alphabet = "ab $(){}<>|&;'\"`\\#\n\t2-=/*~!"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 300 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		in := json.RawMessage(bash(string(b)))
+		for _, r := range []*lua.Runtime{rt, auto} {
+			dec := r.BeforeTool(permBG, "bash", "c", in)
+			assert.NotContains(t, dec.Reason, "hook permissions.lua", "%q", b)
+		}
 	}
 }

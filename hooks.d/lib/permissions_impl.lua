@@ -78,7 +78,8 @@ local function visible(s)
   end))
 end
 
-local MAX_SHOWN = 60
+local MAX_SHOWN = 60 -- lines of a dialog
+local MAX_DIFF_BYTES = 256 * 1024 -- a write replacing more is described, not diffed
 
 -- shown collects the lines of a dialog, up to MAX_SHOWN.
 local function shown()
@@ -315,7 +316,8 @@ local function split_shell(cmd)
   end
   while i <= n do
     local c, nx = byte(cmd, i), byte(cmd, i + 1)
-    if not SPECIAL[c] and not (c == HASH and word == nil) then -- ordinary characters, up to the next one that is not
+    if (not SPECIAL[c] or (c == DOLLAR and nx ~= LP)) and not (c == HASH and word == nil) then
+      -- ordinary characters ($NAME among them), up to the next special one
       local j = i + 1
       while j <= n and not SPECIAL[byte(cmd, j)] do
         j = j + 1
@@ -417,6 +419,9 @@ local function split_shell(cmd)
       else
         redirect, i = "in", i + 1
       end
+    else -- not reached (every special character has its branch); never loop
+      word = (word or "") .. sub(cmd, i, i)
+      i = i + 1
     end
   end
   flush_cmd()
@@ -707,8 +712,8 @@ local function describe(tool, input, s)
           ls = ls - 1
         end
         local le = string.find(content, "\n", at + #old - 1, true) or #content + 1
-        local line = #split_plain(sub(content, 1, ls - 1), "\n")
-        out.add("", string.format("@@ line %d @@", line))
+        local _, line = sub(content, 1, ls - 1):gsub("\n", "")
+        out.add("", string.format("@@ line %d @@", line + 1))
         -- (gopher-lua assigns "a, b = x, y" left to right: one at a time.)
         local after = sub(content, at + #old, le - 1)
         new = sub(content, ls, at - 1) .. new .. after
@@ -726,14 +731,24 @@ local function describe(tool, input, s)
     return "Allow this edit of " .. visible(name) .. "?", out.text()
   end
   -- write
-  local new = lines_of(tostring(input.content or ""))
+  local content = tostring(input.content or "")
   local old_text = fs.read(s.abs)
   if not old_text then
-    for _, l in ipairs(new) do
+    local _, count = content:gsub("\n", "")
+    if #content > 0 and byte(content, -1) ~= NL then
+      count = count + 1
+    end
+    for _, l in ipairs(lines_of(sub(content, 1, MAX_DIFF_BYTES))) do
       out.add("+", l)
     end
-    return string.format("Allow writing %s (new file, %d lines)?", visible(name), #new), out.text()
+    out.cut = math.max(out.cut, count - out.n)
+    return string.format("Allow writing %s (new file, %d lines)?", visible(name), count), out.text()
   end
+  if #old_text > MAX_DIFF_BYTES or #content > MAX_DIFF_BYTES then
+    out.add("", string.format("(%d bytes, now %d: too large to show a diff)", #old_text, #content))
+    return string.format("Allow overwriting %s?", visible(name)), out.text()
+  end
+  local new = lines_of(content)
   local old = lines_of(old_text)
   local a, b = 1, 0 -- the changed region: lines a..#old-b of old, a..#new-b of new
   while a <= #old and a <= #new and old[a] == new[a] do

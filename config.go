@@ -22,6 +22,11 @@ type config struct {
 	Model         string                    `json:"model,omitempty"`
 	Thinking      string                    `json:"thinking,omitempty"`
 	HookTimeoutMs *int                      `json:"hook_timeout_ms,omitempty"`
+	// HookMemoryLimitMB caps what one hook call may hold (default 256, 0:
+	// no cap); HookMaxTimeouts disables a hook after that many timeouts in
+	// a row (default 3, 0: never).
+	HookMemoryLimitMB *int `json:"hook_memory_limit_mb,omitempty"`
+	HookMaxTimeouts   *int `json:"hook_max_timeouts,omitempty"`
 	Compaction    *compactionConfig         `json:"compaction,omitempty"`
 	Providers     map[string]providerConfig `json:"providers,omitempty"`
 	Models        []string                  `json:"models,omitempty"`
@@ -93,6 +98,24 @@ func (c *config) compactionSettings() compaction.Settings {
 		st.KeepRecentTokens = *c.Compaction.KeepRecentTokens
 	}
 	return st
+}
+
+// hookLimits are the lua.Options memory cap (bytes) and timeouts in a row
+// for the configured values: 0 keeps lua's defaults, negative turns off.
+func (c *config) hookLimits() (memory int64, timeouts int) {
+	if v := c.HookMemoryLimitMB; v != nil {
+		memory = -1
+		if *v > 0 {
+			memory = int64(*v) << 20
+		}
+	}
+	if v := c.HookMaxTimeouts; v != nil {
+		timeouts = -1
+		if *v > 0 {
+			timeouts = *v
+		}
+	}
+	return memory, timeouts
 }
 
 // loadConfig reads the global config; a missing file is fine. The
@@ -256,7 +279,7 @@ func decodeConfig(path string, data []byte, into *config) error {
 }
 
 func knownKeys() []string {
-	keys := []string{"model", "thinking", "hook_timeout_ms", "compaction", "providers", "models", "disabled_hooks",
+	keys := []string{"model", "thinking", "hook_timeout_ms", "hook_memory_limit_mb", "hook_max_timeouts", "compaction", "providers", "models", "disabled_hooks",
 		"stream_idle_timeout", "connect_timeout", "bash_keep_api_keys", "permissions", "hooks"}
 	sort.Strings(keys)
 	return keys
@@ -283,6 +306,11 @@ func (c *config) validate(path string, data []byte) error {
 		}
 		if _, err := agent.ParseTimeout(v); err != nil {
 			return fmt.Errorf("config %s:%d: key %q: %v", path, lineOfKey(data, key), key, err)
+		}
+	}
+	for key, v := range map[string]*int{"hook_memory_limit_mb": c.HookMemoryLimitMB, "hook_max_timeouts": c.HookMaxTimeouts} {
+		if v != nil && *v < 0 {
+			return fmt.Errorf("config %s:%d: key %q: must not be negative", path, lineOfKey(data, key), key)
 		}
 	}
 	if c.HookTimeoutMs != nil && *c.HookTimeoutMs < 0 {
@@ -313,6 +341,12 @@ func (c *config) overlay(o *config) {
 	}
 	if o.Thinking != "" {
 		c.Thinking = o.Thinking
+	}
+	if o.HookMemoryLimitMB != nil {
+		c.HookMemoryLimitMB = o.HookMemoryLimitMB
+	}
+	if o.HookMaxTimeouts != nil {
+		c.HookMaxTimeouts = o.HookMaxTimeouts
 	}
 	if o.HookTimeoutMs != nil {
 		c.HookTimeoutMs = o.HookTimeoutMs

@@ -51,3 +51,32 @@ func TestConfigBashKeepAPIKeys(t *testing.T) {
 	body := call()
 	assert.True(t, strings.Contains(body, "key=sk-visible-or-not"), body)
 }
+
+// hook_max_timeouts and hook_memory_limit_mb reach the hook runtime.
+func TestConfigHookLimits(t *testing.T) {
+	e := newE2E(t)
+	hook := t.TempDir() + "/loop.lua"
+	writeFile(t, hook, `lunar.on("chat.system.transform", function() while true do end end)
+lunar.on("chat.params", function() local t = {} for i = 1, 1e8 do t[i] = ("x"):rep(64) .. i end end)`)
+	e.hkConfig(`{"hook_timeout_ms": 200, "hook_max_timeouts": 1, "hook_memory_limit_mb": 32}`)
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "--no-session", "--hook", hook, "-p", "hi")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "hook disabled for this session")
+	assert.Equal(t, 1, strings.Count(r.stderr, "timed out after"), r.stderr)
+
+	e.hkConfig(`{"hook_timeout_ms": 20000, "hook_memory_limit_mb": 32}`)
+	writeFile(t, hook, `lunar.on("chat.params", function() local t = {} for i = 1, 1e8 do t[i] = ("x"):rep(64) .. i end end)`)
+	e.srv.Reply(llmtest.Text("ok"))
+	start := time.Now()
+	r = e.run("", "--no-session", "--hook", hook, "-p", "hi")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "memory limit exceeded")
+	assert.Contains(t, r.stderr, "the cap is 32 MiB")
+	assert.Less(t, time.Since(start), 15*time.Second)
+
+	e.hkConfig(`{"hook_max_timeouts": -2}`)
+	r = e.run("", "--no-session", "-p", "hi")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `"hook_max_timeouts": must not be negative`)
+}

@@ -47,6 +47,7 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 		Report:  report,
 		Config:  a.cfg.hookSections(a.opts.Yes),
 	}
+	opts.MemoryLimit, opts.MaxTimeouts = a.cfg.hookLimits()
 	debug := a.opts.Debug || os.Getenv("LUNAR_DEBUG") != ""
 	if debug {
 		opts.Debug = a.stderr

@@ -268,6 +268,9 @@ func (h *hook) countTimeout(err error) {
 	case ce != nil && ce.timeout:
 		n := h.timeouts.Add(1)
 		why := fmt.Sprintf("timed out %d times in a row", n)
+		if n == 1 {
+			why = "the first timeout disables it: hook_max_timeouts is 1"
+		}
 		if limit := h.rt.maxTimeouts(); limit > 0 && int(n) >= limit && h.disable(why) {
 			ce.msg += " (" + why + ")" + disabledNote
 		}

@@ -131,21 +131,29 @@ func (r *Runtime) contextHook(ctx context.Context, msgs []agent.ContextMessage) 
 // on its first read, so a handler that returns without reading it (one
 // with nothing to do for this call) costs no conversion at all.
 func (h *hook) lazyMessages(L *glua.LState, build func() (*glua.LTable, error)) *glua.LTable {
-	meta := L.CreateTable(0, 1)
-	meta.RawSetString("__index", L.NewFunction(func(L *glua.LState) int {
-		ev := L.CheckTable(1)
-		if L.CheckAny(2) != glua.LString("messages") {
-			L.Push(glua.LNil)
-			return 1
-		}
+	fill := func(L *glua.LState, ev *glua.LTable) glua.LValue {
 		ev.Metatable = glua.LNil
 		arr, err := build()
 		if err != nil {
 			L.RaiseError("building the event: %s", err.Error())
 		}
 		ev.RawSetString("messages", arr)
-		L.Push(arr)
+		return arr
+	}
+	meta := L.CreateTable(0, 2)
+	meta.RawSetString("__index", L.NewFunction(func(L *glua.LState) int {
+		ev := L.CheckTable(1)
+		if L.CheckAny(2) != glua.LString("messages") {
+			L.Push(glua.LNil)
+			return 1
+		}
+		L.Push(fill(L, ev))
 		return 1
+	}))
+	// pairs, next and json.encode see messages too (stdlib.FillKey).
+	meta.RawSetString(stdlib.FillKey, L.NewFunction(func(L *glua.LState) int {
+		fill(L, L.CheckTable(1))
+		return 0
 	}))
 	return meta
 }

@@ -455,3 +455,27 @@ func TestEveryEventHasATestScript(t *testing.T) {
 		assert.Contains(t, scripts, `"`+name+`"`, "event %s", name)
 	}
 }
+
+// The context event's messages are built lazily, but iterating the event
+// or encoding it shows them as any field.
+func TestContextLazyMessagesIterate(t *testing.T) {
+	host := newHost(t)
+	rt, reports := loadCode(t, host, `local json = require("json")
+lunar.on("context", function(ev)
+  local keys = {}
+  for k in pairs(ev) do keys[#keys + 1] = k end
+  table.sort(keys)
+  lunar.append_entry("keys", { keys = json.array(keys), encoded = json.encode(ev):find('"messages":%[') ~= nil })
+end)
+lunar.on("context", function(ev)
+  local n = 0
+  local k = next(ev)
+  while k do n = n + 1; k = next(ev, k) end
+  lunar.append_entry("count", { n = n })
+end)`)
+	rt.Context(bg, contextMessages())
+	assert.Empty(t, *reports)
+	require.Len(t, host.Sess.Custom("keys"), 1)
+	assert.JSONEq(t, `{"keys":["messages","type"],"encoded":true}`, string(host.Sess.Custom("keys")[0]))
+	assert.JSONEq(t, `{"n":2}`, string(host.Sess.Custom("count")[0]))
+}

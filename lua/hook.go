@@ -167,6 +167,25 @@ func (h *hook) newState() {
 		g.RawSetString(name, glua.LNil)
 	}
 	g.RawSetString("print", L.NewFunction(h.luaPrint))
+	// pairs and next build a table's lazy fields first (the context
+	// event's messages), so iterating an event shows every field.
+	for _, name := range []string{"pairs", "next"} {
+		orig := g.RawGetString(name).(*glua.LFunction)
+		g.RawSetString(name, L.NewFunction(func(L *glua.LState) int {
+			if t, ok := L.Get(1).(*glua.LTable); ok {
+				if err := stdlib.Fill(L, t); err != nil {
+					L.RaiseError("%s", err.Error())
+				}
+			}
+			top := L.GetTop()
+			L.Push(orig)
+			for i := 1; i <= top; i++ {
+				L.Push(L.Get(i))
+			}
+			L.Call(top, glua.MultRet)
+			return L.GetTop() - top
+		}))
+	}
 
 	osT := g.RawGetString("os").(*glua.LTable)
 	keep := map[string]bool{"time": true, "clock": true, "date": true, "difftime": true, "getenv": true}

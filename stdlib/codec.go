@@ -580,7 +580,29 @@ func arrayLen(t *glua.LTable) (int, bool) {
 	return count, count > 0 && count == maxKey
 }
 
+// FillKey names the metatable field of a table with lazily built fields:
+// a function that builds them into the table and removes the metatable.
+// Iteration (pairs, next) and json.encode call it first, so a lazy table
+// looks like any other table.
+const FillKey = "__lunar_fill"
+
+// Fill builds the lazy fields of t (see FillKey), if it has any.
+func Fill(L *glua.LState, t *glua.LTable) error {
+	mt, ok := t.Metatable.(*glua.LTable)
+	if !ok {
+		return nil
+	}
+	fn, ok := mt.RawGetString(FillKey).(*glua.LFunction)
+	if !ok {
+		return nil
+	}
+	return L.CallByParam(glua.P{Fn: fn, NRet: 0, Protect: true}, t)
+}
+
 func (e *encoder) table(buf []byte, t *glua.LTable, depth int, skip string) ([]byte, error) {
+	if err := Fill(e.c.L, t); err != nil {
+		return buf, &EncodeError{Msg: err.Error()}
+	}
 	var n int
 	isArray := t.Metatable == e.c.arrayMeta
 	if isArray {

@@ -303,6 +303,7 @@ func TestREPLPermissionDialog(t *testing.T) {
 	p.line("go version")
 	p.expect("  $ go version")
 	p.expect("3) yes, and allow bash: go version * for the rest of this session")
+	p.expect("choose 1-3") // keys typed before the question asks are not its answer
 	p.line("3")
 	p.expect("third done")
 	p.line("go version twice")

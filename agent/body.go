@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/lunar-cli/lunar/session"
 )
@@ -92,6 +93,16 @@ func (w *jsonWriter) str(s string) { w.buf = appendJSONString(w.buf, s, false) }
 // text appends s as a JSON string with lone surrogates removed, as pi's
 // sanitizeSurrogates does to the text it sends.
 func (w *jsonWriter) text(s string) { w.buf = appendJSONString(w.buf, s, true) }
+
+// arguments appends a tool call's arguments as the JSON string chat
+// completions carry them in (see argumentText).
+func (w *jsonWriter) arguments(args json.RawMessage) {
+	if len(args) == 0 || args[0] == '"' || spaceOutsideStrings(args) {
+		w.str(argumentText(args))
+		return
+	}
+	w.str(unsafe.String(&args[0], len(args))) // read only, for this call
+}
 
 // jsonSafe marks the ASCII bytes a JSON string holds as they are.
 var jsonSafe = func() (t [utf8.RuneSelf]bool) {
@@ -439,7 +450,7 @@ func checkExtra(extra map[string]any) error {
 // JSON.stringify would write the parsed value's structure), or raw itself
 // when it has none.
 func compactJSON(raw []byte) []byte {
-	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+	if !spaceOutsideStrings(raw) {
 		return raw
 	}
 	var out bytes.Buffer
@@ -448,4 +459,28 @@ func compactJSON(raw []byte) []byte {
 		return raw
 	}
 	return out.Bytes()
+}
+
+// spaceOutsideStrings reports whether JSON text has whitespace between
+// its tokens.
+func spaceOutsideStrings(raw []byte) bool {
+	in, esc := false, false
+	for _, c := range raw {
+		switch {
+		case esc:
+			esc = false
+		case in:
+			switch c {
+			case '\\':
+				esc = true
+			case '"':
+				in = false
+			}
+		case c == '"':
+			in = true
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			return true
+		}
+	}
+	return false
 }

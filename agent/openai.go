@@ -612,7 +612,7 @@ func (svc openAIService) assistant(w *jsonWriter, m Model, content []session.Con
 		w.raw(`,"type":"function","function":{"name":`)
 		w.str(c.Name)
 		w.raw(`,"arguments":`)
-		w.str(argumentText(c.Arguments))
+		w.arguments(c.Arguments)
 		w.raw("}}")
 		if reasoningDetail(c.ThoughtSignature) != nil {
 			details++

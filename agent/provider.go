@@ -486,7 +486,7 @@ type llmMessage struct {
 func transformMessages(msgs []session.Message, m Model, normalizeID func(string) string) []llmMessage {
 	out := make([]llmMessage, 0, len(msgs)+2)
 	var idMap map[string]string
-	var pending []session.ContentBlock
+	var pending []*session.ContentBlock // the calls of the last reply
 	var answered map[string]bool
 	flush := func() {
 		for _, c := range pending {
@@ -497,7 +497,7 @@ func transformMessages(msgs []session.Message, m Model, normalizeID func(string)
 				out = append(out, llmMessage{msg: res, content: res.Content, toolCallID: c.ID})
 			}
 		}
-		pending = nil
+		pending = pending[:0]
 		clear(answered)
 	}
 	for i := range msgs {
@@ -514,9 +514,9 @@ func transformMessages(msgs []session.Message, m Model, normalizeID func(string)
 			if msg.StopReason == session.StopError || msg.StopReason == session.StopAborted {
 				continue
 			}
-			for _, c := range content {
-				if c.Type == session.BlockToolCall {
-					pending = append(pending, c)
+			for j := range content {
+				if content[j].Type == session.BlockToolCall {
+					pending = append(pending, &content[j])
 				}
 			}
 			out = append(out, llmMessage{msg: msg, content: content})

@@ -1,0 +1,213 @@
+//go:build unix
+
+package main
+
+// Whole-process benchmark of resuming a large session (issue 9, "large
+// sessions resume fast"): a 100,000-entry session of about 1.4 KB an entry
+// (one long path, no compaction, pi's format) is resumed with one prompt,
+// through the OpenAI-compatible and the Anthropic API. Two fake servers:
+// "llmtest", the in-repo fake (it decodes every request into a map, which
+// costs it seconds on a 130 MB body), and "sink", which only reads the
+// body and answers, so that the figures are lunar's own. Reported besides
+// the wall time (ns/op): peak RSS, peak RSS over the file size, and the
+// child's CPU time.
+//
+//	go test -run '^$' -bench BenchmarkResumeLarge -benchtime 3x .
+//
+// -resume-entries changes the session's size.
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+)
+
+var resumeEntries = flag.Int("resume-entries", 100_000, "entries of the session BenchmarkResumeLarge resumes")
+
+// writeLargeSession writes a session of n entries in pi's format whose
+// own model is provider/model of api: user prompts, assistant replies
+// with thinking, text and a tool call, tool results with code, answers.
+func writeLargeSession(tb testing.TB, path, cwd string, n int, api, provider, model string) int64 {
+	tb.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	q := strconv.Quote // the texts below need no escapes JSON and Go quote differently
+	code := strings.Repeat(`func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tif err := s.check(r); err != nil {\n\t\thttp.Error(w, \"bad <request>\", 400)\n\t}\n}\n`, 11)
+	prose := strings.Repeat("The handler validates the request before dispatching it; errors are reported with a 400 status. ", 8)
+	sig := "reasoning_content"
+	if api == llmtest.APIAnthropic {
+		sig = "EqQBCkYIBRgCKkC"
+	}
+	fmt.Fprintf(w, `{"type":"session","version":3,"id":"019a0000-0000-7000-8000-000000000000","timestamp":"2025-06-01T00:00:00.000Z","cwd":%s}`+"\n", q(cwd))
+	fmt.Fprintf(w, `{"type":"model_change","id":"00000000","parentId":null,"timestamp":"2025-06-01T00:00:00.000Z","provider":%s,"modelId":%s}`+"\n", q(provider), q(model))
+	usage := `"usage":{"input":1200,"output":300,"cacheRead":40000,"cacheWrite":0,"totalTokens":41500,"cost":{"input":0.0036,"output":0.0045,"cacheRead":0.012,"cacheWrite":0,"total":0.0201}}`
+	head := fmt.Sprintf(`"api":%s,"provider":%s,"model":%s,%s`, q(api), q(provider), q(model), usage)
+	ts := int64(1750000000000)
+	parent := "00000000"
+	for i := 1; i < n; i++ {
+		ts += 1000
+		var m string
+		switch i % 4 {
+		case 1:
+			m = fmt.Sprintf(`{"role":"user","content":[{"type":"text","text":"Step %d: please review server.go and fix the error handling."}],"timestamp":%d}`, i, ts)
+		case 2:
+			m = fmt.Sprintf(`{"role":"assistant","content":[{"type":"thinking","thinking":%s,"thinkingSignature":%s},{"type":"text","text":%s},`+
+				`{"type":"toolCall","id":"call_%08d","name":"read","arguments":{"path":"internal/server/server.go","offset":%d,"limit":200}}],%s,"stopReason":"toolUse","timestamp":%d}`,
+				q(prose[:300]), q(sig), q(prose), i, i, head, ts)
+		case 3:
+			m = fmt.Sprintf(`{"role":"toolResult","toolCallId":"call_%08d","toolName":"read","content":[{"type":"text","text":"%s"}],"isError":false,"timestamp":%d}`, i-1, code, ts)
+		default:
+			m = fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":%s}],%s,"stopReason":"stop","timestamp":%d}`, q(prose+prose[:200]), head, ts)
+		}
+		id := fmt.Sprintf("%08x", i)
+		fmt.Fprintf(w, `{"type":"message","id":"%s","parentId":"%s","timestamp":"2025-06-01T00:00:00.000Z","message":%s}`+"\n", id, parent, m)
+		parent = id
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// sinkServer reads each request body whole and answers "ok" in the
+// stream format of the API called, without decoding anything.
+func sinkServer(tb testing.TB) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if strings.HasSuffix(r.URL.Path, "/messages") {
+			for _, ev := range []string{
+				`event: message_start` + "\n" + `data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}`,
+				`event: content_block_start` + "\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+				`event: content_block_delta` + "\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`,
+				`event: content_block_stop` + "\n" + `data: {"type":"content_block_stop","index":0}`,
+				`event: message_delta` + "\n" + `data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}`,
+				`event: message_stop` + "\n" + `data: {"type":"message_stop"}`,
+			} {
+				fmt.Fprintf(w, "%s\n\n", ev)
+			}
+			return
+		}
+		fmt.Fprint(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}`+"\n\n")
+		fmt.Fprint(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// measuredCommand runs name with args so that its peak RSS and CPU time
+// can be read afterwards with stats. The rusage os/exec reports is not
+// enough: Linux keeps, in the child's maximum RSS, the high-water mark of
+// the address space the child shared with this (large) test process until
+// it exec'd; GNU time, when installed, forks lunar from a small process.
+func measuredCommand(name string, args ...string) (*exec.Cmd, func(*exec.Cmd, string) (int64, time.Duration)) {
+	if gnuTime, err := exec.LookPath("time"); err == nil && exec.Command(gnuTime, "-f", "%M", "true").Run() == nil {
+		cmd := exec.Command(gnuTime, append([]string{"-f", "lunar-stats %M %U %S", name}, args...)...)
+		return cmd, func(_ *exec.Cmd, stderr string) (int64, time.Duration) {
+			i := strings.LastIndex(stderr, "lunar-stats ")
+			if i < 0 {
+				return 0, 0
+			}
+			var kib int64
+			var user, sys float64
+			_, _ = fmt.Sscanf(stderr[i:], "lunar-stats %d %f %f", &kib, &user, &sys)
+			return kib, time.Duration((user + sys) * float64(time.Second))
+		}
+	}
+	return exec.Command(name, args...), func(cmd *exec.Cmd, _ string) (int64, time.Duration) {
+		var kib int64
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			kib = int64(ru.Maxrss) // an upper bound (see above)
+		}
+		return kib, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+}
+
+func BenchmarkResumeLarge(b *testing.B) {
+	for _, api := range []string{llmtest.APIOpenAI, llmtest.APIAnthropic} {
+		for _, server := range []string{"sink", "llmtest"} {
+			b.Run(api+"/"+server, func(b *testing.B) {
+				home, cwd := b.TempDir(), b.TempDir()
+				var base string
+				if server == "sink" {
+					base = sinkServer(b).URL
+				} else {
+					srv := llmtest.New(b)
+					srv.SetDefault(llmtest.Text("ok"))
+					base = srv.RootURL()
+				}
+				provider, model, apiField, url := "big", "big-model", "", base+"/v1"
+				if api == llmtest.APIAnthropic {
+					apiField, url = `"api": "anthropic-messages", `, base
+				}
+				cfg := fmt.Sprintf(`{"compaction": {"enabled": false}, "providers": {%q: {%s"base_url": %q, "api_key": "sk-bench", "models": [{"id": %q, "context_window": 1000000000}]}}}`,
+					provider, apiField, url, model)
+				if err := os.MkdirAll(filepath.Join(home, "config"), 0o755); err != nil {
+					b.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(home, "config", "config.json"), []byte(cfg), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				orig := filepath.Join(b.TempDir(), "large.jsonl")
+				size := writeLargeSession(b, orig, cwd, *resumeEntries, api, provider, model)
+				file := filepath.Join(b.TempDir(), "resume.jsonl")
+
+				var peak int64
+				var cpu, wall time.Duration
+				b.ResetTimer()
+				for b.Loop() {
+					b.StopTimer()
+					data, err := os.ReadFile(orig)
+					if err == nil {
+						err = os.WriteFile(file, data, 0o600)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					cmd, stats := measuredCommand(lunarBin, "--no-hooks", "--session", file, "-p", "next")
+					cmd.Dir = cwd
+					cmd.Env = append(os.Environ(), "LUNAR_HOME="+home, "LUNAR_MAX_RETRIES=0")
+					var stdout, stderr strings.Builder
+					cmd.Stdout, cmd.Stderr = &stdout, &stderr
+					b.StartTimer()
+					start := time.Now()
+					err = cmd.Run()
+					wall += time.Since(start)
+					if err != nil || stdout.String() != "ok\n" {
+						b.Fatalf("%v: %v\n%s%s", cmd.Args, err, stdout.String(), stderr.String())
+					}
+					kib, c := stats(cmd, stderr.String())
+					peak = max(peak, kib)
+					cpu += c
+				}
+				b.ReportMetric(float64(peak)/1024, "peak-MiB")
+				b.ReportMetric(float64(peak*1024)/float64(size), "peak/file")
+				b.ReportMetric(float64(size)/(1<<20), "file-MiB")
+				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric(wall.Seconds()/float64(b.N), "wall-s/op")
+			})
+		}
+	}
+}

@@ -439,6 +439,14 @@ func TestRequestFieldsAsPi(t *testing.T) {
 	assert.Equal(t, map[string]any{"effort": "high"}, openAIBody(or, ThinkingHigh)["reasoning"])
 	assert.Equal(t, map[string]any{"effort": "none"}, openAIBody(or, ThinkingOff)["reasoning"])
 	assert.Nil(t, openAIBody(or, ThinkingHigh)["reasoning_effort"])
+	official := Model{Provider: "openai", ID: "gpt-4.1", API: APIOpenAICompletions, BaseURL: DefaultOpenAIBaseURL}
+	var ov map[string]any
+	require.NoError(t, json.Unmarshal(rawBody(t, &Request{Model: official, SessionID: "019a-session", Messages: []session.Message{uText("q")}}), &ov))
+	assert.Equal(t, "019a-session", ov["prompt_cache_key"], "OpenAI caches by session, as pi asks it to")
+	ov = nil
+	require.NoError(t, json.Unmarshal(rawBody(t, &Request{Model: Model{Provider: "groq", ID: "x", API: APIOpenAICompletions, BaseURL: "https://api.groq.com/openai/v1"},
+		SessionID: "019a-session", Messages: []session.Message{uText("q")}}), &ov))
+	assert.NotContains(t, ov, "prompt_cache_key", "other services: no")
 	ds := Model{Provider: "deepseek", ID: "deepseek-reasoner", Reasoning: true}
 	assert.Equal(t, map[string]any{"type": "disabled"}, openAIBody(ds, ThinkingOff)["thinking"])
 	v = openAIBody(ds, ThinkingHigh)

@@ -330,6 +330,7 @@ func (r *run) request() (*Request, Provider, error) {
 		SystemPrompt: h.SystemPrompt(ctx, r.systemPrompt),
 		Messages:     session.ConvertContextToLLM(msgs),
 		Params:       params,
+		SessionID:    a.Session.ID(),
 	}
 	r.tools = a.currentTools()
 	for _, t := range r.tools {

@@ -330,6 +330,9 @@ func (svc openAIService) encode(w *jsonWriter, req *Request, msgs []llmMessage) 
 	if o.key("stream") {
 		w.raw("true")
 	}
+	if req.SessionID != "" && strings.Contains(svc.base, "api.openai.com") && o.key("prompt_cache_key") {
+		w.str(req.SessionID)
+	}
 	if o.key("stream_options") {
 		w.raw(`{"include_usage":true}`)
 	}

@@ -76,6 +76,9 @@ type Request struct {
 	Messages     []session.Message
 	Tools        []ToolSpec
 	Params       Params
+	// SessionID is the id of the session the call continues ("" for none):
+	// OpenAI keys its prompt cache by it (prompt_cache_key), as from pi.
+	SessionID string
 }
 
 // Stream event types, as pi's assistantMessageEvent.

@@ -19,18 +19,18 @@ import (
 // config is the merged configuration. Pointer fields distinguish "unset"
 // from zero so the project file can overlay the global one key by key.
 type config struct {
-	Model         string                    `json:"model,omitempty"`
-	Thinking      string                    `json:"thinking,omitempty"`
-	HookTimeoutMs *int                      `json:"hook_timeout_ms,omitempty"`
+	Model         string `json:"model,omitempty"`
+	Thinking      string `json:"thinking,omitempty"`
+	HookTimeoutMs *int   `json:"hook_timeout_ms,omitempty"`
 	// HookMemoryLimitMB caps what one hook call may hold (default 256, 0:
 	// no cap); HookMaxTimeouts disables a hook after that many timeouts in
 	// a row (default 3, 0: never).
-	HookMemoryLimitMB *int `json:"hook_memory_limit_mb,omitempty"`
-	HookMaxTimeouts   *int `json:"hook_max_timeouts,omitempty"`
-	Compaction    *compactionConfig         `json:"compaction,omitempty"`
-	Providers     map[string]providerConfig `json:"providers,omitempty"`
-	Models        []string                  `json:"models,omitempty"`
-	DisabledHooks []string                  `json:"disabled_hooks,omitempty"`
+	HookMemoryLimitMB *int                      `json:"hook_memory_limit_mb,omitempty"`
+	HookMaxTimeouts   *int                      `json:"hook_max_timeouts,omitempty"`
+	Compaction        *compactionConfig         `json:"compaction,omitempty"`
+	Providers         map[string]providerConfig `json:"providers,omitempty"`
+	Models            []string                  `json:"models,omitempty"`
+	DisabledHooks     []string                  `json:"disabled_hooks,omitempty"`
 	// StreamIdleTimeout and ConnectTimeout bound a silent provider: a Go
 	// duration ("2m"), seconds ("90") or "off".
 	StreamIdleTimeout string `json:"stream_idle_timeout,omitempty"`

@@ -295,7 +295,7 @@ func TestHeaderFacts(t *testing.T) {
 	f := text(facts[0])
 	for _, want := range []string{
 		"Session" + s.ID(), "Folder/home/ana/code/<proj>", "anthropic/claude-sonnet-4-5, openai/gpt-4.1",
-		"2 user · 5 assistant · 5 tool results · 2 shell · 3 custom", "5 tool calls · 25 entries · 2 branches · 1 compactions · 1 branch summaries",
+		"2 user · 5 assistant · 5 tool results · 2 shell · 3 custom", "5 tool calls · 25 entries · 2 branches · 1 compaction · 1 branch summary",
 		"in 4,569 · out 936 · cache read 61,440", "Cost$0.046",
 	} {
 		assert.Contains(t, f, want)

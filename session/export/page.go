@@ -301,18 +301,25 @@ func (p *page) writeHeader(w *bufio.Writer, title string) {
 	add(t.custom, "custom")
 	item("Messages", escape(strings.Join(msgs, " · ")))
 	var rest []string
-	if t.toolCalls > 0 {
-		rest = append(rest, group(t.toolCalls)+" tool calls")
+	// counted is "1 thing" or "n things".
+	counted := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return group(n) + " " + many
 	}
-	rest = append(rest, group(len(p.order))+" entries")
+	if t.toolCalls > 0 {
+		rest = append(rest, counted(t.toolCalls, "tool call", "tool calls"))
+	}
+	rest = append(rest, counted(len(p.order), "entry", "entries"))
 	if t.leaves > 1 {
 		rest = append(rest, group(t.leaves)+" branches")
 	}
 	if t.compactions > 0 {
-		rest = append(rest, group(t.compactions)+" compactions")
+		rest = append(rest, counted(t.compactions, "compaction", "compactions"))
 	}
 	if t.branchSums > 0 {
-		rest = append(rest, group(t.branchSums)+" branch summaries")
+		rest = append(rest, counted(t.branchSums, "branch summary", "branch summaries"))
 	}
 	item("Tree", escape(strings.Join(rest, " · ")))
 	if t.in+t.out+t.cacheRd+t.cacheWr > 0 {

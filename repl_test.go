@@ -5,7 +5,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -710,35 +709,11 @@ func TestREPLMultiLineInput(t *testing.T) {
 // lastUserText is the text of the last user message of an OpenAI request.
 func lastUserText(t *testing.T, r llmtest.Request) string {
 	t.Helper()
-	var body struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
+	text, ok := r.LastUserText()
+	if !ok {
+		t.Fatalf("no user message in %s", r.Body)
 	}
-	require.NoError(t, json.Unmarshal(r.Body, &body))
-	for i := len(body.Messages) - 1; i >= 0; i-- {
-		m := body.Messages[i]
-		if m.Role != "user" {
-			continue
-		}
-		var s string
-		if json.Unmarshal(m.Content, &s) == nil {
-			return s
-		}
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		require.NoError(t, json.Unmarshal(m.Content, &parts))
-		var b strings.Builder
-		for _, p := range parts {
-			b.WriteString(p.Text)
-		}
-		return b.String()
-	}
-	t.Fatalf("no user message in %s", r.Body)
-	return ""
+	return text
 }
 
 func TestREPLModelAndThinkingCommands(t *testing.T) {

@@ -514,3 +514,18 @@ func TestReplyPanicsOnBadScript(t *testing.T) {
 	assert.Panics(t, func() { srv.Reply(Text("x"), Status(500)) })
 	assert.Panics(t, func() { srv.SetDefault(Part{Type: "bogus"}) })
 }
+
+func TestRequestLastUserText(t *testing.T) {
+	for _, tt := range []struct{ name, body, want string }{
+		{"string content", `{"messages":[{"role":"user","content":"first"},{"role":"assistant","content":"x"},{"role":"user","content":"last"}]}`, "last"},
+		{"parts", `{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]},{"role":"tool","content":"r"}]}`, "ab"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := Request{Body: []byte(tt.body)}.LastUserText()
+			assert.True(t, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	_, ok := Request{Body: []byte(`{"messages":[{"role":"assistant","content":"x"}]}`)}.LastUserText()
+	assert.False(t, ok)
+}

@@ -5,7 +5,10 @@
 // hundreds of megabytes), and it calls a check function every few
 // thousand steps so that a cancelled call ends at once, however
 // pathological the pattern. The patterns it accepts and the matches it
-// finds are gopher-lua's (a test compares the two).
+// finds are gopher-lua's (a test compares the two), with one addition:
+// the frontier pattern %f[set], which gopher-lua reads as a literal "f"
+// (a gate written as "%f[%w]rm" would silently never match); here it
+// matches as in Lua 5.1-5.4, and "%f" without a set is an error.
 package pattern
 
 import (
@@ -151,6 +154,7 @@ const (
 	opPSave
 	opBrace
 	opNumber
+	opFrontier
 )
 
 type inst struct {
@@ -253,6 +257,9 @@ type (
 	capPattern    struct{ pattern node }
 	numberPattern struct{ n int }
 	bracePattern  struct{ begin, end int }
+	// frontierPattern is %f[set]: the empty string between a character
+	// not in set and one in set ('\0' before the start and after the end).
+	frontierPattern struct{ class class }
 )
 
 func parseClass(sc *scanner, allowSet bool) class {
@@ -341,6 +348,12 @@ func parsePattern(sc *scanner, toplevel bool) *seqPattern {
 				sc.next()
 				begin := sc.next()
 				pat.patterns = append(pat.patterns, &bracePattern{begin, sc.next()})
+			case 'f':
+				sc.next()
+				if sc.peek() != '[' {
+					panic(&Error{sc.currentPos(), "missing '[' after '%f' in pattern"})
+				}
+				pat.patterns = append(pat.patterns, &frontierPattern{parseClass(sc, true)})
 			default:
 				sc.restore()
 				pat.patterns = append(pat.patterns, &singlePattern{parseClass(sc, true)})
@@ -439,6 +452,8 @@ func (p *program) compile(n node) {
 		p.insts = append(p.insts, inst{op: opBrace, a: pat.begin, b: pat.end})
 	case *numberPattern:
 		p.insts = append(p.insts, inst{op: opNumber, a: pat.n})
+	case *frontierPattern:
+		p.insts = append(p.insts, inst{op: opFrontier, class: pat.class})
 	}
 }
 
@@ -604,6 +619,19 @@ func (mt *Matcher) matchAt(p *Pattern, src string, sp int) (bool, int, *Match, e
 			}
 			pc++
 			sp += len(capture)
+		case opFrontier:
+			prev, cur := 0, 0
+			if sp > 0 {
+				prev = int(src[sp-1])
+			}
+			if sp < len(src) {
+				cur = int(src[sp])
+			}
+			if in.class.matches(prev) || !in.class.matches(cur) {
+				ok = false
+				break
+			}
+			pc++
 		default:
 			panic("pattern: unknown instruction")
 		}

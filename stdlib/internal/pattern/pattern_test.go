@@ -148,3 +148,49 @@ func BenchmarkGopherLuaFindWords(b *testing.B) {
 		pm.Find("%a+", src, 0, -1)
 	}
 }
+
+// TestFrontier checks %f[set] against what Lua 5.1-5.4 answer (results of
+// string.find in the reference interpreter): a frontier is where the
+// previous character (or '\0' before the start) is not in the set and the
+// current one (or '\0' after the end) is.
+func TestFrontier(t *testing.T) {
+	cases := []struct {
+		name, pat, src string
+		offset         int
+		want           [][2]int // start, end of each match (0-based, end exclusive)
+	}{
+		{"word start", "%f[%w]%w+", "THE (quick) fox", 0, [][2]int{{0, 3}, {5, 10}, {12, 15}}},
+		{"word end", "%w+%f[%W]", "THE (quick) fox", 0, [][2]int{{0, 3}, {5, 10}, {12, 15}}},
+		{"gate matches", "%f[%w]rm%s+%-rf", "cd /; rm -rf /", 0, [][2]int{{6, 12}}},
+		{"gate ignores inside a word", "%f[%w]rm%s+%-rf", "farm -rf", 0, nil},
+		{"start of subject counts as \\0", "%f[%a]", "abc", 0, [][2]int{{0, 0}}},
+		{"end of subject counts as \\0", "%f[%z]", "abc", 0, [][2]int{{3, 3}}},
+		{"negated set at the end", "%f[^%w]", "ab", 0, [][2]int{{2, 2}}},
+		{"previous char before the offset", "%f[%a]%a+", "xab cd", 1, [][2]int{{4, 6}}},
+		{"anchored", "^%f[%a]", " a", 0, nil},
+		{"quantifier after it is literal", "%f[a]*", "*a", 0, nil},
+		{"set with range", "%f[a-c]", "xxbyy", 0, [][2]int{{2, 2}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pat, err := Compile(c.pat)
+			require.NoError(t, err)
+			var mt Matcher
+			ms, err := mt.Find(pat, c.src, c.offset, -1)
+			require.NoError(t, err)
+			var got [][2]int
+			for _, m := range ms {
+				got = append(got, [2]int{m.Capture(0), m.Capture(1)})
+			}
+			assert.Equal(t, c.want, got)
+		})
+	}
+}
+
+func TestFrontierWithoutSetIsAnError(t *testing.T) {
+	for _, p := range []string{"%f", "%fa", "x%f%w"} {
+		_, err := Compile(p)
+		require.Error(t, err, p)
+		assert.Contains(t, err.Error(), "missing '[' after '%f'", p)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	glua "github.com/yuin/gopher-lua"
+
+	"github.com/lunar-cli/lunar/agent/tools"
 )
 
 func textModule() *Module {
@@ -29,8 +31,83 @@ func textModule() *Module {
 			{Name: "truncate", Fn: textTruncate, Returns: "string",
 				Params: []Param{{Name: "s", Type: "string"}, {Name: "max", Type: "integer"}, {Name: "ellipsis", Type: "string", Optional: true, Doc: `default "…"`}},
 				Doc:    "Returns s if it has at most max characters, else its beginning plus the ellipsis, max characters in all."},
+			{Name: "truncate_head", Fn: textTruncateHead, Returns: "string, text.Truncation",
+				Params: []Param{{Name: "s", Type: "string"}, {Name: "opts", Type: "text.TruncateOptions", Optional: true}},
+				Doc:    "Keeps the first whole lines of s that fit both limits, as the read tool cuts a file (a first line alone over max_bytes gives \"\" and first_line_exceeds_limit)."},
+			{Name: "truncate_tail", Fn: textTruncateTail, Returns: "string, text.Truncation",
+				Params: []Param{{Name: "s", Type: "string"}, {Name: "opts", Type: "text.TruncateOptions", Optional: true}},
+				Doc:    "Keeps the last whole lines of s that fit both limits, as the bash tool cuts its output (a last line alone over max_bytes keeps its end, from a character boundary, and sets last_line_partial)."},
+		},
+		Classes: []Class{
+			{Name: "text.TruncateOptions", Fields: []Field{
+				{Name: "max_lines", Type: "integer?", Doc: "default 2000 (the tools' limit)"},
+				{Name: "max_bytes", Type: "integer?", Doc: "default 51200 (50 KiB, the tools' limit)"}}},
+			{Name: "text.Truncation", Doc: "What was cut. Lines are the pieces between newlines (\"a\\n\" has two), as the tools count them.", Fields: []Field{
+				{Name: "truncated", Type: "boolean"},
+				{Name: "truncated_by", Type: `"lines"|"bytes"|nil`},
+				{Name: "total_lines", Type: "integer"},
+				{Name: "total_bytes", Type: "integer"},
+				{Name: "output_lines", Type: "integer"},
+				{Name: "output_bytes", Type: "integer"},
+				{Name: "last_line_partial", Type: "boolean", Doc: "truncate_tail kept only the end of one long line"},
+				{Name: "first_line_exceeds_limit", Type: "boolean", Doc: "truncate_head returned nothing: the first line alone is over max_bytes"},
+				{Name: "max_lines", Type: "integer"},
+				{Name: "max_bytes", Type: "integer"}}},
 		},
 	}
+}
+
+// truncateArgs reads truncate_head/tail's text and limits.
+func truncateArgs(L *glua.LState) (s string, maxLines, maxBytes int) {
+	s = L.CheckString(1)
+	maxLines, maxBytes = tools.DefaultMaxLines, tools.DefaultMaxBytes
+	if opts := L.OptTable(2, nil); opts != nil {
+		for key, dst := range map[string]*int{"max_lines": &maxLines, "max_bytes": &maxBytes} {
+			switch v := opts.RawGetString(key).(type) {
+			case *glua.LNilType:
+			case glua.LNumber:
+				if v < 1 {
+					L.ArgError(2, key+" must be at least 1")
+				}
+				*dst = int(v)
+			default:
+				L.ArgError(2, key+" must be a number")
+			}
+		}
+	}
+	return s, maxLines, maxBytes
+}
+
+// pushTruncation pushes the kept text and the Truncation table.
+func pushTruncation(L *glua.LState, out string, tr tools.Truncation) int {
+	L.Push(glua.LString(out))
+	t := L.CreateTable(0, 10)
+	t.RawSetString("truncated", glua.LBool(tr.Truncated))
+	if tr.TruncatedBy != "" {
+		t.RawSetString("truncated_by", glua.LString(tr.TruncatedBy))
+	}
+	t.RawSetString("total_lines", glua.LNumber(tr.TotalLines))
+	t.RawSetString("total_bytes", glua.LNumber(tr.TotalBytes))
+	t.RawSetString("output_lines", glua.LNumber(tr.OutputLines))
+	t.RawSetString("output_bytes", glua.LNumber(tr.OutputBytes))
+	t.RawSetString("last_line_partial", glua.LBool(tr.LastLinePartial))
+	t.RawSetString("first_line_exceeds_limit", glua.LBool(tr.FirstLineExceedsLimit))
+	t.RawSetString("max_lines", glua.LNumber(tr.MaxLines))
+	t.RawSetString("max_bytes", glua.LNumber(tr.MaxBytes))
+	L.Push(t)
+	return 2
+}
+
+func textTruncateHead(L *glua.LState) int {
+	s, lines, bytes := truncateArgs(L)
+	out, tr := tools.TruncateHead(s, lines, bytes)
+	return pushTruncation(L, out, tr)
+}
+
+func textTruncateTail(L *glua.LState) int {
+	s, lines, bytes := truncateArgs(L)
+	out, tr := tools.TruncateTail(s, lines, bytes)
+	return pushTruncation(L, out, tr)
 }
 
 func textSplit(L *glua.LState) int {

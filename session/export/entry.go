@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/highlight"
 )
 
 // entryRenderer renders articles on one goroutine.
@@ -305,7 +306,7 @@ func (r *entryRenderer) assistant(m *session.Message) {
 func (r *entryRenderer) bashExecution(m *session.Message) {
 	b := &r.buf
 	b.WriteString(`<div class="body"><pre class="cmd"><code>$ `)
-	writeTokens(b, m.Command, langByName("bash"))
+	writeTokens(b, m.Command, highlight.ByName("bash"))
 	b.WriteString("</code></pre>")
 	if m.Output != "" {
 		r.output(m.Output, nil)
@@ -407,5 +408,5 @@ func (r *entryRenderer) json(raw []byte) {
 		ind.Reset()
 		ind.Write(raw)
 	}
-	r.output(ind.String(), langByName("json"))
+	r.output(ind.String(), highlight.ByName("json"))
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/lunar-cli/lunar/session/export/highlight"
 )
 
 // newMarkdown returns a converter; hardWraps keeps single line breaks
@@ -233,7 +235,7 @@ func renderCodeBlock(w util.BufWriter, source []byte, node ast.Node, entering bo
 		code.Write(seg.Value(source))
 	}
 	var b bytes.Buffer
-	highlight(&b, code.String(), langByName(lang))
+	highlightCode(&b, code.String(), highlight.ByName(lang))
 	w.Write(b.Bytes())
 	return ast.WalkSkipChildren, nil
 }

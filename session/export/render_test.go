@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/session/export/highlight"
 )
 
 func markdown(t *testing.T, src string) string {
@@ -103,29 +105,29 @@ func TestANSI(t *testing.T) {
 }
 
 func TestHighlight(t *testing.T) {
-	hl := func(code string, l *lang) string {
+	hl := func(code string, l *highlight.Lang) string {
 		var b bytes.Buffer
 		writeTokens(&b, code, l)
 		return b.String()
 	}
 	tests := []struct {
 		name, code string
-		l          *lang
+		l          *highlight.Lang
 		want       []string
 	}{
 		{"go", "package main // c\nfunc f(x int) string { return `a\nb` + \"q\\\"<\" + 0x1F }",
-			langGo, []string{`<span class="h-k">package</span>`, `<span class="h-c">// c</span>`, `<span class="h-k">func</span> <span class="h-f">f</span>(x <span class="h-t">int</span>)`,
+			highlight.ByName("go"), []string{`<span class="h-k">package</span>`, `<span class="h-c">// c</span>`, `<span class="h-k">func</span> <span class="h-f">f</span>(x <span class="h-t">int</span>)`,
 				"<span class=\"h-s\">`a\nb`</span>", `<span class="h-s">&#34;q\&#34;&lt;&#34;</span>`, `<span class="h-n">0x1F</span>`}},
 		{"python", "def f():\n    \"\"\"doc\n    more\"\"\"\n    return None  # done",
-			langPython, []string{`<span class="h-k">def</span>`, "<span class=\"h-s\">&#34;&#34;&#34;doc\n    more&#34;&#34;&#34;</span>", `<span class="h-t">None</span>`, `<span class="h-c"># done</span>`}},
+			highlight.ByName("python"), []string{`<span class="h-k">def</span>`, "<span class=\"h-s\">&#34;&#34;&#34;doc\n    more&#34;&#34;&#34;</span>", `<span class="h-t">None</span>`, `<span class="h-c"># done</span>`}},
 		{"shell", "echo \"$HOME\" ${X} a#b # note\nexport Y=1",
-			langShell, []string{`<span class="h-t">echo</span>`, `<span class="h-s">&#34;$HOME&#34;</span>`, `<span class="h-v">${X}</span>`, "a#b ", `<span class="h-c"># note</span>`, `<span class="h-k">export</span>`}},
+			highlight.ByName("bash"), []string{`<span class="h-t">echo</span>`, `<span class="h-s">&#34;$HOME&#34;</span>`, `<span class="h-v">${X}</span>`, "a#b ", `<span class="h-c"># note</span>`, `<span class="h-k">export</span>`}},
 		{"json", `{"key": "value", "n": 1.5e3, "t": true}`,
-			langJSON, []string{`<span class="h-a">&#34;key&#34;</span>`, `<span class="h-s">&#34;value&#34;</span>`, `<span class="h-n">1.5e3</span>`, `<span class="h-t">true</span>`}},
-		{"yaml", "name: x # c\nlist:\n  - key: 'v'", langYAML, []string{`<span class="h-a">name</span>`, `<span class="h-c"># c</span>`, `<span class="h-a">key</span>`, `<span class="h-s">&#39;v&#39;</span>`}},
-		{"html", `<a href="x">&amp; <!-- c --></a>`, langMarkup, []string{`<span class="h-g">&lt;a</span> <span class="h-a">href</span>=<span class="h-s">&#34;x&#34;</span><span class="h-g">&gt;</span>`, `<span class="h-t">&amp;amp;</span>`, `<span class="h-c">&lt;!-- c --&gt;</span>`}},
-		{"diff", "--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n ctx", langDiff, []string{`<span class="h-hunk">@@ -1 +1 @@</span>`, `<span class="h-del">-old</span>`, `<span class="h-add">+new</span>`, " ctx"}},
-		{"unterminated string and comment", "x = \"abc\n/* open", langJS, []string{`<span class="h-s">&#34;abc</span>`}},
+			highlight.ByName("json"), []string{`<span class="h-a">&#34;key&#34;</span>`, `<span class="h-s">&#34;value&#34;</span>`, `<span class="h-n">1.5e3</span>`, `<span class="h-t">true</span>`}},
+		{"yaml", "name: x # c\nlist:\n  - key: 'v'", highlight.ByName("yaml"), []string{`<span class="h-a">name</span>`, `<span class="h-c"># c</span>`, `<span class="h-a">key</span>`, `<span class="h-s">&#39;v&#39;</span>`}},
+		{"html", `<a href="x">&amp; <!-- c --></a>`, highlight.ByName("html"), []string{`<span class="h-g">&lt;a</span> <span class="h-a">href</span>=<span class="h-s">&#34;x&#34;</span><span class="h-g">&gt;</span>`, `<span class="h-t">&amp;amp;</span>`, `<span class="h-c">&lt;!-- c --&gt;</span>`}},
+		{"diff", "--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n ctx", highlight.ByName("diff"), []string{`<span class="h-hunk">@@ -1 +1 @@</span>`, `<span class="h-del">-old</span>`, `<span class="h-add">+new</span>`, " ctx"}},
+		{"unterminated string and comment", "x = \"abc\n/* open", highlight.ByName("js"), []string{`<span class="h-s">&#34;abc</span>`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,10 +138,6 @@ func TestHighlight(t *testing.T) {
 			assert.Equal(t, tc.code, htmlTextForTest(out), "the text is unchanged")
 		})
 	}
-	assert.Equal(t, langGo, langByFile("src/a.go"))
-	assert.Equal(t, langShell, langByFile("/x/Makefile"))
-	assert.Equal(t, langJS, langByName("TSX"))
-	assert.Nil(t, langByFile("notes.txt"))
 	assert.Equal(t, "a &lt;b&gt;", hl("a <b>", nil))
 }
 

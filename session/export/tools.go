@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/highlight"
 )
 
 // longLines and longBytes: output past either is clipped until expanded.
@@ -89,7 +90,7 @@ func (r *entryRenderer) toolCall(c *session.ContentBlock) {
 			break
 		}
 		b.WriteString(`<pre class="cmd"><code>$ `)
-		writeTokens(b, cmd, langByName("bash"))
+		writeTokens(b, cmd, highlight.ByName("bash"))
 		b.WriteString("</code></pre>")
 		if t, ok := a.num("timeout"); ok {
 			b.WriteString(`<p class="stop">timeout `)
@@ -105,7 +106,7 @@ func (r *entryRenderer) toolCall(c *session.ContentBlock) {
 			r.json(c.Arguments)
 			break
 		}
-		r.output(content, langByFile(p))
+		r.output(content, highlight.ByFile(p))
 	case "edit":
 		r.editCall(a, c.Arguments)
 	default:
@@ -187,10 +188,10 @@ func (r *entryRenderer) toolResult(i int, kind string, m *session.Message) {
 			diff = d.Diff
 		}
 	}
-	var lx *lang
+	var lx *highlight.Lang
 	if m.ToolName == "read" && !m.IsError && a != nil {
 		p, _ := a.str("path", "file_path")
-		lx = langByFile(p)
+		lx = highlight.ByFile(p)
 	}
 	switch {
 	case diff != "":
@@ -238,7 +239,7 @@ func joinTextLines(content []session.ContentBlock) string {
 
 // output shows text in a <pre>: coloured by lx, or with its terminal
 // colours, clipped when long.
-func (r *entryRenderer) output(text string, lx *lang) {
+func (r *entryRenderer) output(text string, lx *highlight.Lang) {
 	text = strings.TrimRight(text, "\n")
 	b := &r.buf
 	lines := countLines(text)
@@ -250,7 +251,7 @@ func (r *entryRenderer) output(text string, lx *lang) {
 	}
 	switch {
 	case lx != nil:
-		highlight(b, text, lx)
+		highlightCode(b, text, lx)
 	case hasEscapes(text):
 		b.WriteString(`<pre class="term">`)
 		ansiToHTML(b, text)

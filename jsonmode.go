@@ -49,8 +49,9 @@ func (j *jsonWriter) header(h session.Header) {
 }
 
 type jsonToolResult struct {
-	Content []session.ContentBlock `json:"content"`
-	Details json.RawMessage        `json:"details,omitempty"`
+	Content   []session.ContentBlock `json:"content"`
+	Details   json.RawMessage        `json:"details,omitempty"`
+	Terminate bool                   `json:"terminate,omitempty"` // as pi's result object
 }
 
 // jsonStreamEvent is pi's assistantMessageEvent: text_end and
@@ -175,7 +176,7 @@ func toolResultJSON(r *agent.ToolResult) jsonToolResult {
 	if c == nil {
 		c = []session.ContentBlock{}
 	}
-	return jsonToolResult{Content: c, Details: r.Details}
+	return jsonToolResult{Content: c, Details: r.Details, Terminate: r.Terminate}
 }
 
 type jsonCompactionStart struct {

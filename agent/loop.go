@@ -262,7 +262,9 @@ func (r *run) turn() (bool, error) {
 			a.emit(Event{Type: EventToolExecutionEnd, ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments,
 				Result: &ToolResult{Content: res.Content, IsError: true}, IsError: true})
 		} else {
-			res = r.runTool(call)
+			var term bool
+			res, term = r.runTool(call)
+			terminate = terminate && term
 		}
 		if err := r.appendMessage(res); err != nil {
 			return false, r.endTurn(msg, results, err)
@@ -272,7 +274,7 @@ func (r *run) turn() (bool, error) {
 	if ctx.Err() != nil {
 		return false, r.endTurn(msg, results, ErrAborted)
 	}
-	return len(calls) > 0, r.endTurn(msg, results, nil)
+	return len(calls) > 0 && !terminate, r.endTurn(msg, results, nil)
 }
 
 func (r *run) beginTurn() {
@@ -287,12 +289,16 @@ func (r *run) endTurn(msg *session.Message, results []session.Message, err error
 	r.a.emit(ev)
 	r.a.hooks().Notify(context.WithoutCancel(r.ctx), ev)
 	if serr := r.a.Session.Sync(); serr != nil && err == nil {
+	// As pi's: the run ends after the batch only when every result in it
+	// asked to terminate.
+	terminate := len(calls) > 0
 		err = fmt.Errorf("session: %w", serr)
 	}
 	return err
 }
 
 func turnTokens(m *session.Message) TokenStats {
+			terminate = false
 	if m == nil || m.Usage == nil {
 		return TokenStats{}
 	}
@@ -365,8 +371,9 @@ func (r *run) toolMessage(call session.ContentBlock, res ToolResult) session.Mes
 }
 
 // runTool executes one tool call through validation and the tool hooks. A
-// failure of any kind becomes an error result for the model.
-func (r *run) runTool(call session.ContentBlock) session.Message {
+// failure of any kind becomes an error result for the model. It reports
+// whether the result asks to end the run (ToolResult.Terminate).
+func (r *run) runTool(call session.ContentBlock) (session.Message, bool) {
 	a, h, ctx := r.a, r.a.hooks(), r.ctx
 	args := call.Arguments
 	a.emit(Event{Type: EventToolExecutionStart, ToolCallID: call.ID, ToolName: call.Name, Args: args})
@@ -376,7 +383,7 @@ func (r *run) runTool(call session.ContentBlock) session.Message {
 		res.Content = []session.ContentBlock{{Type: session.BlockText, Text: ""}}
 	}
 	a.emit(Event{Type: EventToolExecutionEnd, ToolCallID: call.ID, ToolName: call.Name, Args: args, Result: &res, IsError: res.IsError})
-	return r.toolMessage(call, res)
+	return r.toolMessage(call, res), res.Terminate
 }
 
 func (r *run) execute(name, id string, args json.RawMessage) ToolResult {

@@ -300,3 +300,70 @@ func TestContextLimitFollowsResolvedModel(t *testing.T) {
 	assert.Equal(t, "bigger", p.requests[0].Model.ID)
 	assert.Equal(t, []int{1_000_000, 1_000_000}, h.limits)
 }
+
+// TestTerminatingToolBatch: the run ends after a tool batch only when every
+// result in it terminates (pi's rule); a tool.execute.after hook may set it.
+func TestTerminatingToolBatch(t *testing.T) {
+	final := &Tool{Name: "final", Description: "final answer", Parameters: json.RawMessage(`{"type":"object","properties":{}}`),
+		Execute: func(context.Context, string, json.RawMessage, func(ToolResult)) (ToolResult, error) {
+			r := TextResult("saved", false)
+			r.Terminate = true
+			return r, nil
+		}}
+	cases := []struct {
+		name   string
+		calls  []session.ContentBlock
+		hooks  Hooks
+		models int // model calls made
+	}{
+		{"every result terminates", []session.ContentBlock{call("c1", "final", `{}`), call("c2", "final", `{}`)}, nil, 1},
+		{"one result does not", []session.ContentBlock{call("c1", "final", `{}`), call("c2", "echo", `{"msg":"x"}`)}, nil, 2},
+		{"an unknown tool does not", []session.ContentBlock{call("c1", "final", `{}`), call("c2", "nope", `{}`)}, nil, 2},
+		{"a blocked call does not", []session.ContentBlock{call("c1", "final", `{}`)}, blockAll{}, 2},
+		{"after hook sets it", []session.ContentBlock{call("c1", "echo", `{"msg":"x"}`)}, terminateAfter{}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := &scriptedProvider{replies: []func(context.Context, func(StreamEvent)) (*session.Message, error){
+				reply(assistant(c.calls...)), reply(assistant(text("done"))),
+			}}
+			var ran []string
+			a := newTestAgent(p, &ran)
+			a.Tools = append(a.Tools, final)
+			a.Hooks = c.hooks
+			var ends []Event
+			a.Subscribe(func(ev Event) {
+				if ev.Type == EventToolExecutionEnd {
+					ends = append(ends, ev)
+				}
+			})
+			require.NoError(t, a.Prompt(context.Background(), "go", nil))
+			assert.Len(t, p.requests, c.models)
+			require.Len(t, ends, len(c.calls))
+			if c.models == 1 {
+				assert.True(t, ends[0].Result.Terminate, "tool_execution_end carries terminate")
+			}
+			// the tool results are stored either way
+			n := 0
+			for _, e := range a.Session.Entries() {
+				if e.Message != nil && e.Message.Role == session.RoleToolResult {
+					n++
+				}
+			}
+			assert.Equal(t, len(c.calls), n)
+		})
+	}
+}
+
+type blockAll struct{ NopHooks }
+
+func (blockAll) BeforeTool(context.Context, string, string, json.RawMessage) ToolCallDecision {
+	return ToolCallDecision{Block: true, Reason: "no"}
+}
+
+type terminateAfter struct{ NopHooks }
+
+func (terminateAfter) AfterTool(_ context.Context, _, _ string, _ json.RawMessage, r ToolResult) ToolResult {
+	r.Terminate = true
+	return r
+}

@@ -64,8 +64,9 @@ type Runtime struct {
 	hooks    Hooks
 	shooks   SessionHooks
 
-	toolProvider ToolProvider // the hooks' tools, when they have some
-	shadowWarned map[string]bool
+	toolProvider ToolProvider    // the hooks' tools, when they have some
+	toolsOff     map[string]bool // tools disabled by name (lunar.disable_tool, set_active_tools)
+	toolNoticed  map[string]bool // hook tools already announced as replacing a built-in or ignored
 
 	pending pendingQueue
 	running atomic.Bool
@@ -142,60 +143,6 @@ func (rt *Runtime) SetHooks(h Hooks, sh SessionHooks) {
 	rt.hooks, rt.shooks = h, sh
 	rt.agent.Hooks = h
 	rt.toolProvider, _ = h.(ToolProvider)
-}
-
-// ToolProvider gives tools that may change while lunar runs (the hooks'
-// lunar.tool registrations). Hooks that implement it add their tools.
-type ToolProvider interface {
-	Tools() []*Tool
-}
-
-// SetTools replaces the built-in tools offered to the model from the next
-// call on.
-func (rt *Runtime) SetTools(tools []*Tool) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	rt.opts.Tools = tools
-}
-
-// Tools are the tools the next model call offers: the built-in ones, then
-// the hooks' as registered right now. A hook tool named like one before it
-// is left out (with one warning).
-func (rt *Runtime) Tools() []*Tool {
-	rt.mu.Lock()
-	base, tp := rt.opts.Tools, rt.toolProvider
-	rt.mu.Unlock()
-	if tp == nil {
-		return base
-	}
-	extra := tp.Tools()
-	if len(extra) == 0 {
-		return base
-	}
-	out := make([]*Tool, 0, len(base)+len(extra))
-	out = append(out, base...)
-	have := make(map[string]bool, len(base)+len(extra))
-	for _, t := range base {
-		have[t.Name] = true
-	}
-	for _, t := range extra {
-		if have[t.Name] {
-			rt.mu.Lock()
-			warned := rt.shadowWarned[t.Name]
-			if rt.shadowWarned == nil {
-				rt.shadowWarned = map[string]bool{}
-			}
-			rt.shadowWarned[t.Name] = true
-			rt.mu.Unlock()
-			if !warned {
-				rt.warn("hook tool %q ignored: a tool of that name already exists", t.Name)
-			}
-			continue
-		}
-		have[t.Name] = true
-		out = append(out, t)
-	}
-	return out
 }
 
 // SetSystemPrompt replaces the base system prompt.

@@ -120,6 +120,10 @@ type ToolResult struct {
 	Content []session.ContentBlock
 	Details json.RawMessage
 	IsError bool
+	// Terminate asks to end the run after this tool batch: when every
+	// result of the batch terminates, no further model call follows (pi's
+	// terminate, e.g. a final structured-output tool). It is not stored.
+	Terminate bool
 }
 
 // TextResult is a ToolResult holding one text block.
@@ -133,6 +137,9 @@ type Tool struct {
 	Name        string
 	Description string
 	Parameters  json.RawMessage // JSON schema object
+	// Source is who provides the tool: "" for lunar's built-ins, else the
+	// hook (its file name) that registered it.
+	Source string
 	// Execute runs the tool. onUpdate (may be nil) reports partial output.
 	Execute func(ctx context.Context, callID string, args json.RawMessage, onUpdate func(ToolResult)) (ToolResult, error)
 }

@@ -62,7 +62,8 @@ func lunarModule(h *hook) *stdlib.Module {
 			{Name: "lunar.ToolResult", Fields: []stdlib.Field{
 				{Name: "content", Type: "string|lunar.ContentBlock[]"},
 				{Name: "details", Type: "any", Doc: "stored with the result, not sent to the model"},
-				{Name: "is_error", Type: "boolean?"}}},
+				{Name: "is_error", Type: "boolean?"},
+				{Name: "terminate", Type: "boolean?", Doc: "end the run after this tool batch (no further model call) when every result of the batch terminates, as pi's"}}},
 			{Name: "lunar.SendOptions", Fields: []stdlib.Field{
 				{Name: "attachments", Type: "(string|lunar.ContentBlock)[]?", Doc: "file paths, or image blocks"}}},
 			{Name: "lunar.SendMessageOptions", Fields: []stdlib.Field{

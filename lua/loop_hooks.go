@@ -479,6 +479,7 @@ func (r *Runtime) afterTool(ctx context.Context, name, callID string, input json
 			switch c := rr.t.RawGetString("content"); c.(type) {
 			case *glua.LNilType:
 			default:
+			ev.RawSetString("terminate", glua.LBool(res.Terminate))
 				content, err := h.luaContent(c)
 				if err != nil {
 					return fmt.Errorf("content: %w", err)
@@ -505,6 +506,9 @@ func (r *Runtime) afterTool(ctx context.Context, name, callID string, input json
 			res = next
 		}
 	}
+			if v, ok := rr.boolean("terminate"); ok {
+				next.Terminate, changed = v, true
+			}
 	return res
 }
 

@@ -70,7 +70,7 @@ func (h *hook) toolSpec(spec *glua.LTable) (*hookTool, error) {
 		return nil, errors.New(strings.Join(lines, "; "))
 	}
 	t := &hookTool{h: h, fn: fn}
-	t.tool = &agent.Tool{Name: string(name), Description: string(desc), Parameters: schema, Execute: t.execute}
+	t.tool = &agent.Tool{Name: string(name), Description: string(desc), Parameters: schema, Source: h.src.Name, Execute: t.execute}
 	return t, nil
 }
 
@@ -132,7 +132,7 @@ func (h *hook) luaTool(L *glua.LState) int {
 }
 
 // execute runs the Lua function: execute(args, ctx) → string or
-// {content=, details=, is_error=}. Errors (including a timeout) become the
+// {content=, details=, is_error=, terminate=}. Errors (including a timeout) become the
 // error returned to the loop, which makes them error results.
 func (t *hookTool) execute(ctx context.Context, callID string, args json.RawMessage, _ func(agent.ToolResult)) (agent.ToolResult, error) {
 	h := t.h
@@ -174,7 +174,7 @@ func (h *hook) toolResult(ret glua.LValue) (agent.ToolResult, error) {
 		return agent.TextResult("", false), nil
 	case *glua.LTable:
 		var res agent.ToolResult
-		rr := resultReader{h: h, t: v, known: []string{"content", "details", "is_error"}}
+		rr := resultReader{h: h, t: v, known: []string{"content", "details", "is_error", "terminate"}}
 		if err := rr.checkKeys(); err != nil {
 			return res, err
 		}
@@ -184,6 +184,7 @@ func (h *hook) toolResult(ret glua.LValue) (agent.ToolResult, error) {
 		}
 		res.Content = content
 		res.IsError, _ = rr.boolean("is_error")
+		res.Terminate, _ = rr.boolean("terminate")
 		if d := v.RawGetString("details"); d != glua.LNil && !h.codec.IsNull(d) {
 			if res.Details, err = h.luaJSON(d); err != nil {
 				return res, fmt.Errorf("details: %w", err)
@@ -191,5 +192,5 @@ func (h *hook) toolResult(ret glua.LValue) (agent.ToolResult, error) {
 		}
 		return res, rr.err
 	}
-	return agent.ToolResult{}, fmt.Errorf("a string or {content=, details=, is_error=} expected, got %s", ret.Type())
+	return agent.ToolResult{}, fmt.Errorf("a string or {content=, details=, is_error=, terminate=} expected, got %s", ret.Type())
 }

@@ -27,6 +27,10 @@ type Agent struct {
 	// Tools (tools hooks register or drop while lunar runs).
 	ToolsFunc func() []*Tool
 	Hooks     Hooks // nil means NopHooks
+	// Steer, when set, holds prompts queued into the running turn: they
+	// are added before the next model call, and a run that would end
+	// makes one more call while some wait.
+	Steer SteerQueue
 
 	// NewProvider returns the client for a model (normally Registry.NewProvider).
 	NewProvider func(Model) (Provider, error)
@@ -88,10 +92,21 @@ type run struct {
 // Prompt adds a user message (text plus image parts) and runs the loop
 // until the model answers without tool calls. It returns ErrAborted when ctx
 // is cancelled, and the provider's error when the reply ended in error; in
-// both cases everything received so far is kept in the session.
+// both cases everything received so far is kept in the session. A
+// chat.message hook that handles the input ends it at once: nothing is
+// stored or sent, and Prompt returns nil. ctx carries the input's source
+// (WithInputSource).
 func (a *Agent) Prompt(ctx context.Context, text string, images []session.ContentBlock) error {
+	text, images, handled := a.hooks().ChatMessage(ctx, InputSource(ctx), text, images)
+	if handled {
+		return nil
+	}
+	return a.prompt(ctx, text, images)
+}
+
+// prompt is Prompt after the chat.message hooks.
+func (a *Agent) prompt(ctx context.Context, text string, images []session.ContentBlock) error {
 	h := a.hooks()
-	text, images = h.ChatMessage(ctx, text, images)
 	r := &run{a: a, ctx: ctx, systemPrompt: a.SystemPrompt}
 	injected, sys := h.BeforeStart(ctx, text, images, a.SystemPrompt)
 	if sys != "" {
@@ -181,7 +196,7 @@ func (r *run) loop() error {
 			return ErrAborted
 		}
 		more, err := r.turn()
-		if err != nil || !more {
+		if err != nil || (!more && (r.a.Steer == nil || !r.a.Steer.HasSteer())) {
 			return err
 		}
 	}
@@ -198,6 +213,13 @@ func (r *run) turn() (bool, error) {
 		r.beginTurn()
 	}
 
+	if a.Steer != nil && a.Steer.HasSteer() {
+		for _, m := range a.Steer.TakeSteer(ctx) {
+			if err := r.appendMessage(m); err != nil {
+				return false, r.endTurn(nil, nil, err)
+			}
+		}
+	}
 	req, prov, err := r.request()
 	if err != nil {
 		return false, r.endTurn(nil, nil, err)

@@ -101,6 +101,7 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 		APIKey:        rt.APIKey,
 	}
 	rt.agent.ToolsFunc = rt.Tools
+	rt.agent.Steer = rt
 	rt.agent.Subscribe(func(ev Event) {
 		switch ev.Type {
 		case EventAgentStart:

@@ -20,10 +20,15 @@ import (
 // Agent.Prompt. Before it, a context already past the compaction threshold
 // (a resumed session) is compacted; after it, the context is compacted
 // when the reply took it past the threshold, and a reply that failed with
-// a context overflow is retried once after compacting.
+// a context overflow is retried once after compacting. Input a
+// chat.message hook handles goes no further (no compaction either).
 func (rt *Runtime) Prompt(ctx context.Context, text string, images []session.ContentBlock) error {
+	text, images, handled := rt.loopHooks().ChatMessage(ctx, InputSource(ctx), text, images)
+	if handled {
+		return nil
+	}
 	rt.autoCompact(ctx, false)
-	err := rt.agent.Prompt(ctx, text, images)
+	err := rt.agent.prompt(ctx, text, images)
 	return rt.afterRun(ctx, err)
 }
 
@@ -36,6 +41,7 @@ func (rt *Runtime) Continue(ctx context.Context) error {
 
 // afterRun compacts after a run as pi's _checkCompaction does.
 func (rt *Runtime) afterRun(ctx context.Context, err error) error {
+	defer rt.requeueSteer()
 	if ctx.Err() != nil {
 		return err
 	}
@@ -106,11 +112,13 @@ func entryMillis(e *session.Entry) int64 {
 }
 
 // PendingAction is something a hook asked for while lunar was busy (or
-// from inside a handler): a prompt to send, or a custom message to append
-// and maybe answer. The front end runs them when the current step ends.
+// from inside a handler): a prompt to send, a command line to run as if
+// typed, or a custom message to append and maybe answer. The front end
+// runs them when the current step ends.
 type PendingAction struct {
 	Text    string
 	Images  []session.ContentBlock
+	Command string // a "/name args" line (lunar.send of a command)
 	Message *CustomMessage
 	Trigger bool
 }
@@ -118,14 +126,75 @@ type PendingAction struct {
 type pendingQueue struct {
 	mu    sync.Mutex
 	items []PendingAction
+	steer []PendingAction // prompts for the running turn (deliver = "steer")
+}
+
+func (q *pendingQueue) push(p PendingAction) {
+	q.mu.Lock()
+	q.items = append(q.items, p)
+	q.mu.Unlock()
 }
 
 // Send queues text as the user's next message (lunar.send): it is sent
 // when the current step ends.
 func (rt *Runtime) Send(text string, images []session.ContentBlock) {
+	rt.pending.push(PendingAction{Text: text, Images: images})
+}
+
+// SendCommand queues a command line ("/name args") to run as if the user
+// typed it when the current step ends (lunar.send of a /command).
+func (rt *Runtime) SendCommand(line string) {
+	rt.pending.push(PendingAction{Command: line})
+}
+
+// Steer queues text into the running turn: it is added as a user message
+// before the next model call (a run that would end makes one more), as
+// pi's steer. Without a running turn it is queued as Send does.
+func (rt *Runtime) Steer(text string, images []session.ContentBlock) {
 	rt.pending.mu.Lock()
-	rt.pending.items = append(rt.pending.items, PendingAction{Text: text, Images: images})
+	defer rt.pending.mu.Unlock()
+	p := PendingAction{Text: text, Images: images}
+	if rt.running.Load() {
+		rt.pending.steer = append(rt.pending.steer, p)
+	} else {
+		rt.pending.items = append(rt.pending.items, p)
+	}
+}
+
+// HasSteer implements SteerQueue.
+func (rt *Runtime) HasSteer() bool {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	return len(rt.pending.steer) > 0
+}
+
+// TakeSteer implements SteerQueue: the queued steering prompts as user
+// messages, after the chat.message hooks (source "extension"; handled
+// ones are dropped).
+func (rt *Runtime) TakeSteer(ctx context.Context) []session.Message {
+	rt.pending.mu.Lock()
+	items := rt.pending.steer
+	rt.pending.steer = nil
 	rt.pending.mu.Unlock()
+	var out []session.Message
+	for _, p := range items {
+		text, images, handled := rt.loopHooks().ChatMessage(ctx, SourceExtension, p.Text, p.Images)
+		if handled {
+			continue
+		}
+		content := append([]session.ContentBlock{{Type: session.BlockText, Text: text}}, images...)
+		out = append(out, session.Message{Role: session.RoleUser, Content: content, Timestamp: time.Now().UnixMilli()})
+	}
+	return out
+}
+
+// requeueSteer turns steering prompts the run ended without into
+// ordinary queued prompts.
+func (rt *Runtime) requeueSteer() {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	rt.pending.items = append(rt.pending.items, rt.pending.steer...)
+	rt.pending.steer = nil
 }
 
 // SendMessage appends a custom message now when lunar is idle, or when
@@ -135,9 +204,7 @@ func (rt *Runtime) SendMessage(msg CustomMessage, triggerTurn bool) error {
 		_, err := rt.Session().AppendCustomMessage(msg.CustomType, msg.Content, msg.Display, msg.Details)
 		return err
 	}
-	rt.pending.mu.Lock()
-	rt.pending.items = append(rt.pending.items, PendingAction{Message: &msg, Trigger: triggerTurn})
-	rt.pending.mu.Unlock()
+	rt.pending.push(PendingAction{Message: &msg, Trigger: triggerTurn})
 	return nil
 }
 
@@ -150,6 +217,18 @@ func (rt *Runtime) TakePending() []PendingAction {
 	return out
 }
 
+// TakeCommand takes the first queued action when it is a command line.
+func (rt *Runtime) TakeCommand() (string, bool) {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	if len(rt.pending.items) == 0 || rt.pending.items[0].Command == "" {
+		return "", false
+	}
+	line := rt.pending.items[0].Command
+	rt.pending.items = rt.pending.items[1:]
+	return line, true
+}
+
 // HasPending reports whether a hook action is waiting.
 func (rt *Runtime) HasPending() bool {
 	rt.pending.mu.Lock()
@@ -157,34 +236,53 @@ func (rt *Runtime) HasPending() bool {
 	return len(rt.pending.items) > 0
 }
 
-// RunPending runs the queued hook actions, and those they queue in turn,
-// through prompt (a user message) and resume (a run over the context).
-// It stops at the first error.
+// popPending takes the first queued action unless it is a command line.
+func (rt *Runtime) popPending() (PendingAction, bool) {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	if len(rt.pending.items) == 0 || rt.pending.items[0].Command != "" {
+		return PendingAction{}, false
+	}
+	p := rt.pending.items[0]
+	rt.pending.items = rt.pending.items[1:]
+	return p, true
+}
+
+// maxPending bounds the hook actions one RunPending runs, so that hooks
+// that queue a prompt for every prompt cannot loop forever.
+const maxPending = 100
+
+// RunPending runs the queued hook actions in order, and those they queue
+// in turn, through prompt (a user message; its ctx says the source is
+// "extension") and resume (a run over the context). It stops at the first
+// error, and before a command line, which it leaves queued for the front
+// end to run as typed (TakeCommand).
 func (rt *Runtime) RunPending(ctx context.Context, prompt func(ctx context.Context, text string, images []session.ContentBlock) error, resume func(ctx context.Context) error) error {
-	for round := 0; round < 100; round++ {
-		items := rt.TakePending()
-		if len(items) == 0 {
+	pctx := WithInputSource(ctx, SourceExtension)
+	for n := 0; ; n++ {
+		p, ok := rt.popPending()
+		if !ok {
 			return nil
 		}
-		for _, p := range items {
-			if err := ctx.Err(); err != nil {
-				return ErrAborted
+		if n == maxPending {
+			return fmt.Errorf("hooks keep queueing messages: stopped after %d", maxPending)
+		}
+		if err := ctx.Err(); err != nil {
+			return ErrAborted
+		}
+		var err error
+		switch {
+		case p.Message != nil:
+			if _, err = rt.Session().AppendCustomMessage(p.Message.CustomType, p.Message.Content, p.Message.Display, p.Message.Details); err == nil && p.Trigger {
+				err = resume(ctx)
 			}
-			var err error
-			switch {
-			case p.Message != nil:
-				if _, err = rt.Session().AppendCustomMessage(p.Message.CustomType, p.Message.Content, p.Message.Display, p.Message.Details); err == nil && p.Trigger {
-					err = resume(ctx)
-				}
-			default:
-				err = prompt(ctx, p.Text, p.Images)
-			}
-			if err != nil {
-				return err
-			}
+		default:
+			err = prompt(pctx, p.Text, p.Images)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return errors.New("hooks keep queueing messages: stopped after 100 rounds")
 }
 
 // CompleteRequest is one tool-less model call (summaries, lunar.complete).

@@ -217,8 +217,10 @@ type ToolCallDecision struct {
 // implements it; NopHooks does nothing. Every method must be cheap when no
 // hook listens. Methods are called from the loop's goroutine.
 type Hooks interface {
-	// ChatMessage may rewrite user input before it is stored.
-	ChatMessage(ctx context.Context, text string, parts []session.ContentBlock) (string, []session.ContentBlock)
+	// ChatMessage may rewrite user input before it is stored, or handle it
+	// (handled: nothing is stored, no model is called). source is where the
+	// input came from (the Source* constants).
+	ChatMessage(ctx context.Context, source, text string, parts []session.ContentBlock) (newText string, newParts []session.ContentBlock, handled bool)
 	// BeforeStart runs once per prompt: injected messages and a system prompt override ("" = none).
 	BeforeStart(ctx context.Context, prompt string, images []session.ContentBlock, systemPrompt string) ([]CustomMessage, string)
 	// Context may replace the messages of one model call (never stored).
@@ -242,8 +244,8 @@ type Hooks interface {
 // NopHooks is a Hooks that changes nothing.
 type NopHooks struct{}
 
-func (NopHooks) ChatMessage(_ context.Context, t string, p []session.ContentBlock) (string, []session.ContentBlock) {
-	return t, p
+func (NopHooks) ChatMessage(_ context.Context, _, t string, p []session.ContentBlock) (string, []session.ContentBlock, bool) {
+	return t, p, false
 }
 func (NopHooks) BeforeStart(context.Context, string, []session.ContentBlock, string) ([]CustomMessage, string) {
 	return nil, ""

@@ -105,7 +105,7 @@ func (h *hook) luaOn(L *glua.LState) int {
 	r := h.rt
 	r.regMu.Lock()
 	for _, id := range ids {
-		h.handlers = append(h.handlers, handler{h: h, ev: id, fn: fn})
+		h.handlers = append(h.handlers, handler{h: h, ev: id, fn: fn, piShape: piResultShapes[name][id]})
 	}
 	live := h.loaded
 	r.regMu.Unlock()

@@ -66,7 +66,7 @@ func BenchmarkDispatchNoop(b *testing.B) {
 	}{
 		{"app.start", func() { rt.AppStart(bg, "1", "repl") }},
 		{"session.before_clear", func() { rt.BeforeClear(bg, "s") }},
-		{"chat.message", func() { rt.ChatMessage(bg, "hello", nil) }},
+		{"chat.message", func() { rt.ChatMessage(bg, "interactive", "hello", nil) }},
 		{"agent.before_start", func() { rt.BeforeStart(bg, "hello", nil, "sys") }},
 		{"turn.start", func() { rt.Notify(bg, agent.Event{Type: agent.EventTurnStart}) }},
 		{"turn.end", func() { rt.Notify(bg, turnEnd) }},

@@ -65,6 +65,12 @@ func (r *Runtime) invoke(ctx context.Context, hd handler, fill fillFunc, use use
 		if !ok {
 			return &shapeError{fmt.Sprintf("a table or nil expected, got %s", ret.Type())}
 		}
+		if hd.piShape != nil {
+			var err error
+			if t, err = hd.piShape(h.L, t); err != nil {
+				return &shapeError{err.Error()}
+			}
+		}
 		rr := &resultReader{h: h, t: t, known: resultKeys[hd.ev]}
 		if err := rr.checkKeys(); err != nil {
 			return &shapeError{err.Error()}

@@ -204,7 +204,7 @@ func TestAliasesReachTheirEvents(t *testing.T) {
 func TestChatMessageChainsThroughAlias(t *testing.T) {
 	rt, reps := loadHooks(t, newHost(t), lua.Options{}, "events/chat_message.lua", "events/input_alias.lua")
 	img := session.ContentBlock{Type: session.BlockImage, Data: "aGk=", MimeType: "image/png"}
-	text, parts := rt.ChatMessage(bg, "hello", []session.ContentBlock{img})
+	text, parts, _ := rt.ChatMessage(bg, "interactive", "hello", []session.ContentBlock{img})
 	assert.Equal(t, "[hello!] parts=0", text, "the alias handler sees the first handler's result")
 	assert.Empty(t, parts)
 	assert.Empty(t, reps.Lines())

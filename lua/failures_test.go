@@ -64,7 +64,7 @@ func fireAll(rt *lua.Runtime, ctx context.Context, in *fireInputs) int {
 	rt.BeforeCompact(ctx, in.compact)
 	rt.Compact(ctx, in.info)
 	rt.Shutdown(ctx, "s")
-	rt.ChatMessage(ctx, "hi", nil)
+	rt.ChatMessage(ctx, "interactive", "hi", nil)
 	rt.BeforeStart(ctx, "hi", nil, "sys")
 	rt.Notify(ctx, in.start)
 	rt.Notify(ctx, in.end)
@@ -90,7 +90,7 @@ func TestErroringHookLeavesEverythingWorking(t *testing.T) {
 		assert.Regexp(t, `^hook erroring\.lua: [a-z._]+: erroring\.lua:\d+: boom on [a-z._]+$`, l)
 	}
 	assert.Equal(t, "base\n\nAlways answer in French.", rt.SystemPrompt(bg, "base"), "the next hook still applies")
-	text, _ := rt.ChatMessage(bg, "unchanged", nil)
+	text, _, _ := rt.ChatMessage(bg, "interactive", "unchanged", nil)
 	assert.Equal(t, "unchanged", text)
 	in := contextMessages()
 	assert.Equal(t, in, rt.Context(bg, in))
@@ -155,7 +155,7 @@ func TestWrongShapeResultsAreReported(t *testing.T) {
 		{"params unknown", `lunar.on("chat.params", function() return {params = {temprature = 1}} end)`,
 			func(rt *lua.Runtime) bool { return rt.Params(bg, agent.Params{}).Temperature == nil }, "params: unknown field temprature"},
 		{"partial result not applied", `lunar.on("chat.message", function() return {text = "new", parts = 5} end)`,
-			func(rt *lua.Runtime) bool { t, _ := rt.ChatMessage(bg, "old", nil); return t == "old" }, "parts: table expected, got number"},
+			func(rt *lua.Runtime) bool { t, _, _ := rt.ChatMessage(bg, "interactive", "old", nil); return t == "old" }, "parts: table expected, got number"},
 		{"auth headers", `lunar.on("auth.get", function() return {headers = {X = 1}} end)`,
 			func(rt *lua.Runtime) bool { return rt.Auth(bg, "p", "m").Headers == nil }, "headers: string names and values expected"},
 		{"before_start message", `lunar.on("agent.before_start", function() return {message = {content = "x"}} end)`,

@@ -74,6 +74,9 @@ type handler struct {
 	h  *hook
 	ev eventID
 	fn *glua.LFunction
+	// piShape, for a handler registered under pi's name for the event,
+	// turns a result in pi's shape into lunar's (nil: same shape).
+	piShape piShapeFunc
 }
 
 // ownerKey marks, in a context, the hooks whose state the current

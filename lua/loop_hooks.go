@@ -17,25 +17,28 @@ import (
 var _ agent.Hooks = (*Runtime)(nil)
 
 // ChatMessage implements agent.Hooks (chat.message): each handler may
-// replace the text and the attachments.
-func (r *Runtime) ChatMessage(ctx context.Context, text string, parts []session.ContentBlock) (string, []session.ContentBlock) {
+// replace the text and the attachments, or handle the input (the first
+// {handled=true} wins: later handlers do not run).
+func (r *Runtime) ChatMessage(ctx context.Context, source, text string, parts []session.ContentBlock) (string, []session.ContentBlock, bool) {
 	if len(r.listeners(evChatMessage)) == 0 {
-		return text, parts
+		return text, parts, false
 	}
-	return r.chatMessage(ctx, text, parts)
+	return r.chatMessage(ctx, source, text, parts)
 }
 
-func (r *Runtime) chatMessage(ctx context.Context, text string, parts []session.ContentBlock) (string, []session.ContentBlock) {
+func (r *Runtime) chatMessage(ctx context.Context, source, text string, parts []session.ContentBlock) (string, []session.ContentBlock, bool) {
 	for _, hd := range r.listeners(evChatMessage) {
 		var newText string
 		var newParts []session.ContentBlock
-		var setText, setParts bool
+		var setText, setParts, handled bool
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
 			ev.RawSetString("text", glua.LString(text))
+			ev.RawSetString("source", glua.LString(source))
 			pt, err := h.blocksLua(parts)
 			ev.RawSetString("parts", pt)
 			return err
 		}, func(rr *resultReader) error {
+			handled, _ = rr.boolean("handled")
 			newText, setText = rr.str("text")
 			if t, ok := rr.table("parts"); ok {
 				var err error
@@ -49,6 +52,9 @@ func (r *Runtime) chatMessage(ctx context.Context, text string, parts []session.
 		if err != nil {
 			continue
 		}
+		if handled {
+			return text, parts, true
+		}
 		if setText {
 			text = newText
 		}
@@ -56,7 +62,7 @@ func (r *Runtime) chatMessage(ctx context.Context, text string, parts []session.
 			parts = newParts
 		}
 	}
-	return text, parts
+	return text, parts, false
 }
 
 // BeforeStart implements agent.Hooks (agent.before_start): every

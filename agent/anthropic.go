@@ -79,10 +79,15 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 	// and parses the stream exactly as its NewStreaming would.
 	var httpRes *http.Response
 	sdk := anthropic.Client{Options: opts}
-	err = sdk.Execute(ctx, http.MethodPost, "v1/messages", raw, &httpRes)
+	sdkCtx, refused, release := noLocalRetries(ctx)
+	defer release()
+	err = sdk.Execute(sdkCtx, http.MethodPost, "v1/messages", raw, &httpRes)
 	stream := ssestream.NewStream[anthropic.MessageStreamEventUnion](ssestream.NewDecoder(httpRes), err)
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
+		if rerr := refused(); rerr != nil { // a local server that is not running: no retries
+			return msg, b.fail(ctx, provTransportError(name, req.APIKey, rerr, false))
+		}
 		return msg, b.fail(ctx, withAttempts(anthropicError(name, req.APIKey, err, res, false), p.MaxRetries))
 	}
 	b.start()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptrace"
 	"sync"
 	"time"
 
@@ -224,12 +225,15 @@ func (r *run) turn() (bool, error) {
 	if err != nil {
 		return false, r.endTurn(nil, nil, err)
 	}
-	// From the first request on, the prompt is on disk: a process killed
-	// while the reply streams keeps the question (a run that never sends
-	// anything still writes no file, as pi's).
-	if err := a.Session.Persist(); err != nil {
-		return false, r.endTurn(nil, nil, err)
-	}
+	// From the moment a connection to the provider is made, before the
+	// request is written, the prompt is on disk: a process killed while
+	// the reply streams keeps the question. A run that never reaches the
+	// provider (nothing listens there) writes no file, nor does one that
+	// never sends anything, as pi's.
+	// Should writing fail, appending the reply tries again and reports it.
+	var persistOnce sync.Once
+	persist := func() { persistOnce.Do(func() { _ = a.Session.Persist() }) }
+	streamCtx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { persist() }})
 	var started bool
 	partialStart := func(p *session.Message) {
 		if !started {
@@ -237,7 +241,8 @@ func (r *run) turn() (bool, error) {
 			a.emit(Event{Type: EventMessageStart, Message: p})
 		}
 	}
-	msg, serr := prov.Stream(ctx, req, func(se StreamEvent) {
+	msg, serr := prov.Stream(streamCtx, req, func(se StreamEvent) {
+		persist() // providers that do not speak HTTP
 		partialStart(se.Partial)
 		a.emit(Event{Type: EventMessageUpdate, Message: se.Partial, Stream: &se})
 	})
@@ -255,8 +260,13 @@ func (r *run) turn() (bool, error) {
 		}
 	}
 	partialStart(msg)
-	if _, err := a.Session.AppendMessage(msg); err != nil {
-		return false, r.endTurn(msg, nil, fmt.Errorf("session: %w", err))
+	// A reply that is only "could not connect" in a session with nothing
+	// on disk yet is not saved: it would make a file holding nothing but
+	// that error (the prompt stays in memory, sent with the next one).
+	if !(msg.StopReason == session.StopError && IsDialError(serr) && !a.Session.OnDisk()) {
+		if _, err := a.Session.AppendMessage(msg); err != nil {
+			return false, r.endTurn(msg, nil, fmt.Errorf("session: %w", err))
+		}
 	}
 	r.messages = append(r.messages, *msg)
 	a.emit(Event{Type: EventMessageEnd, Message: msg})
@@ -277,12 +287,16 @@ func (r *run) turn() (bool, error) {
 
 	calls := msg.ToolCalls()
 	var results []session.Message
+	// As pi's: the run ends after the batch only when every result in it
+	// asked to terminate.
+	terminate := len(calls) > 0
 	for _, call := range calls {
 		var res session.Message
 		if ctx.Err() != nil {
 			res = r.toolMessage(call, TextResult("Tool execution aborted", true))
 			a.emit(Event{Type: EventToolExecutionEnd, ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments,
 				Result: &ToolResult{Content: res.Content, IsError: true}, IsError: true})
+			terminate = false
 		} else {
 			var term bool
 			res, term = r.runTool(call)
@@ -311,16 +325,12 @@ func (r *run) endTurn(msg *session.Message, results []session.Message, err error
 	r.a.emit(ev)
 	r.a.hooks().Notify(context.WithoutCancel(r.ctx), ev)
 	if serr := r.a.Session.Sync(); serr != nil && err == nil {
-	// As pi's: the run ends after the batch only when every result in it
-	// asked to terminate.
-	terminate := len(calls) > 0
 		err = fmt.Errorf("session: %w", serr)
 	}
 	return err
 }
 
 func turnTokens(m *session.Message) TokenStats {
-			terminate = false
 	if m == nil || m.Usage == nil {
 		return TokenStats{}
 	}

@@ -74,10 +74,15 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 	// and parses the stream exactly as its NewStreaming would.
 	var httpRes *http.Response
 	client := openai.Client{Options: opts}
-	err = client.Execute(ctx, http.MethodPost, "chat/completions", raw, &httpRes)
+	sdkCtx, refused, release := noLocalRetries(ctx)
+	defer release()
+	err = client.Execute(sdkCtx, http.MethodPost, "chat/completions", raw, &httpRes)
 	stream := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(httpRes), err)
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
+		if rerr := refused(); rerr != nil { // a local server that is not running: no retries
+			return msg, b.fail(ctx, provTransportError(name, req.APIKey, rerr, false))
+		}
 		return msg, b.fail(ctx, withAttempts(openAIError(name, req.APIKey, err, res, false), p.MaxRetries))
 	}
 	b.start()

@@ -125,20 +125,21 @@ func connectTimeout(d time.Duration) time.Duration {
 }
 
 // guardedClient returns c (nil: the shared providerHTTPClient) with its
-// transport wrapped in the stall guard. Timeouts ≤ 0 are not enforced.
+// transport wrapped in the stall guard and in the refusal check of
+// refused.go. Timeouts ≤ 0 are not enforced.
 func guardedClient(c *http.Client, idle, connect time.Duration) *http.Client {
 	if c == nil {
 		c = providerHTTPClient
-	}
-	if idle <= 0 && connect <= 0 {
-		return c
 	}
 	base := c.Transport
 	if base == nil {
 		base = http.DefaultTransport
 	}
+	if idle > 0 || connect > 0 {
+		base = &stallTransport{base: base, idle: idle, connect: connect}
+	}
 	guarded := *c
-	guarded.Transport = &stallTransport{base: base, idle: idle, connect: connect}
+	guarded.Transport = &refusalTransport{base: base}
 	return &guarded
 }
 

@@ -484,6 +484,15 @@ func (s *Session) Persist() error {
 	return s.persistPending()
 }
 
+// OnDisk reports whether the session file has been created (by this
+// process or, for a session opened from a file, before). An in-memory
+// session is never on disk.
+func (s *Session) OnDisk() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.f != nil || s.headerOnDisk
+}
+
 // Sync writes anything still pending and fsyncs the file. The agent calls
 // it at the end of every turn.
 func (s *Session) Sync() error {

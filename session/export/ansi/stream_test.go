@@ -73,12 +73,12 @@ func TestStreamBlockCompletion(t *testing.T) {
 		want  string // the screen at the end
 	}{
 		{
-			name: "a paragraph split across many chunks is drawn once, at the blank line",
+			name:  "a paragraph split across many chunks is drawn once, at the blank line",
 			steps: []step{{"Some **bo", 0}, {"ld** te", 0}, {"xt\n", 0}, {"and more", 0}, {"\n", 0}, {"\n", 1}, {"Next", 1}},
 			flush: 2, want: "Some bold text\nand more\n\nNext",
 		},
 		{
-			name: "a code fence stays open until it is closed, blank lines and all",
+			name:  "a code fence stays open until it is closed, blank lines and all",
 			steps: []step{{"```go\n", 0}, {"x := 1\n", 0}, {"\n", 0}, {"y := ", 0}, {"2\n", 0}, {"``", 0}, {"`\n", 1}},
 			flush: 1, want: "  x := 1\n\n  y := 2",
 		},

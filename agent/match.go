@@ -1,0 +1,167 @@
+package agent
+
+// This file resolves what a user types for a model, as pi's --model does
+// (pi's model-resolver.ts): "provider/id", a bare id, or a part of an id
+// ("sonnet"), each optionally followed by ":<thinking level>".
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// datedID matches ids that end in a date (-20250929): pi prefers the
+// alias without one.
+var datedID = regexp.MustCompile(`-\d{8}$`)
+
+// Match resolves a model pattern: "provider/id", a known id, or a part of
+// one (case-insensitive: "sonnet" is the newest Claude Sonnet alias; among
+// several matches, those of providers with a key come first), with an
+// optional ":level" suffix, which is returned as the thinking level ("" if
+// none). provider, when set (--provider), limits the search to it. An id
+// the table does not know works for a known provider, with its defaults.
+func (r *Registry) Match(provider, pattern string) (Model, string, error) {
+	pattern = strings.TrimSpace(pattern)
+	if pattern == "" {
+		return Model{}, "", fmt.Errorf("empty model name")
+	}
+	all := r.All()
+	inferred := false
+	pat := pattern
+	if provider != "" {
+		p, ok := r.providerFold(provider)
+		if !ok {
+			return Model{}, "", fmt.Errorf("unknown provider %q (providers: %s)", provider, strings.Join(r.names(), ", "))
+		}
+		provider = p
+		if len(pat) > len(p)+1 && strings.EqualFold(pat[:len(p)+1], p+"/") {
+			pat = pat[len(p)+1:]
+		}
+	} else if name, rest, ok := strings.Cut(pattern, "/"); ok {
+		if p, known := r.providerFold(name); known {
+			provider, pat, inferred = p, rest, true
+			if rest == "" {
+				return Model{}, "", fmt.Errorf("model %q: missing model id after %q", pattern, name+"/")
+			}
+		}
+	}
+	if provider == "" {
+		if m, ok := exactModel(pattern, all); ok {
+			return m, "", nil
+		}
+	}
+	candidates := all
+	if provider != "" {
+		candidates = slices.DeleteFunc(slices.Clone(all), func(m Model) bool { return m.Provider != provider })
+	}
+	if m, level, ok := r.parsePattern(pat, candidates); ok {
+		return m, level, nil
+	}
+	if inferred { // an id with a slash, as OpenRouter's "openai/gpt-4o"
+		if m, level, ok := r.parsePattern(pattern, all); ok {
+			return m, level, nil
+		}
+	}
+	if provider != "" {
+		p, _ := r.provider(provider)
+		id, level := pat, ""
+		if i := strings.LastIndexByte(pat, ':'); i > 0 && ValidThinkingLevel(pat[i+1:]) {
+			id, level = pat[:i], pat[i+1:]
+		}
+		return modelOf(p, Model{ID: id}), level, nil
+	}
+	return Model{}, "", fmt.Errorf("no model matches %q (lunar --list-models shows them; an id the table does not know needs its provider: provider/id; providers: %s)",
+		pattern, strings.Join(r.names(), ", "))
+}
+
+// parsePattern is pi's parseModelPattern in its strict form: the whole
+// pattern as a model first, then, if it ends in ":level" with a valid
+// level, the part before it with that level.
+func (r *Registry) parsePattern(pattern string, models []Model) (Model, string, bool) {
+	if m, ok := r.matchModel(pattern, models); ok {
+		return m, "", true
+	}
+	i := strings.LastIndexByte(pattern, ':')
+	if i < 0 || !ValidThinkingLevel(pattern[i+1:]) {
+		return Model{}, "", false
+	}
+	m, inner, ok := r.parsePattern(pattern[:i], models)
+	if !ok {
+		return Model{}, "", false
+	}
+	if inner == "" {
+		inner = pattern[i+1:]
+	}
+	return m, inner, true
+}
+
+// matchModel finds a model by exact reference, else by a part of its id:
+// aliases before dated ids, the highest id first, as pi picks; models of
+// providers with a key before the rest.
+func (r *Registry) matchModel(pattern string, models []Model) (Model, bool) {
+	if m, ok := exactModel(pattern, models); ok {
+		return m, true
+	}
+	low := strings.ToLower(pattern)
+	var matches []Model
+	for _, m := range models {
+		if strings.Contains(strings.ToLower(m.ID), low) {
+			matches = append(matches, m)
+		}
+	}
+	if len(matches) == 0 {
+		return Model{}, false
+	}
+	keyed := slices.DeleteFunc(slices.Clone(matches), func(m Model) bool {
+		_, _, err := r.APIKey(m.Provider)
+		return err != nil
+	})
+	if len(keyed) > 0 {
+		matches = keyed
+	}
+	slices.SortStableFunc(matches, func(a, b Model) int {
+		aliasA, aliasB := !datedID.MatchString(a.ID), !datedID.MatchString(b.ID)
+		if aliasA != aliasB {
+			if aliasA {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return matches[0], true
+}
+
+// exactModel finds "provider/id" or a bare id (unique among models),
+// ignoring case.
+func exactModel(ref string, models []Model) (Model, bool) {
+	var byID []Model
+	for _, m := range models {
+		if strings.EqualFold(m.Provider+"/"+m.ID, ref) {
+			return m, true
+		}
+		if strings.EqualFold(m.ID, ref) {
+			byID = append(byID, m)
+		}
+	}
+	if len(byID) == 1 {
+		return byID[0], true
+	}
+	return Model{}, false
+}
+
+// providerFold returns the name of the provider called name, ignoring case.
+func (r *Registry) providerFold(name string) (string, bool) {
+	for _, p := range r.providers {
+		if strings.EqualFold(p.Name, name) {
+			return p.Name, true
+		}
+	}
+	return "", false
+}
+
+// ValidThinkingLevel reports whether s is one of ThinkingLevels.
+func ValidThinkingLevel(s string) bool {
+	return slices.Contains(ThinkingLevels, s)
+}

@@ -1,0 +1,54 @@
+package agent
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRegistryMatch(t *testing.T) {
+	env := map[string]string{}
+	r := NewRegistry(nil)
+	r.Getenv = func(k string) string { return env[k] }
+	tests := []struct {
+		name, provider, pattern string
+		keys                    []string
+		want, level             string
+		err                     string
+	}{
+		{name: "provider/id", pattern: "anthropic/claude-sonnet-4-5", want: "anthropic/claude-sonnet-4-5"},
+		{name: "case", pattern: "OpenAI/GPT-4.1", want: "openai/gpt-4.1"},
+		{name: "bare id", pattern: "gpt-4.1", want: "openai/gpt-4.1"},
+		{name: "fuzzy picks the newest alias", pattern: "sonnet", want: "anthropic/claude-sonnet-4-5"},
+		{name: "fuzzy prefers a provider with a key", pattern: "sonnet", keys: []string{"OPENROUTER_API_KEY"}, want: "openrouter/anthropic/claude-sonnet-4.5"},
+		{name: "thinking suffix", pattern: "anthropic/claude-sonnet-4-5:high", want: "anthropic/claude-sonnet-4-5", level: "high"},
+		{name: "fuzzy with thinking", pattern: "opus:low", want: "anthropic/claude-opus-4-1", level: "low"},
+		{name: "colon in the id", pattern: "ollama/gpt-oss:20b", want: "ollama/gpt-oss:20b"},
+		{name: "colon id with thinking", pattern: "ollama/gpt-oss:20b:medium", want: "ollama/gpt-oss:20b", level: "medium"},
+		{name: "slash id of openrouter", pattern: "qwen/qwen3-coder", want: "openrouter/qwen/qwen3-coder"},
+		{name: "unknown id of a known provider", pattern: "ollama/mistral-nemo:high", want: "ollama/mistral-nemo", level: "high"},
+		{name: "--provider limits", provider: "groq", pattern: "gpt-oss", want: "groq/openai/gpt-oss-120b"},
+		{name: "--provider with prefix", provider: "openai", pattern: "openai/gpt-5", want: "openai/gpt-5"},
+		{name: "invalid level is part of the id", pattern: "sonnet:max", err: "no model matches"},
+		{name: "nothing", pattern: "zzzz", err: "no model matches"},
+		{name: "unknown provider", provider: "nope", pattern: "x", err: "unknown provider"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clear(env)
+			for _, k := range tt.keys {
+				env[k] = "k"
+			}
+			m, level, err := r.Match(tt.provider, tt.pattern)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, m.Provider+"/"+m.ID)
+			assert.Equal(t, tt.level, level)
+		})
+	}
+}

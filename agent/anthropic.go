@@ -258,7 +258,7 @@ func anthropicRequest(req *Request) (*requestBody, []option.RequestOption, error
 			budget = 0
 		}
 	}
-	msgs := transformMessages(req.Messages, m, anthropicToolID)
+	msgs := transformMessages(req.messageRefs(), m, anthropicToolID)
 	ar := &anthropicBody{req: req, msgs: msgs, maxTokens: maxTokens, budget: budget, adaptive: adaptive}
 	body := &requestBody{estimate: estimateBody(req, msgs), encode: ar.encode}
 

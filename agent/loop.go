@@ -358,15 +358,21 @@ func (r *run) countUsage(m *session.Message) {
 // model and auth.
 func (r *run) request() (*Request, Provider, error) {
 	a, h, ctx := r.a, r.a.hooks(), r.ctx
-	built := a.Session.BuildContext()
-	msgs := h.Context(ctx, built.Messages)
+	// The context is handed to the provider by reference: copied only
+	// for context hooks, which may change it.
+	var msgs []*session.Message
+	if listening(h, "context") {
+		msgs = session.ContextLLMRefs(h.Context(ctx, a.Session.BuildContext().Messages))
+	} else {
+		msgs = session.LLMContext(a.Session.Path(""))
+	}
 	model := h.ResolveModel(ctx, a.Model)
 	r.ctxLimit = model.ContextWindow
 	params := h.Params(ctx, Params{ThinkingLevel: a.ThinkingLevel, MaxTokens: model.MaxTokens})
 	req := &Request{
 		Model:        model,
 		SystemPrompt: h.SystemPrompt(ctx, r.systemPrompt),
-		Messages:     session.ConvertContextToLLM(msgs),
+		MessageRefs:  msgs,
 		Params:       params,
 		SessionID:    a.Session.ID(),
 	}

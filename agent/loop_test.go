@@ -78,6 +78,15 @@ func newTestAgent(p *scriptedProvider, ran *[]string) *Agent {
 	}
 }
 
+// values copies the messages a request holds by reference.
+func values(refs []*session.Message) []session.Message {
+	out := make([]session.Message, len(refs))
+	for i, m := range refs {
+		out[i] = *m
+	}
+	return out
+}
+
 func roles(msgs []session.Message) []string {
 	var r []string
 	for _, m := range msgs {
@@ -100,7 +109,7 @@ func TestPromptToolLoop(t *testing.T) {
 
 	assert.Equal(t, []string{"hi"}, ran, "only the valid call runs")
 	require.Len(t, p.requests, 2)
-	second := p.requests[1].Messages
+	second := values(p.requests[1].messageRefs())
 	assert.Equal(t, []string{"user", "assistant", "toolResult", "toolResult", "toolResult"}, roles(second))
 	assert.Equal(t, "echo: hi", second[2].Text())
 	assert.False(t, second[2].IsError)
@@ -261,8 +270,8 @@ func TestHooksShapeRequestsAndTools(t *testing.T) {
 	assert.Equal(t, "base +hook", req.SystemPrompt)
 	assert.Equal(t, "hook-key", req.APIKey)
 	assert.Equal(t, "1", req.Headers["X-Hook"])
-	assert.Equal(t, "injected", req.Messages[0].Text())
-	second := p.requests[1].Messages
+	assert.Equal(t, "injected", req.messageRefs()[0].Text())
+	second := values(p.requests[1].messageRefs())
 	assert.Equal(t, "no way (after)", second[3].Text())
 	assert.Equal(t, "echo: rewritten (after)", second[4].Text())
 	// the context hook never reaches the session

@@ -307,7 +307,7 @@ func openAIRequest(req *Request) (*requestBody, []option.RequestOption, error) {
 	if svc.mistral {
 		normalize = mistralToolID
 	}
-	msgs := transformMessages(req.Messages, m, normalize)
+	msgs := transformMessages(req.messageRefs(), m, normalize)
 	body := &requestBody{estimate: estimateBody(req, msgs), encode: func(w *jsonWriter) {
 		svc.encode(w, req, msgs)
 	}}

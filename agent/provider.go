@@ -473,6 +473,18 @@ type llmMessage struct {
 	toolCallID string
 }
 
+// messageRefs returns the request's messages by reference.
+func (r *Request) messageRefs() []*session.Message {
+	if r.MessageRefs != nil {
+		return r.MessageRefs
+	}
+	refs := make([]*session.Message, len(r.Messages))
+	for i := range r.Messages {
+		refs[i] = &r.Messages[i]
+	}
+	return refs
+}
+
 // transformMessages prepares a session's messages for model m as pi's
 // transformMessages does. Replies of another model (provider, API or id
 // differ) lose what only their model understands: redacted thinking goes,
@@ -483,7 +495,7 @@ type llmMessage struct {
 // error result "No result provided" (before the next assistant or user
 // message, or at the end) so the history is valid for every API. msgs is
 // not modified.
-func transformMessages(msgs []session.Message, m Model, normalizeID func(string) string) []llmMessage {
+func transformMessages(msgs []*session.Message, m Model, normalizeID func(string) string) []llmMessage {
 	out := make([]llmMessage, 0, len(msgs)+2)
 	var idMap map[string]string
 	var pending []*session.ContentBlock // the calls of the last reply
@@ -500,8 +512,7 @@ func transformMessages(msgs []session.Message, m Model, normalizeID func(string)
 		pending = pending[:0]
 		clear(answered)
 	}
-	for i := range msgs {
-		msg := &msgs[i]
+	for _, msg := range msgs {
 		switch msg.Role {
 		case session.RoleAssistant:
 			content := msg.Content

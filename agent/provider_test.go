@@ -192,7 +192,7 @@ func TestTransformMessages(t *testing.T) {
 		aborted,
 		llmUser("q2"),
 	}
-	out := transformMessages(in, target, anthropicToolID)
+	out := transformMessages((&Request{Messages: in}).messageRefs(), target, anthropicToolID)
 	roles := make([]string, len(out))
 	for i, m := range out {
 		roles[i] = m.msg.Role

@@ -74,8 +74,12 @@ type Request struct {
 	Headers      map[string]string
 	SystemPrompt string
 	Messages     []session.Message
-	Tools        []ToolSpec
-	Params       Params
+	// MessageRefs, when not nil, are the messages instead of Messages: the
+	// same by reference (read only). The loop passes a session's context
+	// this way, so that a long one is not copied for every call.
+	MessageRefs []*session.Message
+	Tools       []ToolSpec
+	Params      Params
 	// SessionID is the id of the session the call continues ("" for none):
 	// OpenAI keys its prompt cache by it (prompt_cache_key), as from pi.
 	SessionID string
@@ -239,6 +243,25 @@ type Hooks interface {
 	AfterTool(ctx context.Context, name, callID string, input json.RawMessage, r ToolResult) ToolResult
 	// Notify receives loop events (agent/turn start and end, ...).
 	Notify(ctx context.Context, ev Event)
+}
+
+// EventListener is implemented by Hooks that can tell whether a handler
+// listens to an event (by its name in docs/hooks.md, e.g. "context"). The
+// loop then skips preparing what no handler reads; Hooks that do not
+// implement it are given everything.
+type EventListener interface {
+	Listening(event string) bool
+}
+
+// listening reports whether h may have a handler for event.
+func listening(h Hooks, event string) bool {
+	switch h := h.(type) {
+	case NopHooks: // (a type embedding it may override any method)
+		return false
+	case EventListener:
+		return h.Listening(event)
+	}
+	return true
 }
 
 // NopHooks is a Hooks that changes nothing.

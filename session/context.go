@@ -42,31 +42,88 @@ func BuildContext(path []*Entry) Context {
 			compaction = i
 		}
 	}
-	if compaction < 0 {
-		c.Messages = make([]ContextMessage, 0, len(path))
-		for _, e := range path {
-			c.Messages = appendContext(c.Messages, e)
-		}
-		return c
+	comp, kept, after := contextSpan(path, compaction)
+	c.Messages = make([]ContextMessage, 0, len(kept)+len(after)+1)
+	if comp != nil {
+		c.Messages = append(c.Messages, ContextMessage{Message: compactionMessage(comp)})
 	}
-	comp := path[compaction]
-	c.Messages = make([]ContextMessage, 0, len(path)-compaction+1)
-	c.Messages = append(c.Messages, ContextMessage{Message: Message{
-		Role: RoleCompactionSummary, Summary: comp.Summary, TokensBefore: comp.TokensBefore, Timestamp: isoMillis(comp.Timestamp),
-	}})
-	kept := false
-	for _, e := range path[:compaction] {
-		if e.ID == comp.FirstKeptEntryID {
-			kept = true
-		}
-		if kept {
-			c.Messages = appendContext(c.Messages, e)
-		}
+	for _, e := range kept {
+		c.Messages = appendContext(c.Messages, e)
 	}
-	for _, e := range path[compaction+1:] {
+	for _, e := range after {
 		c.Messages = appendContext(c.Messages, e)
 	}
 	return c
+}
+
+// contextSpan splits a path (root first) at its compaction entry (index
+// compaction, -1 for none) into what the context holds: the compaction
+// (nil without one), the entries before it from its firstKeptEntryId on,
+// and the entries after it.
+func contextSpan(path []*Entry, compaction int) (comp *Entry, kept, after []*Entry) {
+	if compaction < 0 {
+		return nil, nil, path
+	}
+	comp = path[compaction]
+	for i, e := range path[:compaction] {
+		if e.ID == comp.FirstKeptEntryID {
+			kept = path[i:compaction]
+			break
+		}
+	}
+	return comp, kept, path[compaction+1:]
+}
+
+// compactionMessage is the compactionSummary message of a compaction entry.
+func compactionMessage(e *Entry) Message {
+	return Message{Role: RoleCompactionSummary, Summary: e.Summary, TokensBefore: e.TokensBefore, Timestamp: isoMillis(e.Timestamp)}
+}
+
+// LLMContext is what ConvertContextToLLM(BuildContext(path).Messages)
+// returns, without copying the stored messages: the result points at the
+// messages of the path's entries (read only; entries never change). Only
+// the messages made along the way (summaries, custom messages, bash
+// executions as user text) are new. A long session's context is sent this
+// way when no hook rewrites it.
+func LLMContext(path []*Entry) []*Message {
+	compaction := -1
+	for i, e := range path {
+		if e.Type == TypeCompaction {
+			compaction = i
+		}
+	}
+	comp, kept, after := contextSpan(path, compaction)
+	out := make([]*Message, 0, len(kept)+len(after)+1)
+	if comp != nil {
+		m := compactionMessage(comp)
+		out = appendLLMRef(out, &m)
+	}
+	for _, span := range [2][]*Entry{kept, after} {
+		for _, e := range span {
+			switch e.Type {
+			case TypeMessage:
+				if e.Message != nil {
+					out = appendLLMRef(out, e.Message)
+				}
+			case TypeCustomMessage, TypeBranchSummary:
+				for _, cm := range appendContext(nil, e) {
+					out = appendLLMRef(out, &cm.Message)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ContextLLMRefs is ConvertContextToLLM returning references: messages a
+// model accepts as they are point into msgs (read only), the others are
+// converted.
+func ContextLLMRefs(msgs []ContextMessage) []*Message {
+	out := make([]*Message, 0, len(msgs))
+	for i := range msgs {
+		out = appendLLMRef(out, &msgs[i].Message)
+	}
+	return out
 }
 
 // PathSettings is what a path says without its messages: the thinking
@@ -176,6 +233,19 @@ func appendLLM(out []Message, m *Message) []Message {
 		out = append(out, userText(BranchSummaryPrefix+m.Summary+BranchSummarySuffix, m.Timestamp))
 	case RoleCompactionSummary:
 		out = append(out, userText(CompactionSummaryPrefix+m.Summary+CompactionSummarySuffix, m.Timestamp))
+	}
+	return out
+}
+
+// appendLLMRef appends what m becomes for a model, if anything: m itself
+// when a model accepts it as it is, else a new message.
+func appendLLMRef(out []*Message, m *Message) []*Message {
+	switch m.Role {
+	case RoleUser, RoleAssistant, RoleToolResult:
+		return append(out, m)
+	}
+	if conv := appendLLM(nil, m); len(conv) > 0 {
+		out = append(out, &conv[0])
 	}
 	return out
 }

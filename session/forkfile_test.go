@@ -108,3 +108,51 @@ func TestConvertContextToLLM(t *testing.T) {
 	}
 	assert.Equal(t, ConvertToLLM(plain), ConvertContextToLLM(msgs))
 }
+
+// LLMContext gives what converting the built context gives, sharing the
+// stored messages instead of copying them.
+func TestLLMContext(t *testing.T) {
+	exit := 1
+	u1, a1, u2, a2 := msgEntry(userMsg("u1")), msgEntry(assistantMsg("a1")), msgEntry(userMsg("u2")), msgEntry(assistantMsg("a2"))
+	bash := msgEntry(&Message{Role: RoleBashExecution, Command: "ls", Output: "x", ExitCode: &exit})
+	hidden := msgEntry(&Message{Role: RoleBashExecution, Command: "secret", ExcludeFromContext: true})
+	cm := &Entry{Type: TypeCustomMessage, CustomType: "note", Content: []ContentBlock{{Type: BlockText, Text: "kept note"}}, ContentIsString: true}
+	bs := &Entry{Type: TypeBranchSummary, FromID: "x", Summary: "kept branch"}
+	empty := &Entry{Type: TypeBranchSummary, FromID: "root"}
+	label := &Entry{Type: TypeLabel, TargetID: "e0000001", Label: "l"}
+	comp := &Entry{Type: TypeCompaction, Summary: "C1", TokensBefore: 5000}
+	u3, a3 := msgEntry(userMsg("u3")), msgEntry(assistantMsg("a3"))
+	legacy := msgEntry(&Message{Role: RoleCustom, CustomType: "hook", Content: []ContentBlock{{Type: BlockText, Text: "migrated"}}})
+	path := chain(u1, a1, u2, bash, hidden, a2, cm, bs, empty, label, comp, u3, legacy, a3)
+
+	for _, c := range []struct {
+		name      string
+		firstKept string
+		path      []*Entry
+	}{
+		{"no compaction", "", path[:10]},
+		{"compaction keeping from u2", u2.ID, path},
+		{"compaction keeping nothing before it", "missing0", path},
+		{"empty", "", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			comp.FirstKeptEntryID = c.firstKept
+			want := ConvertContextToLLM(BuildContext(c.path).Messages)
+			got := LLMContext(c.path)
+			require.Len(t, got, len(want))
+			for i := range want {
+				assert.Equal(t, want[i], *got[i], "message %d", i)
+			}
+		})
+	}
+
+	// Stored messages a model accepts as they are are shared, not copied.
+	got := LLMContext(path[:10])
+	assert.Same(t, u1.Message, got[0])
+	assert.Same(t, a2.Message, got[4])
+	refs := ContextLLMRefs(BuildContext(path[:10]).Messages)
+	assert.Equal(t, len(got), len(refs))
+	for i := range got {
+		assert.Equal(t, *got[i], *refs[i], "message %d", i)
+	}
+}

@@ -1,0 +1,63 @@
+package agent
+
+// The loop hands the session's context to the provider by reference
+// unless a context hook may change it.
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/session"
+)
+
+// listenHooks says whether its context handler listens, and counts the
+// calls it gets anyway.
+type listenHooks struct {
+	NopHooks
+	listen bool
+	calls  int
+}
+
+func (h *listenHooks) Listening(event string) bool { return h.listen && event == "context" }
+
+func (h *listenHooks) Context(_ context.Context, msgs []ContextMessage) []ContextMessage {
+	h.calls++
+	return msgs
+}
+
+func TestRequestSharesTheStoredContext(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		hooks  Hooks
+		shared bool
+	}{
+		{"no hooks", nil, true},
+		{"nobody listens to context", &listenHooks{}, true},
+		{"a context hook listens", &listenHooks{listen: true}, false},
+		{"hooks that cannot tell", &resolvingHooks{}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &scriptedProvider{replies: []func(context.Context, func(StreamEvent)) (*session.Message, error){reply(assistant(text("a")))}}
+			var ran []string
+			a := newTestAgent(p, &ran)
+			a.Hooks = c.hooks
+			require.NoError(t, a.Prompt(context.Background(), "q", nil))
+			require.Len(t, p.requests, 1)
+			refs := p.requests[0].MessageRefs
+			require.Len(t, refs, 1)
+			stored := a.Session.Path("")[0].Message
+			assert.Equal(t, *stored, *refs[0])
+			if c.shared {
+				assert.Same(t, stored, refs[0], "the stored message itself, not a copy")
+			} else {
+				assert.NotSame(t, stored, refs[0], "a copy the hook may have changed")
+			}
+			if h, ok := c.hooks.(*listenHooks); ok {
+				assert.Equal(t, h.listen, h.calls == 1, "the context handler runs only when it listens")
+			}
+		})
+	}
+}

@@ -441,6 +441,11 @@ func (r *run) execute(name, id string, args json.RawMessage) ToolResult {
 		return TextResult(err.Error(), true)
 	}
 	dec := h.BeforeTool(ctx, name, id, args)
+	if ctx.Err() != nil {
+		// The run was stopped while a hook decided (Ctrl+C at a
+		// permission question): the tool does not run, whatever it said.
+		return TextResult("Tool call cancelled: the user stopped the run", true)
+	}
 	if dec.Block {
 		reason := dec.Reason
 		if reason == "" {

@@ -50,6 +50,11 @@ func installExamples(t *testing.T, home string, names ...string) {
 	}
 }
 
+// gitEnv keeps the user's and the system's git configuration out of the
+// tests' git commands and lunar's (a global status.showUntrackedFiles
+// would change what the hooks see).
+var gitEnv = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull}
+
 // gitRepo makes dir a git repository with one commit of files.
 func gitRepo(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
@@ -70,7 +75,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	cmd.Env = append(os.Environ(), gitEnv...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "git %v: %s", args, out)
 	return string(out)
@@ -254,7 +259,7 @@ func TestExampleClearGuard(t *testing.T) {
 	p.line("third")
 	p.expect("ok")
 	p.line("/clear")
-	p.expect("Clear this session?: This session has 2 user turns. /resume brings it back later. [y/N]")
+	p.expect("Clear this session? This session has 2 user turns. /resume brings it back later. [y/N]")
 	p.line("n")
 	p.expect("clear-guard: kept the session")
 	p.line("/clear")
@@ -310,10 +315,14 @@ func TestExampleModelLog(t *testing.T) {
 
 func TestExampleSystemPrompt(t *testing.T) {
 	e := newE2E(t)
+	e.env = append(e.env, gitEnv...)
 	gitRepo(t, e.cwd, map[string]string{"main.go": "package main\n"})
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "main.go"), []byte("package main // changed\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "CONVENTIONS.md"), []byte("Use tabs.\nNo globals.\n"), 0o644))
 	installExamples(t, e.home, "system-prompt.lua")
+	conventions := "\n\n## Project conventions \\(CONVENTIONS\\.md\\)\nUse tabs\\.\nNo globals\\.$"
+
+	// By default only what changes rarely: the day and the branch.
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hi"}`))
 	e.srv.Reply(llmtest.Text("done"))
 	r := e.run("", "-p", "hi")
@@ -321,10 +330,17 @@ func TestExampleSystemPrompt(t *testing.T) {
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 2)
 	for _, req := range reqs {
-		sys := systemPrompt(t, req)
-		assert.Regexp(t, `\n\n## Environment\nLocal time: \d{4}-\d\d-\d\d \d\d:\d\d \([+-]\d{4}\)\n`+
-			`Git: branch trunk, 2 changed files\n\n## Project conventions \(CONVENTIONS\.md\)\nUse tabs\.\nNo globals\.$`, sys)
+		assert.Regexp(t, `\n\n## Environment\nToday: [A-Z][a-z]+day, \d{4}-\d\d-\d\d \(UTC offset [+-]\d{4}\)\nGit: branch trunk`+conventions, systemPrompt(t, req))
 	}
+	assert.Equal(t, systemPrompt(t, reqs[0]), systemPrompt(t, reqs[1]), "the same for every call of a prompt")
+
+	// The time and the work tree's state, when asked for.
+	e.hkConfig(`{"hooks": {"system-prompt": {"time": true, "git_status": true}}}`)
+	e.srv.Reply(llmtest.Text("done"))
+	r = e.run("", "-p", "hi")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `\n\n## Environment\nLocal time: [A-Z][a-z]+day, \d{4}-\d\d-\d\d \d\d:\d\d \(UTC offset [+-]\d{4}\)\n`+
+		`Git: branch trunk, 2 changed files`+conventions, systemPrompt(t, e.srv.Requests()[2]))
 }
 
 func TestExampleCustomCompaction(t *testing.T) {
@@ -444,6 +460,7 @@ func TestExampleGeminiAuth(t *testing.T) {
 
 func TestExampleGitCheckpoint(t *testing.T) {
 	e := newE2E(t)
+	e.env = append(e.env, gitEnv...)
 	gitRepo(t, e.cwd, map[string]string{"a.txt": "v1\n", ".gitignore": "build/\n"})
 	require.NoError(t, os.MkdirAll(filepath.Join(e.cwd, "build"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "build", "out"), []byte("ignored\n"), 0o644))
@@ -575,6 +592,18 @@ func TestExampleMemoryLocal(t *testing.T) {
 	e.srv.Reply(llmtest.Text("gone"))
 	run("-c", "-p", "forget the tabs")
 	assert.Len(t, facts(), 1)
+
+	// A store it cannot read is reported, named, and never overwritten.
+	require.NoError(t, os.WriteFile(store, []byte("{not json"), 0o644))
+	e.srv.Reply(llmtest.ToolCall("memory", `{"action":"add","content":"More."}`))
+	e.srv.Reply(llmtest.Text("failed"))
+	r = run("-c", "-p", "remember more")
+	assert.Contains(t, r.stderr, "memory: "+store+": not a memory file (", "chat.message reports it")
+	results := toolResults(t, e.onlySession())
+	assert.Contains(t, results[len(results)-1], "true memory: "+store+": not a memory file (")
+	raw, err := os.ReadFile(store)
+	require.NoError(t, err)
+	assert.Equal(t, "{not json", string(raw))
 }
 
 func TestExampleMemoryHTTP(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lunar-cli/lunar/session"
@@ -43,6 +44,7 @@ type Agent struct {
 	mu          sync.Mutex
 	subscribers []func(Event)
 	validators  map[*Tool]*Validator
+	current     atomic.Pointer[run] // the run in progress, if any
 }
 
 // Subscribe registers fn to receive every loop event, in order, on the
@@ -148,12 +150,14 @@ func (r *run) contextLimit() int {
 }
 
 func (r *run) start() {
+	r.a.current.Store(r)
 	ev := Event{Type: EventAgentStart}
 	r.a.emit(ev)
 	r.a.hooks().Notify(r.ctx, ev)
 }
 
 func (r *run) finish(err error) error {
+	r.a.current.Store(nil)
 	ev := Event{Type: EventAgentEnd, Messages: r.messages, Tokens: r.tokens,
 		ContextTokens: r.lastCtxTok, ContextLimit: r.contextLimit()}
 	r.a.emit(ev)
@@ -515,4 +519,14 @@ func (a *Agent) validator(t *Tool) (*Validator, error) {
 	}
 	a.validators[t] = v
 	return v, nil
+}
+
+// RunSystemPrompt is the system prompt of the run in progress (after
+// agent.before_start), or the base one between runs; the chat.system
+// hooks have not seen it.
+func (a *Agent) RunSystemPrompt() string {
+	if r := a.current.Load(); r != nil {
+		return r.systemPrompt
+	}
+	return a.SystemPrompt
 }

@@ -30,7 +30,10 @@ type SessionHooks interface {
 	Fork(ctx context.Context, entryID, previousFile string)
 	BeforeCompact(ctx context.Context, ev CompactEvent) CompactDecision
 	Compact(ctx context.Context, info CompactInfo)
-	ModelChange(ctx context.Context, prevProvider, prevID, newProvider, newID, thinking string)
+	// ModelChange fires after the model changed; source is "set" (/model,
+	// ctx.set_model), "cycle" (/model next) or "restore" (a session
+	// switched to brought its model back), as pi's model_select.
+	ModelChange(ctx context.Context, prevProvider, prevID, newProvider, newID, thinking, source string)
 	Shutdown(ctx context.Context, id string)
 }
 
@@ -77,7 +80,7 @@ func (NopSessionHooks) BeforeCompact(_ context.Context, ev CompactEvent) Compact
 func (NopSessionHooks) Compact(context.Context, CompactInfo) {}
 
 // ModelChange implements SessionHooks.
-func (NopSessionHooks) ModelChange(context.Context, string, string, string, string, string) {}
+func (NopSessionHooks) ModelChange(context.Context, string, string, string, string, string, string) {}
 
 // Shutdown implements SessionHooks.
 func (NopSessionHooks) Shutdown(context.Context, string) {}

@@ -295,6 +295,9 @@ type CompleteRequest struct {
 	// Reasoning lets the call think at the session's thinking level when
 	// the model can.
 	Reasoning bool
+	// ThinkingLevel, when set, is the call's thinking level (when the
+	// model can reason), whatever Reasoning says.
+	ThinkingLevel string
 }
 
 // ResolveModel resolves a "provider/id" spec for a one-off call, with the
@@ -318,7 +321,11 @@ func (rt *Runtime) Complete(ctx context.Context, cr CompleteRequest) (string, er
 		m = *cr.Model
 	}
 	thinking := ThinkingOff
-	if cr.Reasoning && m.Reasoning {
+	switch {
+	case !m.Reasoning:
+	case cr.ThinkingLevel != "":
+		thinking = cr.ThinkingLevel
+	case cr.Reasoning:
 		thinking = rt.ThinkingLevel()
 	}
 	req := &Request{
@@ -364,3 +371,12 @@ func (rt *Runtime) completer(model *Model) compaction.Completer {
 		return rt.Complete(ctx, CompleteRequest{Messages: r.Messages, System: r.System, MaxTokens: r.MaxTokens, Model: model, Reasoning: r.Reasoning})
 	}
 }
+
+// SystemPrompt is the system prompt the next model call sends: the run's
+// (or the base one between runs) after the chat.system.transform hooks.
+func (rt *Runtime) SystemPrompt(ctx context.Context) string {
+	return rt.loopHooks().SystemPrompt(ctx, rt.agent.RunSystemPrompt())
+}
+
+// Idle reports whether no agent run is in progress.
+func (rt *Runtime) Idle() bool { return !rt.running.Load() }

@@ -51,7 +51,9 @@ func (rt *Runtime) adjust(m Model) Model {
 // again does nothing.
 func (rt *Runtime) SetModel(ctx context.Context, spec string) error {
 	spec = strings.TrimSpace(spec)
+	source := "set"
 	if spec == "next" {
+		source = "cycle"
 		next, err := rt.NextModelSpec()
 		if err != nil {
 			return err
@@ -82,7 +84,7 @@ func (rt *Runtime) SetModel(ctx context.Context, spec string) error {
 	rt.agent.Model = m
 	thinking := rt.thinking
 	rt.mu.Unlock()
-	rt.sessionHooks().ModelChange(ctx, prev.Provider, prev.ID, m.Provider, m.ID, thinking)
+	rt.sessionHooks().ModelChange(ctx, prev.Provider, prev.ID, m.Provider, m.ID, thinking, source)
 	return nil
 }
 
@@ -347,7 +349,7 @@ func (rt *Runtime) Switch(ctx context.Context, path string) error {
 		}
 	}
 	if prevModel.Provider != m.Provider || prevModel.ID != m.ID {
-		h.ModelChange(ctx, prevModel.Provider, prevModel.ID, m.Provider, m.ID, thinking)
+		h.ModelChange(ctx, prevModel.Provider, prevModel.ID, m.Provider, m.ID, thinking, "restore")
 	}
 	h.Switch(ctx, previous)
 	h.SessionStart(ctx, s.ID(), s.File(), SessionStartResume)

@@ -80,7 +80,7 @@ func (h *sessionRecorder) BeforeFork(_ context.Context, id string) (bool, string
 	return h.cancels("fork")
 }
 func (h *sessionRecorder) Fork(_ context.Context, id, _ string) { h.record("fork", id) }
-func (h *sessionRecorder) ModelChange(_ context.Context, pp, pid, np, nid, th string) {
+func (h *sessionRecorder) ModelChange(_ context.Context, pp, pid, np, nid, th, _ string) {
 	h.record("model_change", pp+"/"+pid, np+"/"+nid, th)
 }
 func (h *sessionRecorder) BeforeCompact(_ context.Context, ev CompactEvent) CompactDecision {

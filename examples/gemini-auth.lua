@@ -116,8 +116,8 @@ lunar.on("auth.get", function(ev)
   if type(conf.base_url) == "string" then
     out.base_url = conf.base_url
   elseif vertex(conf) then
-    out.base_url = string.format("https://%s-aiplatform.googleapis.com/v1beta1/projects/%s/locations/%s/endpoints/openapi",
-      conf.location, conf.project, conf.location)
+    local host = conf.location == "global" and "aiplatform.googleapis.com" or (conf.location .. "-aiplatform.googleapis.com")
+    out.base_url = string.format("https://%s/v1/projects/%s/locations/%s/endpoints/openapi", host, conf.project, conf.location)
   end
   local headers = {}
   if type(conf.headers) == "table" then

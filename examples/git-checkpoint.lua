@@ -21,7 +21,10 @@
 --
 -- /restore first snapshots the files as they are, so `/restore 1` right
 -- after undoes it. It brings back the files only, not the conversation
--- (use /branch for that). It works only inside a git work tree.
+-- (use /branch for that). It works only inside a git work tree. The first
+-- snapshot copies the tree into the shadow repository (for a large
+-- repository, seconds, under the hook timeout); later ones store only
+-- what changed.
 --
 -- Install:
 --   cp examples/git-checkpoint.lua ~/.config/lunar/hooks.d/

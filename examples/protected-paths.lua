@@ -27,7 +27,9 @@
 -- inside, a protected path is refused (`cat .env`, `echo x > .git/HEAD`,
 -- `rm -rf secrets`). This is a tripwire against mistakes, not a sandbox:
 -- a command can always name a file in a way no rule foresees. The bundled
--- permission policy ("deny" rules, "ask" mode) is the place for more.
+-- permission policy ("deny" rules, "ask" mode) is the place for more; it
+-- loads before your hooks, so in "ask" mode it may ask about a call that
+-- this hook then refuses anyway (a deny rule there refuses without asking).
 
 local DEFAULT_PATHS = { ".env", ".env.*", ".git/", "secrets/", "*.pem", "*.key", "id_rsa*", "id_ed25519*" }
 

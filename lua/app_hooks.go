@@ -238,13 +238,14 @@ func (r *Runtime) Shutdown(ctx context.Context, id string) {
 	r.notify(ctx, evSessionShutdown, setStr("session_id", id))
 }
 
-// ModelChange fires model.change (/model, cycling, ctx.set_model).
-func (r *Runtime) ModelChange(ctx context.Context, prevProvider, prevID, newProvider, newID, thinking string) {
+// ModelChange fires model.change (/model, cycling, ctx.set_model, a
+// session's model restored); source is "set", "cycle" or "restore".
+func (r *Runtime) ModelChange(ctx context.Context, prevProvider, prevID, newProvider, newID, thinking, source string) {
 	if len(r.listeners(evModelChange)) == 0 {
 		return
 	}
 	r.notify(ctx, evModelChange, setStr("previous_provider", prevProvider, "previous_model_id", prevID,
-		"new_provider", newProvider, "new_model_id", newID, "thinking_level", thinking))
+		"new_provider", newProvider, "new_model_id", newID, "thinking_level", thinking, "source", source))
 }
 
 var _ agent.SessionHooks = (*Runtime)(nil)

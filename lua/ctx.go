@@ -35,6 +35,33 @@ var commandFields = []stdlib.Field{
 	{Name: "args", Type: "string[]", Doc: "the arguments split into words"},
 }
 
+// ctxFuncs describes ctx's own functions, bound to h (nil: description only).
+func ctxFuncs(h *hook) *stdlib.Module {
+	return &stdlib.Module{Name: "lunar.Ctx", Funcs: []stdlib.Func{
+		{Name: "get_system_prompt", Fn: h.ctxGetSystemPrompt, Returns: "string?, string?",
+			Doc: "The system prompt the next model call sends: the base prompt (or, during a run, the one agent.before_start set) after the chat.system.transform hooks. Not from a chat.system.transform handler (ev.system_prompt is the prompt so far); not available in `lunar hooks check`."},
+		{Name: "is_idle", Fn: h.ctxIsIdle, Returns: "boolean",
+			Doc: "Reports whether no reply is in progress (a lunar.send with deliver = \"steer\" would wait for the next prompt)."},
+	}}
+}
+
+func (h *hook) ctxGetSystemPrompt(L *glua.LState) int {
+	if ctx := L.Context(); ctx != nil && ctx.Value(inSystemTransform{}) != nil {
+		L.RaiseError("ctx.get_system_prompt cannot be called from a chat.system.transform handler: ev.system_prompt is the prompt so far")
+	}
+	sys, err := h.rt.host.SystemPrompt(L.Context())
+	if err != nil {
+		return pushResult(L, err)
+	}
+	L.Push(glua.LString(sys))
+	return 1
+}
+
+func (h *hook) ctxIsIdle(L *glua.LState) int {
+	L.Push(glua.LBool(h.rt.host.Idle()))
+	return 1
+}
+
 // ctxTables describes ctx's function tables, bound to h (nil: description only).
 func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 	ui = &stdlib.Module{Name: "lunar.UI", Doc: "Talking to the user: numbered prompts in the REPL; without a UI dialogs return nil (confirm: false) and notify prints to stderr.",
@@ -47,6 +74,8 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 				Doc: "Asks for a line of text; nil when dismissed or without a UI."},
 			{Name: "notify", Fn: h.uiNotify, Params: []stdlib.Param{{Name: "message", Type: "string"}, {Name: "level", Type: `"info"|"warning"|"error"`, Optional: true}},
 				Doc: "Shows a notice."},
+			{Name: "print", Fn: h.uiPrint, Params: []stdlib.Param{{Name: "text", Type: "string"}},
+				Doc: "Prints text as it is, on lines of its own: in the REPL through its renderer (between reply lines, never inside the prompt line); on stderr in one-shot and JSON modes (stdout stays the answer, or pure JSONL)."},
 			{Name: "set_editor_text", Fn: h.uiSetEditorText, Params: []stdlib.Param{{Name: "text", Type: "string"}},
 				Doc: "Prefills the next prompt line."},
 			{Name: "get_editor_text", Fn: h.uiGetEditorText, Returns: "string",
@@ -107,8 +136,12 @@ func (h *hook) newCtxTables() (ctx, cmdCtx *glua.LTable) {
 	uiT, sessT, modelsT := ui.Table(L), sess.Table(L), models.Table(L)
 	meta := L.CreateTable(0, 1)
 	meta.RawSetString("__index", L.NewFunction(h.ctxIndex))
+	base := ctxFuncs(h)
 	build := func(extra *stdlib.Module) *glua.LTable {
 		t := L.CreateTable(0, 8)
+		for _, f := range base.Funcs {
+			t.RawSetString(f.Name, L.NewFunction(f.Fn))
+		}
 		t.RawSetString("ui", uiT)
 		t.RawSetString("session", sessT)
 		t.RawSetString("models", modelsT)
@@ -200,6 +233,11 @@ func (h *hook) uiInput(L *glua.LState) int {
 
 func (h *hook) uiNotify(L *glua.LState) int {
 	h.rt.host.UI().Notify(L.CheckString(1), L.OptString(2, "info"))
+	return 0
+}
+
+func (h *hook) uiPrint(L *glua.LState) int {
+	h.rt.host.UI().Print(L.CheckString(1))
 	return 0
 }
 

@@ -184,9 +184,10 @@ var events = [numEvents]eventSpec{
 			{Name: "terminate", Type: "boolean", Doc: "the result asks to end the run after this tool batch"}},
 		Result: []stdlib.Field{{Name: "content", Type: "string|lunar.ContentBlock[]?"}, {Name: "details", Type: "any"}, {Name: "is_error", Type: "boolean?"},
 			{Name: "terminate", Type: "boolean?", Doc: "end the run after this batch when every result of it terminates"}}},
-	evModelChange: {Name: "model.change", Aliases: []string{"model_select"}, When: "/model, cycling, ctx.set_model",
+	evModelChange: {Name: "model.change", Aliases: []string{"model_select"}, When: "/model, cycling, ctx.set_model, a resumed session's model",
 		Payload: []stdlib.Field{{Name: "previous_provider", Type: "string"}, {Name: "previous_model_id", Type: "string"},
-			{Name: "new_provider", Type: "string"}, {Name: "new_model_id", Type: "string"}, {Name: "thinking_level", Type: "string"}}},
+			{Name: "new_provider", Type: "string"}, {Name: "new_model_id", Type: "string"}, {Name: "thinking_level", Type: "string"},
+			{Name: "source", Type: `"set"|"cycle"|"restore"`, Doc: "set: /model or ctx.set_model; cycle: /model next; restore: /resume or a /sessions pick brought the session's model back (pi's model_select source)"}}},
 }
 
 // eventNames maps every accepted name (canonical and alias) to its events.

@@ -117,9 +117,9 @@ func TestNotificationPayloads(t *testing.T) {
 		{"session.shutdown", func() { rt.Shutdown(bg, "s9") }, func(t *testing.T, ev map[string]any) {
 			assert.Equal(t, map[string]any{"type": "session.shutdown", "session_id": "s9"}, ev)
 		}},
-		{"model.change", func() { rt.ModelChange(bg, "openai", "a", "anthropic", "b", "high") }, func(t *testing.T, ev map[string]any) {
+		{"model.change", func() { rt.ModelChange(bg, "openai", "a", "anthropic", "b", "high", "cycle") }, func(t *testing.T, ev map[string]any) {
 			assert.Equal(t, map[string]any{"type": "model.change", "previous_provider": "openai", "previous_model_id": "a",
-				"new_provider": "anthropic", "new_model_id": "b", "thinking_level": "high"}, ev)
+				"new_provider": "anthropic", "new_model_id": "b", "thinking_level": "high", "source": "cycle"}, ev)
 		}},
 		{"agent.start", func() { rt.Notify(bg, agent.Event{Type: agent.EventAgentStart}) }, func(t *testing.T, ev map[string]any) {
 			assert.Equal(t, map[string]any{"type": "agent.start"}, ev)
@@ -184,7 +184,7 @@ func TestAliasesReachTheirEvents(t *testing.T) {
 	rt.Notify(bg, agent.Event{Type: agent.EventTurnStart})
 	rt.Notify(bg, agent.Event{Type: agent.EventTurnEnd})
 	rt.Notify(bg, agent.Event{Type: agent.EventAgentEnd})
-	rt.ModelChange(bg, "a", "b", "c", "d", "off")
+	rt.ModelChange(bg, "a", "b", "c", "d", "off", "set")
 	var got []string
 	for _, raw := range host.Sess.Custom("alias") {
 		var m struct{ Via, Type string }

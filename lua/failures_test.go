@@ -77,7 +77,7 @@ func fireAll(rt *lua.Runtime, ctx context.Context, in *fireInputs) int {
 	rt.Auth(ctx, "p", "m")
 	rt.BeforeTool(ctx, "read", "c", in.input)
 	rt.AfterTool(ctx, "read", "c", in.input, in.result)
-	rt.ModelChange(ctx, "a", "b", "c", "d", "off")
+	rt.ModelChange(ctx, "a", "b", "c", "d", "off", "set")
 	return 29 // the resume fires session.start and session.resume
 }
 

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
@@ -58,6 +59,9 @@ type UI interface {
 	Notify(message, level string)
 	SetEditorText(text string)
 	EditorText() string
+	// Print shows text as it is (ctx.ui.print): through the REPL's
+	// renderer, so the prompt line stays whole; on stderr without a UI.
+	Print(text string)
 }
 
 // Attachment is a file or an image sent with lunar.send.
@@ -73,6 +77,9 @@ type CompleteRequest struct {
 	Model     string            // "provider/id", "" = the current model
 	System    string
 	MaxTokens int
+	// ThinkingLevel is the call's thinking level ("" = off); it applies
+	// when the model can reason.
+	ThinkingLevel string
 }
 
 // Host is everything app-specific the hooks reach through ctx and the
@@ -92,8 +99,17 @@ type Host interface {
 	// UI is never nil (a no-UI implementation in one-shot mode).
 	UI() UI
 
-	// Send submits text as if the user typed it (queued while a run is busy).
+	// Send submits text as if the user typed it (queued while a run is
+	// busy); a "/command" line runs the command as typed.
 	Send(ctx context.Context, text string, attachments []Attachment) error
+	// Steer queues text into the running turn (lunar.send with deliver =
+	// "steer"): it is added before the next model call. Idle, it is Send.
+	Steer(ctx context.Context, text string, attachments []Attachment) error
+	// Idle reports whether no agent run is in progress (ctx.is_idle).
+	Idle() bool
+	// SystemPrompt is the system prompt of the next model call, after the
+	// chat.system.transform hooks (ctx.get_system_prompt).
+	SystemPrompt(ctx context.Context) (string, error)
 	// SendMessage appends a custom_message; triggerTurn runs the agent on it.
 	SendMessage(ctx context.Context, msg agent.CustomMessage, triggerTurn bool) error
 	// Complete makes one model call and returns its text.
@@ -153,6 +169,15 @@ func (NopHost) UI() UI { return NoUI{} }
 
 // Send implements Host.
 func (NopHost) Send(context.Context, string, []Attachment) error { return ErrNotAvailable }
+
+// Steer implements Host.
+func (NopHost) Steer(context.Context, string, []Attachment) error { return ErrNotAvailable }
+
+// Idle implements Host.
+func (NopHost) Idle() bool { return true }
+
+// SystemPrompt implements Host.
+func (NopHost) SystemPrompt(context.Context) (string, error) { return "", ErrNotAvailable }
 
 // SendMessage implements Host.
 func (NopHost) SendMessage(context.Context, agent.CustomMessage, bool) error {
@@ -232,6 +257,15 @@ func (u NoUI) Notify(message, level string) {
 		level = "info"
 	}
 	fmt.Fprintf(os.Stderr, "[%s] %s\n", level, message)
+}
+
+// Print implements UI: text on stderr (or the Notifier, level "print").
+func (u NoUI) Print(text string) {
+	if u.Notifier != nil {
+		u.Notifier(text, "print")
+		return
+	}
+	fmt.Fprintln(os.Stderr, strings.TrimRight(text, "\n"))
 }
 
 // SetEditorText implements UI.

@@ -120,7 +120,12 @@ func (r *Runtime) SystemPrompt(ctx context.Context, prompt string) string {
 	return r.systemPrompt(ctx, prompt)
 }
 
+// inSystemTransform marks the context of chat.system.transform handlers
+// (ctx.get_system_prompt would run them again, forever).
+type inSystemTransform struct{}
+
 func (r *Runtime) systemPrompt(ctx context.Context, prompt string) string {
+	ctx = context.WithValue(ctx, inSystemTransform{}, true)
 	for _, hd := range r.listeners(evSystemTransform) {
 		var sys string
 		var set bool

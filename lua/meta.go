@@ -159,7 +159,7 @@ func TypesMeta() string {
 	}
 
 	ui, sess, models, cmd := ctxTables(nil)
-	writeClass(&b, stdlib.Class{Name: "lunar.Ctx", Doc: "The second argument of every handler.", Fields: ctxFields})
+	writeClass(&b, stdlib.Class{Name: "lunar.Ctx", Doc: "The second argument of every handler.", Fields: append(slicesClone(ctxFields), funcFields(ctxFuncs(nil))...)})
 	writeClass(&b, stdlib.Class{Name: "lunar.CommandCtx: lunar.Ctx", Doc: cmd.Doc, Fields: append(slicesClone(commandFields), funcFields(cmd)...)})
 	for _, m := range []*stdlib.Module{ui, sess, models} {
 		writeClass(&b, stdlib.Class{Name: m.Name, Doc: m.Doc, Fields: funcFields(m)})

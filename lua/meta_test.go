@@ -61,8 +61,11 @@ func TestTypesMetaCoversTheLiveAPI(t *testing.T) {
 			assert.Contains(t, classes[class], "---@field "+f+" fun(", "ctx.%s.%s", field, f)
 		}
 	}
-	for _, f := range functions(h.cmdCtx) {
-		assert.Contains(t, classes["lunar.CommandCtx"], "---@field "+f+" fun(", "command ctx.%s", f)
+	for _, f := range functions(h.cmdCtx) { // its own, and lunar.Ctx's it inherits
+		assert.Contains(t, classes["lunar.CommandCtx"]+classes["lunar.Ctx"], "---@field "+f+" fun(", "command ctx.%s", f)
+	}
+	for _, f := range functions(h.ctx) {
+		assert.Contains(t, classes["lunar.Ctx"], "---@field "+f+" fun(", "ctx.%s", f)
 	}
 	assert.Contains(t, classes["lunar.CommandCtx"], "---@field args ")
 	for name := range ctxGetters {
@@ -74,7 +77,7 @@ func TestTypesMetaCoversTheLiveAPI(t *testing.T) {
 		assert.True(t, live || table, "documented ctx.%s exists", f.Name)
 	}
 
-	for _, mod := range []string{"json", "fs", "http", "text", "time", "tokens"} {
+	for _, mod := range []string{"json", "fs", "http", "text", "path", "utf8", "time", "tokens"} {
 		require.NoError(t, L.DoString(`return require("`+mod+`")`))
 		tbl := L.Get(-1).(*glua.LTable)
 		L.Pop(1)

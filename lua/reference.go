@@ -87,6 +87,7 @@ func ReferenceMarkdown() string {
 	w("Fields:")
 	w("")
 	fieldList(&b, ctxFields)
+	funcList(&b, "ctx.", ctxFuncs(nil).Funcs)
 	w("`ctx.ui`: %s", ui.Doc)
 	w("")
 	funcList(&b, "ctx.ui.", ui.Funcs)

@@ -225,6 +225,13 @@ func (u *UI) Notify(message, level string) {
 	u.Notices = append(u.Notices, level+": "+message)
 }
 
+// Print implements lua.UI: recorded as a notice of level "print".
+func (u *UI) Print(text string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.Notices = append(u.Notices, "print: "+text)
+}
+
 // SetEditorText implements lua.UI.
 func (u *UI) SetEditorText(text string) {
 	u.mu.Lock()
@@ -243,6 +250,7 @@ func (u *UI) EditorText() string {
 type Sent struct {
 	Text        string
 	Attachments []lua.Attachment
+	Steer       bool // deliver = "steer"
 }
 
 // SentMessage is one lunar.send_message call.
@@ -270,6 +278,10 @@ type Host struct {
 	Usage    *agent.TokenStats
 	Limit    int
 	ExecDeny string // non-empty: CheckExec refuses with this message
+	// Busy makes Idle false (an agent run in progress).
+	Busy bool
+	// SystemPromptValue is what SystemPrompt answers.
+	SystemPromptValue string
 
 	CompleteFunc func(ctx context.Context, req lua.CompleteRequest) (string, error)
 	CompactFunc  func(ctx context.Context, instructions string) error
@@ -318,6 +330,20 @@ func (h *Host) UI() lua.UI {
 	}
 	return h.UIValue
 }
+
+// Steer implements lua.Host: recorded in Sends with Steer set.
+func (h *Host) Steer(_ context.Context, text string, atts []lua.Attachment) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.Sends = append(h.Sends, Sent{Text: text, Attachments: atts, Steer: true})
+	return nil
+}
+
+// Idle implements lua.Host: true unless Busy is set.
+func (h *Host) Idle() bool { return !h.Busy }
+
+// SystemPrompt implements lua.Host: SystemPromptValue.
+func (h *Host) SystemPrompt(context.Context) (string, error) { return h.SystemPromptValue, nil }
 
 // Send implements lua.Host.
 func (h *Host) Send(_ context.Context, text string, atts []lua.Attachment) error {

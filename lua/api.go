@@ -13,6 +13,7 @@ import (
 	glua "github.com/yuin/gopher-lua"
 
 	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/session"
 	"github.com/lunar-cli/lunar/stdlib"
 )
 
@@ -33,8 +34,8 @@ func lunarModule(h *hook) *stdlib.Module {
 				Doc: "Registers a slash command. Built-in commands cannot be shadowed; the first hook to register a name keeps it."},
 			{Name: "tool", Fn: h.luaTool, Params: []stdlib.Param{{Name: "spec", Type: "lunar.ToolSpec"}},
 				Doc: "Registers a tool the model may call. Arguments are validated against parameters before execute runs; tool events run for it like for built-in tools."},
-			{Name: "send", Fn: h.luaSend, Returns: "true?, string?", Params: []stdlib.Param{{Name: "text", Type: "string"}, {Name: "opts", Type: "lunar.SendOptions", Optional: true}},
-				Doc: "Submits text as if the user typed it (queued while the agent is busy)."},
+			{Name: "send", Fn: h.luaSend, Returns: "true?, string?", Params: []stdlib.Param{{Name: "content", Type: "string|lunar.ContentBlock[]", Doc: "text, or text and image parts"}, {Name: "opts", Type: "lunar.SendOptions", Optional: true}},
+				Doc: "Submits a prompt as if the user typed it, when the current step (a reply, a command) ends; a text starting with /name runs that command as typed. With deliver = \"steer\" during a reply it joins the running turn instead, before its next model call. chat.message sees it with source \"extension\". Not available in `lunar hooks check`."},
 			{Name: "send_message", Fn: h.luaSendMessage, Returns: "true?, string?", Params: []stdlib.Param{{Name: "message", Type: "lunar.CustomMessage"}, {Name: "opts", Type: "lunar.SendMessageOptions", Optional: true}},
 				Doc: "Appends a custom_message entry (sent to the model as user content); trigger_turn runs the agent on it."},
 			{Name: "append_entry", Fn: h.luaAppendEntry, Returns: "string?, string?", Params: []stdlib.Param{{Name: "custom_type", Type: "string"}, {Name: "data", Type: "any", Optional: true}},
@@ -65,7 +66,8 @@ func lunarModule(h *hook) *stdlib.Module {
 				{Name: "is_error", Type: "boolean?"},
 				{Name: "terminate", Type: "boolean?", Doc: "end the run after this tool batch (no further model call) when every result of the batch terminates, as pi's"}}},
 			{Name: "lunar.SendOptions", Fields: []stdlib.Field{
-				{Name: "attachments", Type: "(string|lunar.ContentBlock)[]?", Doc: "file paths, or image blocks"}}},
+				{Name: "attachments", Type: "(string|lunar.ContentBlock)[]?", Doc: "file paths, or image blocks"},
+				{Name: "deliver", Type: `"follow_up"|"steer"|nil`, Doc: `follow_up (default): after the current step; steer: into the running turn, before its next model call (as pi's deliverAs "steer"; pi's "followUp" is accepted too)`}}},
 			{Name: "lunar.SendMessageOptions", Fields: []stdlib.Field{
 				{Name: "trigger_turn", Type: "boolean?", Doc: "run the agent on the message"}}},
 			{Name: "lunar.CustomMessage", Fields: []stdlib.Field{
@@ -76,7 +78,8 @@ func lunarModule(h *hook) *stdlib.Module {
 			{Name: "lunar.CompleteOptions", Fields: []stdlib.Field{
 				{Name: "model", Type: "string?", Doc: `"provider/id"; default: the current model`},
 				{Name: "system", Type: "string?"},
-				{Name: "max_tokens", Type: "integer?"}}},
+				{Name: "max_tokens", Type: "integer?"},
+				{Name: "thinking", Type: `"off"|"minimal"|"low"|"medium"|"high"|nil`, Doc: "thinking level of this call (default off); used when the model can reason"}}},
 			{Name: "lunar.ExecOptions", Fields: []stdlib.Field{
 				{Name: "timeout_ms", Type: "integer?"},
 				{Name: "cwd", Type: "string?", Doc: "default: the working folder"}}},
@@ -204,9 +207,40 @@ func (h *hook) luaRenderer(L *glua.LState) int {
 }
 
 func (h *hook) luaSend(L *glua.LState) int {
-	text := L.CheckString(1)
+	var text string
 	var atts []Attachment
+	switch c := L.Get(1).(type) {
+	case glua.LString:
+		text = string(c)
+	case *glua.LTable:
+		blocks, err := h.luaContent(c)
+		if err != nil {
+			L.ArgError(1, err.Error())
+		}
+		var parts []string
+		for i := range blocks {
+			switch b := blocks[i]; b.Type {
+			case session.BlockText:
+				parts = append(parts, b.Text)
+			case session.BlockImage:
+				atts = append(atts, Attachment{Image: &b})
+			default:
+				L.ArgError(1, fmt.Sprintf("content[%d]: text or image part expected, got %s", i+1, b.Type))
+			}
+		}
+		text = strings.Join(parts, "\n")
+	default:
+		L.ArgError(1, "string or content parts expected")
+	}
+	steer := false
 	if opts, ok := L.Get(2).(*glua.LTable); ok {
+		switch d := opts.RawGetString("deliver"); d {
+		case glua.LNil, glua.LString("follow_up"), glua.LString("followUp"):
+		case glua.LString("steer"):
+			steer = true
+		default:
+			L.ArgError(2, fmt.Sprintf(`deliver must be "follow_up" or "steer", got %s`, d))
+		}
 		if list, ok := opts.RawGetString("attachments").(*glua.LTable); ok {
 			for i := 1; i <= list.Len(); i++ {
 				switch a := list.RawGetInt(i).(type) {
@@ -223,6 +257,9 @@ func (h *hook) luaSend(L *glua.LState) int {
 				}
 			}
 		}
+	}
+	if steer {
+		return pushResult(L, h.rt.host.Steer(L.Context(), text, atts))
 	}
 	return pushResult(L, h.rt.host.Send(L.Context(), text, atts))
 }
@@ -325,6 +362,10 @@ func (h *hook) luaComplete(L *glua.LState) int {
 			req.MaxTokens = int(n)
 		default:
 			L.ArgError(2, "max_tokens must be a number")
+		}
+		req.ThinkingLevel = luaOptString(L, opts, "thinking", 2)
+		if req.ThinkingLevel != "" && !slices.Contains(agent.ThinkingLevels, req.ThinkingLevel) {
+			L.ArgError(2, fmt.Sprintf("thinking must be one of %s, got %q", strings.Join(agent.ThinkingLevels, ", "), req.ThinkingLevel))
 		}
 	}
 	text, err := h.rt.host.Complete(L.Context(), req)

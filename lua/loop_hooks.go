@@ -484,13 +484,13 @@ func (r *Runtime) afterTool(ctx context.Context, name, callID string, input json
 			}
 			ev.RawSetString("details", details)
 			ev.RawSetString("is_error", glua.LBool(res.IsError))
+			ev.RawSetString("terminate", glua.LBool(res.Terminate))
 			return nil
 		}, func(rr *resultReader) error {
 			h := rr.h
 			switch c := rr.t.RawGetString("content"); c.(type) {
 			case *glua.LNilType:
 			default:
-			ev.RawSetString("terminate", glua.LBool(res.Terminate))
 				content, err := h.luaContent(c)
 				if err != nil {
 					return fmt.Errorf("content: %w", err)
@@ -511,15 +511,15 @@ func (r *Runtime) afterTool(ctx context.Context, name, callID string, input json
 			if v, ok := rr.boolean("is_error"); ok {
 				next.IsError, changed = v, true
 			}
+			if v, ok := rr.boolean("terminate"); ok {
+				next.Terminate, changed = v, true
+			}
 			return nil
 		})
 		if err == nil && changed {
 			res = next
 		}
 	}
-			if v, ok := rr.boolean("terminate"); ok {
-				next.Terminate, changed = v, true
-			}
 	return res
 }
 

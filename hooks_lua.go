@@ -242,6 +242,13 @@ func (h *luaHost) TokenUsage() (agent.TokenStats, bool) { return h.a.rt.TokenUsa
 
 func (h *luaHost) ContextLimit() int { return h.a.rt.Model().ContextWindow }
 
+func (h *luaHost) ToolRegistry() lua.ToolRegistry {
+	if h.a.rt == nil {
+		return nil
+	}
+	return h.a.rt
+}
+
 // luaHooks adapts the runtime to the front ends' appHooks.
 type luaHooks struct{ rt *lua.Runtime }
 
@@ -265,7 +272,20 @@ func (h *luaHooks) Render(m *session.Message, expanded bool) (string, bool) {
 }
 
 // Describe is the /hooks listing.
-func (h *luaHooks) Describe() string { return describeHooks(h.rt.Report(), false) }
+// Tools a hook disabled are listed after the hooks.
+func (h *luaHooks) Describe() string {
+	s := describeHooks(h.rt.Report(), false)
+	var off []string
+	for _, t := range h.rt.ToolList() {
+		if !t.Enabled {
+			off = append(off, t.Name)
+		}
+	}
+	if len(off) > 0 {
+		s += "\ndisabled tools: " + strings.Join(off, ", ") + " (not offered to the model)"
+	}
+	return s
+}
 
 // describeHooks formats hook reports for `lunar hooks` and /hooks.
 func describeHooks(reports []lua.HookReport, withPath bool) string {
@@ -295,8 +315,14 @@ func describeHooks(reports []lua.HookReport, withPath bool) string {
 		list("events", r.Events, "")
 		list("commands", r.Commands, "/")
 		list("tools", r.Tools, "")
+		for _, name := range r.Replaces {
+			fmt.Fprintf(&b, "  replaces:  built-in tool %s\n", name)
+		}
 		list("renderers", r.Renderers, "")
 		for _, e := range r.Errors {
+			fmt.Fprintf(&b, "  error:     %s\n", e)
+		}
+		for _, e := range r.ToolErrors {
 			fmt.Fprintf(&b, "  error:     %s\n", e)
 		}
 		for _, w := range r.Warnings {
@@ -343,7 +369,7 @@ func (a *app) cmdHooks(args []string) int {
 			}
 			fmt.Fprintln(a.stdout, describeHooks([]lua.HookReport{rep}, false))
 			switch {
-			case len(rep.Errors) > 0:
+			case len(rep.Errors) > 0, len(rep.ToolErrors) > 0:
 				code = exitError
 			case len(rep.Warnings) == 0:
 				fmt.Fprintf(a.stdout, "  ok\n")

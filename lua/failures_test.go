@@ -222,7 +222,8 @@ func TestLoadErrorsAndWarnings(t *testing.T) {
 	assert.Len(t, report[1].Errors, 1)
 	assert.Len(t, report[2].Errors, 1)
 	assert.Empty(t, report[2].Commands)
-	assert.Len(t, report[3].Warnings, 6)
+	assert.Len(t, report[3].Warnings, 3)
+	assert.Len(t, report[3].ToolErrors, 3, "tools that failed to register are counted apart")
 	assert.Empty(t, report[3].Errors)
 }
 
@@ -230,10 +231,11 @@ func TestCheckReportsProblemsInIsolation(t *testing.T) {
 	rep, err := lua.Check(filepath.Join("testdata", "load", "40-warnings.lua"))
 	require.NoError(t, err)
 	assert.Empty(t, rep.Errors)
-	require.Len(t, rep.Warnings, 5, "alone, /hello is not a duplicate")
+	require.Len(t, rep.Warnings, 2, "alone, /hello is not a duplicate")
 	assert.Contains(t, rep.Warnings[0], `unknown event "tool.exeute.before" (did you mean "tool.execute.before"?)`)
 	assert.Contains(t, rep.Warnings[1], "shadow the built-in command")
-	assert.Contains(t, rep.Warnings[4], "invalid parameters schema")
+	require.Len(t, rep.ToolErrors, 3)
+	assert.Contains(t, rep.ToolErrors[2], `tool "broken": invalid parameters schema: parameters.properties.n.type: `)
 	assert.Equal(t, []string{"chat.system.transform"}, rep.Events)
 	assert.Equal(t, []string{"hello"}, rep.Commands)
 

@@ -63,6 +63,7 @@ type hook struct {
 	loadTime time.Duration
 	errs     []string
 	warnings []string
+	toolErrs []string // lunar.tool calls that failed (HookReport.ToolErrors)
 
 	dataOnce sync.Once
 	dataDir  string

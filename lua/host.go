@@ -143,6 +143,9 @@ type Host interface {
 	TokenUsage() (usage agent.TokenStats, ok bool)
 	// ContextLimit is the current model's context window.
 	ContextLimit() int
+	// ToolRegistry is the session's tool set (lunar.tools, enable_tool,
+	// builtin_tool); nil: lunar's default built-ins, fixed.
+	ToolRegistry() ToolRegistry
 }
 
 // NopHost is a Host without a session, UI or models: queries answer
@@ -227,6 +230,9 @@ func (NopHost) TokenUsage() (agent.TokenStats, bool) { return agent.TokenStats{}
 
 // ContextLimit implements Host.
 func (NopHost) ContextLimit() int { return 0 }
+
+// ToolRegistry implements Host.
+func (NopHost) ToolRegistry() ToolRegistry { return nil }
 
 // NoUI is the UI without a terminal: dialogs answer nothing, confirm
 // answers false (a permission gate denies), notifications go to stderr.

@@ -131,7 +131,7 @@ func (r *Runtime) loadHook(src Source) *hook {
 	h.newState()
 	fn, err := h.L.Load(bytes.NewReader(src.Code), src.Name)
 	if err != nil {
-		msg := syntaxMessage(src.Name, err)
+		msg := syntaxMessage(src.Name, src.Code, err)
 		r.trace(h, "load", start, errors.New(msg))
 		h.loadFailed(msg)
 		return h
@@ -159,8 +159,23 @@ func (h *hook) loadFailed(msg string) {
 }
 
 // syntaxMessage turns gopher-lua's compile error into "file:line: message".
-func syntaxMessage(name string, err error) string {
+// gopher-lua gives no line for an error at the end of the file (a missing
+// `end`): it is the file's last line.
+func syntaxMessage(name string, code []byte, err error) string {
 	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, name+" at EOF:"); ok {
+		last := bytes.Count(code, []byte("\n"))
+		if len(code) > 0 && code[len(code)-1] != '\n' {
+			last++
+		}
+		rest = strings.Join(strings.Fields(rest), " ")
+		if rest == "syntax error" {
+			rest = "syntax error: unexpected end of file (a missing 'end', ')' or '}'?)"
+		} else {
+			rest += " at the end of the file"
+		}
+		return fmt.Sprintf("%s:%d: %s", name, last, rest)
+	}
 	// gopher-lua: "<name> line:7(column:3) near 'x':   syntax error\n"
 	if i := strings.Index(msg, " line:"); i >= 0 && strings.HasPrefix(msg, name) {
 		rest := msg[i+len(" line:"):]
@@ -275,16 +290,22 @@ type HookReport struct {
 	Renderers []string
 	Errors    []string // load errors (the hook is not active)
 	Warnings  []string
+	// Replaces names the built-in tools this hook's tools replace.
+	Replaces []string
+	// ToolErrors are tools that failed to register (bad name or schema):
+	// the hook is active without them.
+	ToolErrors []string
 }
 
 // Report describes every hook, in load order.
 func (r *Runtime) Report() []HookReport {
+	reg := r.registry()
 	r.regMu.Lock()
 	defer r.regMu.Unlock()
 	out := make([]HookReport, 0, len(r.hooks))
 	for _, h := range r.hooks {
 		rep := HookReport{Name: h.src.Name, Path: h.src.Path, Origin: h.src.Origin, LoadTime: h.loadTime,
-			Errors: slices.Clone(h.errs), Warnings: slices.Clone(h.warnings)}
+			Errors: slices.Clone(h.errs), Warnings: slices.Clone(h.warnings), ToolErrors: slices.Clone(h.toolErrs)}
 		for _, hd := range h.handlers {
 			if name := events[hd.ev].Name; !slices.Contains(rep.Events, name) {
 				rep.Events = append(rep.Events, name)
@@ -295,6 +316,9 @@ func (r *Runtime) Report() []HookReport {
 		}
 		for _, t := range h.tools {
 			rep.Tools = append(rep.Tools, t.tool.Name)
+			if reg.BuiltinTool(t.tool.Name) != nil {
+				rep.Replaces = append(rep.Replaces, t.tool.Name)
+			}
 		}
 		for _, rd := range h.renderers {
 			rep.Renderers = append(rep.Renderers, rd.customType)

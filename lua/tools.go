@@ -108,7 +108,13 @@ func normalizeSchema(raw json.RawMessage) (json.RawMessage, error) {
 func (h *hook) luaTool(L *glua.LState) int {
 	t, err := h.toolSpec(L.CheckTable(1))
 	if err != nil {
-		h.warn("%s: %v: tool not registered", where(L), err)
+		// The hook runs on without the tool (a warning); `lunar hooks
+		// check` counts it as an error.
+		msg := fmt.Sprintf("%s: %v: tool not registered", where(L), err)
+		h.rt.regMu.Lock()
+		h.toolErrs = append(h.toolErrs, msg)
+		h.rt.regMu.Unlock()
+		h.rt.report("hook " + h.src.Name + ": warning: " + msg)
 		return 0
 	}
 	r := h.rt

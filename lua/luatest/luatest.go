@@ -278,6 +278,8 @@ type Host struct {
 	Usage    *agent.TokenStats
 	Limit    int
 	ExecDeny string // non-empty: CheckExec refuses with this message
+	// Tools is the tool registry hooks see (nil: lunar's default built-ins).
+	Tools lua.ToolRegistry
 	// Busy makes Idle false (an agent run in progress).
 	Busy bool
 	// SystemPromptValue is what SystemPrompt answers.
@@ -488,6 +490,14 @@ func (h *Host) TokenUsage() (agent.TokenStats, bool) {
 
 // ContextLimit implements lua.Host.
 func (h *Host) ContextLimit() int { return h.Limit }
+
+// ToolRegistry implements lua.Host.
+func (h *Host) ToolRegistry() lua.ToolRegistry {
+	if h.Tools == nil {
+		return nil
+	}
+	return h.Tools
+}
 
 // Reports collects the runtime's reports (Options.Report) for assertions.
 type Reports struct {

@@ -71,9 +71,9 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 	var res *http.Response
 	client := guardedClient(p.HTTPClient, idleTimeout(p.IdleTimeout), connectTimeout(p.ConnectTimeout))
 	opts = append(opts, option.WithResponseInto(&res), option.WithMaxRetries(max(0, p.MaxRetries)), option.WithHTTPClient(client))
-	raw, streamBody := body.sdkBody()
-	if streamBody != nil {
-		opts = append(opts, option.WithMiddleware(streamBody))
+	raw, mws := body.prepare(ctx, req, endpoint(anthropicBase(req.Model), "v1/messages"))
+	for _, mw := range mws {
+		opts = append(opts, option.WithMiddleware(mw))
 	}
 	// The body is lunar's own (see body.go); the SDK sends it, retries it
 	// and parses the stream exactly as its NewStreaming would.
@@ -224,16 +224,21 @@ func anthropicError(name, apiKey string, err error, res *http.Response, inStream
 	return provTransportError(name, apiKey, err, inStream)
 }
 
+// anthropicBase is the base URL of m's service.
+func anthropicBase(m Model) string {
+	if m.BaseURL == "" {
+		return DefaultAnthropicBaseURL
+	}
+	return m.BaseURL
+}
+
 // anthropicRequest builds the request body and options for req.
 func anthropicRequest(req *Request) (*requestBody, []option.RequestOption, error) {
 	if err := checkExtra(req.Params.Extra); err != nil {
 		return nil, nil, err
 	}
 	m := req.Model
-	base := m.BaseURL
-	if base == "" {
-		base = DefaultAnthropicBaseURL
-	}
+	base := anthropicBase(m)
 	maxTokens := req.Params.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = min(m.MaxTokens, 32000)

@@ -380,6 +380,7 @@ func (r *run) request() (*Request, Provider, error) {
 		Params:       params,
 		SessionID:    a.Session.ID(),
 	}
+	providerEvents(h, req)
 	r.tools = a.currentTools()
 	for _, t := range r.tools {
 		req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})

@@ -66,9 +66,9 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 		opts = append(opts, option.WithMaxRetryDelay(p.MaxRetryDelay))
 	}
 	opts = append(opts, option.WithHTTPClient(guardedClient(p.HTTPClient, idleTimeout(p.IdleTimeout), connectTimeout(p.ConnectTimeout))))
-	raw, streamBody := body.sdkBody()
-	if streamBody != nil {
-		opts = append(opts, option.WithMiddleware(streamBody))
+	raw, mws := body.prepare(ctx, req, endpoint(openAIServiceOf(req.Model).base, "chat/completions"))
+	for _, mw := range mws {
+		opts = append(opts, option.WithMiddleware(mw))
 	}
 	// The body is lunar's own (see body.go); the SDK sends it, retries it
 	// and parses the stream exactly as its NewStreaming would.

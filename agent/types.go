@@ -9,6 +9,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/lunar-cli/lunar/session"
 )
@@ -83,6 +84,14 @@ type Request struct {
 	// SessionID is the id of the session the call continues ("" for none):
 	// OpenAI keys its prompt cache by it (prompt_cache_key), as from pi.
 	SessionID string
+	// BeforeSend, when set, is given the body about to be sent to url and
+	// may return another (nil keeps it); the body is then built whole in
+	// memory, whatever its size (provider.request hooks).
+	BeforeSend func(ctx context.Context, url string, body []byte) []byte
+	// AfterResponse, when set, receives the status and headers of every
+	// response from url, retries included, before its body is read
+	// (provider.response hooks).
+	AfterResponse func(ctx context.Context, url string, status int, header http.Header)
 }
 
 // Stream event types, as pi's assistantMessageEvent.

@@ -45,6 +45,8 @@ const (
 	evToolBefore
 	evToolAfter
 	evModelChange
+	evProviderRequest
+	evProviderResponse
 	numEvents
 )
 
@@ -188,6 +190,18 @@ var events = [numEvents]eventSpec{
 		Payload: []stdlib.Field{{Name: "previous_provider", Type: "string"}, {Name: "previous_model_id", Type: "string"},
 			{Name: "new_provider", Type: "string"}, {Name: "new_model_id", Type: "string"}, {Name: "thinking_level", Type: "string"},
 			{Name: "source", Type: `"set"|"cycle"|"restore"`, Doc: "set: /model or ctx.set_model; cycle: /model next; restore: /resume or a /sessions pick brought the session's model back (pi's model_select source)"}}},
+	evProviderRequest: {Name: "provider.request", Aliases: []string{"before_provider_request"}, Kind: kindTransform,
+		When: "before every model request of the agent loop is sent (not lunar.complete's or a compaction's), once per request (retries send the same body)",
+		Payload: []stdlib.Field{{Name: "body", Type: "table", Doc: "the exact JSON body, decoded (keys in order; arrays marked as json arrays); only built when a handler listens"},
+			{Name: "payload", Type: "table", Doc: "the same table, under pi's name"},
+			{Name: "provider", Type: "string"}, {Name: "api", Type: `"openai-completions"|"anthropic-messages"`}, {Name: "url", Type: "string", Doc: "the endpoint"}},
+		Result:    []stdlib.Field{{Name: "body", Type: "table?", Doc: "replaces the body (chains); sent as json.encode writes it"}},
+		ResultDoc: `Under pi's name "before_provider_request" the returned table is the payload itself, as in pi.`},
+	evProviderResponse: {Name: "provider.response", Aliases: []string{"after_provider_response"},
+		When: "each response to a model request of the agent loop (every attempt, retries included), before its body is read",
+		Payload: []stdlib.Field{{Name: "status", Type: "integer", Doc: "the HTTP status"},
+			{Name: "headers", Type: "table<string,string>", Doc: "lowercase names; repeated headers joined with \", \""},
+			{Name: "provider", Type: "string"}, {Name: "api", Type: "string"}, {Name: "url", Type: "string"}}},
 }
 
 // eventNames maps every accepted name (canonical and alias) to its events.

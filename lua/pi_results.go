@@ -20,17 +20,18 @@ type piShapeFunc func(L *glua.LState, t *glua.LTable) (*glua.LTable, error)
 // result shape in both (tool_call's {block, reason}, context's {messages},
 // the cancel events' {cancel}).
 var piResultShapes = map[string]map[eventID]piShapeFunc{
-	"input":                  {evChatMessage: piInput},
-	"tool_result":            {evToolAfter: renamed(map[string]string{"isError": "is_error"})},
-	"before_agent_start":     {evAgentBeforeStart: piBeforeAgentStart},
-	"session_before_compact": {evSessionBeforeCompact: piBeforeCompact},
-	"session_before_tree":    {evSessionBeforeBranch: piBeforeTree},
+	"input":                   {evChatMessage: piInput},
+	"tool_result":             {evToolAfter: renamed(map[string]string{"isError": "is_error"})},
+	"before_agent_start":      {evAgentBeforeStart: piBeforeAgentStart},
+	"session_before_compact":  {evSessionBeforeCompact: piBeforeCompact},
+	"session_before_tree":     {evSessionBeforeBranch: piBeforeTree},
+	"before_provider_request": {evProviderRequest: piProviderRequest},
 }
 
 // PiResultShapes lists, for the docs, the pi event names whose pi-shaped
 // results are accepted.
 func PiResultShapes() []string {
-	return []string{"input", "tool_result", "before_agent_start", "session_before_compact", "session_before_tree"}
+	return []string{"input", "tool_result", "before_agent_start", "session_before_compact", "session_before_tree", "before_provider_request"}
 }
 
 // copyRenamed copies t, renaming the keys in names (old → new); a result

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
@@ -59,6 +60,7 @@ type hookUI interface {
 	Notify(message, level string)
 	SetEditorText(text string)
 	EditorText() string
+	Print(text string)
 }
 
 // noUI is the one-shot UI: no dialogs (select/input nothing, confirm
@@ -76,4 +78,7 @@ func (u noUI) Notify(message, level string) {
 	fmt.Fprintf(u.stderr, "[%s] %s\n", level, message)
 }
 func (noUI) SetEditorText(string) {}
+
+// Print writes text to stderr: stdout is the answer (or pure JSONL).
+func (u noUI) Print(text string) { fmt.Fprintln(u.stderr, strings.TrimRight(text, "\n")) }
 func (noUI) EditorText() string   { return "" }

@@ -133,8 +133,40 @@ func (h *luaHost) UI() lua.UI {
 }
 
 // Send queues text as the user's next message: it is sent when the
-// current step (a reply, a command) ends.
+// current step (a reply, a command) ends. A command line (without
+// attachments) is run then as if typed.
 func (h *luaHost) Send(_ context.Context, text string, attachments []lua.Attachment) error {
+	if len(attachments) == 0 && isCommand(strings.TrimSpace(text)) {
+		h.a.rt.SendCommand(strings.TrimSpace(text))
+		return nil
+	}
+	text, images, err := h.attach(text, attachments)
+	if err != nil {
+		return err
+	}
+	h.a.rt.Send(text, images)
+	return nil
+}
+
+// Steer queues text into the running turn (Send when none is running).
+func (h *luaHost) Steer(_ context.Context, text string, attachments []lua.Attachment) error {
+	text, images, err := h.attach(text, attachments)
+	if err != nil {
+		return err
+	}
+	h.a.rt.Steer(text, images)
+	return nil
+}
+
+func (h *luaHost) Idle() bool { return h.a.rt.Idle() }
+
+func (h *luaHost) SystemPrompt(ctx context.Context) (string, error) {
+	return h.a.rt.SystemPrompt(ctx), nil
+}
+
+// attach adds the attachments to a prompt: files as text (images as
+// parts), image parts as they are.
+func (h *luaHost) attach(text string, attachments []lua.Attachment) (string, []session.ContentBlock, error) {
 	var images []session.ContentBlock
 	var files strings.Builder
 	for _, at := range attachments {
@@ -144,12 +176,12 @@ func (h *luaHost) Send(_ context.Context, text string, attachments []lua.Attachm
 		case at.Path != "":
 			path, ok := attachmentPath(at.Path, h.a.cwd)
 			if !ok {
-				return fmt.Errorf("attachment %s: no such file", at.Path)
+				return "", nil, fmt.Errorf("attachment %s: no such file", at.Path)
 			}
 			word := "@" + path
 			expanded, imgs, notes := expandAttachments(word, h.a.cwd)
 			if len(notes) > 0 {
-				return fmt.Errorf("attachment %s", strings.TrimPrefix(notes[0], "@"))
+				return "", nil, fmt.Errorf("attachment %s", strings.TrimPrefix(notes[0], "@"))
 			}
 			files.WriteString(strings.TrimPrefix(strings.TrimPrefix(expanded, word), "\n\n"))
 			files.WriteString("\n")
@@ -159,8 +191,7 @@ func (h *luaHost) Send(_ context.Context, text string, attachments []lua.Attachm
 	if files.Len() > 0 {
 		text += "\n\n" + strings.TrimRight(files.String(), "\n")
 	}
-	h.a.rt.Send(text, images)
-	return nil
+	return text, images, nil
 }
 
 // SendMessage appends a custom message now when lunar is idle, or when the
@@ -175,7 +206,7 @@ func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string
 		msgs = []session.Message{{Role: session.RoleUser, Content: []session.ContentBlock{{Type: session.BlockText, Text: req.Prompt}},
 			Timestamp: time.Now().UnixMilli()}}
 	}
-	cr := agent.CompleteRequest{Messages: msgs, System: req.System, MaxTokens: req.MaxTokens}
+	cr := agent.CompleteRequest{Messages: msgs, System: req.System, MaxTokens: req.MaxTokens, ThinkingLevel: req.ThinkingLevel}
 	if req.Model != "" {
 		m, err := h.a.rt.ResolveModel(req.Model)
 		if err != nil {
@@ -190,8 +221,18 @@ func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string
 // only after the user said so).
 func (h *luaHost) CheckExec(string, []string, string) error { return nil }
 
+// FindModel looks a model up in the registry; the model in use is found
+// too when it is not there (--model with an id outside the model table).
 func (h *luaHost) FindModel(provider, id string) (agent.Model, bool) {
-	return h.a.registry.Find(provider, id)
+	if m, ok := h.a.registry.Find(provider, id); ok {
+		return m, true
+	}
+	if h.a.rt != nil {
+		if m := h.a.rt.Model(); m.Provider == provider && m.ID == id {
+			return m, true
+		}
+	}
+	return agent.Model{}, false
 }
 
 func (h *luaHost) AvailableModels() []agent.Model { return h.a.registry.Available() }

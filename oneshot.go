@@ -146,14 +146,44 @@ func (a *app) runOneShot(ctx context.Context, prompt string) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a.rt.SetAbort(cancel)
+	ctx = agent.WithInputSource(ctx, a.oneShotSource())
 	err := a.submit(ctx, prompt)
 	if err == nil {
-		err = a.rt.RunPending(ctx, a.rt.Prompt, a.rt.Continue)
+		err = a.runPending(ctx)
 	}
 	if serr := a.rt.Shutdown(context.WithoutCancel(ctx)); serr != nil && err == nil {
 		err = fmt.Errorf("saving session: %w", serr)
 	}
 	return a.exitCode(err)
+}
+
+// oneShotSource is chat.message's source for the one-shot prompts:
+// "stdin" when only piped stdin gave them, else "print".
+func (a *app) oneShotSource() string {
+	if strings.TrimSpace(a.opts.Prompt) == "" && len(a.opts.Args) == 0 && !isTerminal(a.stdin) {
+		return agent.SourceStdin
+	}
+	return agent.SourcePrint
+}
+
+// runPending runs what hooks queued: prompts and triggered turns, and
+// command lines (lunar.send("/name …")) as if given with -p.
+func (a *app) runPending(ctx context.Context) error {
+	for n := 0; ; n++ {
+		if err := a.rt.RunPending(ctx, a.rt.Prompt, a.rt.Continue); err != nil {
+			return err
+		}
+		line, ok := a.rt.TakeCommand()
+		if !ok {
+			return nil
+		}
+		if n == maxQueuedSteps {
+			return fmt.Errorf("hooks keep queueing commands: stopped after %d", maxQueuedSteps)
+		}
+		if err := a.submit(agent.WithInputSource(ctx, agent.SourceExtension), line); err != nil {
+			return err
+		}
+	}
 }
 
 // exitCode maps a run's error to the process exit code, reporting it.

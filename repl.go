@@ -568,6 +568,8 @@ type repl struct {
 
 	lastInterrupt time.Time
 	exitCode      int
+	// quit: a command a hook sent (lunar.send("/quit")) asked to quit.
+	quit bool
 	// stopped: Ctrl+C or a hook's ctx.abort() stopped a step of the
 	// current input, so what hooks queued for after it is not run.
 	stopped bool
@@ -696,7 +698,7 @@ func (r *repl) loop() {
 			return
 		}
 		r.lastInterrupt = time.Time{}
-		if quit := r.handle(text); quit {
+		if quit := r.handle(text); quit || r.quit {
 			return
 		}
 	}
@@ -816,24 +818,34 @@ func (r *repl) prompt(text string) {
 	})
 }
 
+// maxQueuedSteps bounds the commands and batches of prompts hooks queue
+// after one input, so that hooks sending each other commands stop.
+const maxQueuedSteps = 100
+
 // drainPending runs what hooks queued during the last step (lunar.send,
-// send_message with trigger_turn), and what those runs queue in turn,
-// through the streaming view. Hook prompts are echoed so the answer does
-// not come out of nowhere, and displayed custom messages that hooks
-// appended outside an agent run are shown.
+// send_message with trigger_turn), and what those runs queue in turn:
+// prompts through the streaming view, command lines as if typed. Hook
+// prompts and commands are echoed so the answer does not come out of
+// nowhere, and displayed custom messages that hooks appended outside an
+// agent run are shown.
 func (r *repl) drainPending() {
-	if !r.a.rt.HasPending() {
-		return
-	}
-	if r.stopped {
-		r.dropPending()
-		return
-	}
-	defer func() {
-		if r.stopped {
+	for n := 0; r.a.rt.HasPending() && !r.quit; n++ {
+		if r.stopped || n == maxQueuedSteps {
 			r.dropPending()
+			return
 		}
-	}()
+		if line, ok := r.a.rt.TakeCommand(); ok {
+			r.view.echo(line)
+			r.quit = r.command(line)
+			continue
+		}
+		r.runPending()
+	}
+}
+
+// runPending runs queued prompts and triggered turns up to the next
+// queued command line.
+func (r *repl) runPending() {
 	mark := r.a.rt.Session().LeafID()
 	r.runAgent(func(ctx context.Context) error {
 		return r.a.rt.RunPending(ctx, func(ctx context.Context, text string, images []session.ContentBlock) error {

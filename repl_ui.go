@@ -149,6 +149,12 @@ func (u *replUI) Notify(message, level string) {
 	v.printf("%s", s)
 }
 
+// Print prints text as it is on lines of its own, through the view (a
+// reply's spinner and text resume below it; never inside the prompt line).
+func (u *replUI) Print(text string) {
+	u.r.view.printf("%s\n", strings.TrimRight(cleanForTerminal(text), "\n"))
+}
+
 // SetEditorText puts text into the next prompt, ready to edit.
 func (u *replUI) SetEditorText(text string) {
 	u.mu.Lock()

@@ -24,7 +24,7 @@ type Env struct {
 const DefaultHTTPTimeout = 30 * time.Second
 
 // Modules returns lunar's standard Lua modules bound to env, in the order
-// they are documented: json, fs, http, text, path, utf8, time, tokens.
+// they are documented: json, fs, http, text, re, path, utf8, time, tokens.
 func Modules(env *Env) []*Module {
 	if env == nil {
 		env = &Env{}
@@ -34,6 +34,7 @@ func Modules(env *Env) []*Module {
 		fsModule(env),
 		httpModule(env),
 		textModule(),
+		reModule(),
 		pathModule(env),
 		utf8Module(),
 		timeModule(),

@@ -976,10 +976,10 @@ func TestHookLoadProblems(t *testing.T) {
 	assert.Equal(t, []string{
 		"lunar: hook syntax_error.lua: syntax_error.lua:4: near '=': syntax error",
 		"lunar: hook toplevel_error.lua: toplevel_error.lua:5: failed while loading",
-		`lunar: hook warnings.lua: warning: warnings.lua:3: unknown event "tool.execute.befor" (did you mean "tool.execute.before"?)`,
-		"lunar: hook warnings.lua: warning: warnings.lua:4: command /model would shadow the built-in command: ignored",
+		`lunar: warning: warnings.lua:3: unknown event "tool.execute.befor" (did you mean "tool.execute.before"?)`,
+		"lunar: warning: warnings.lua:4: command /model would shadow the built-in command: ignored",
 	}, strings.Split(strings.TrimSpace(r.stderr), "\n")[:4])
-	assert.Contains(t, r.stderr, `lunar: hook warnings.lua: warning: warnings.lua:5: tool "bad_schema": invalid parameters schema`)
+	assert.Contains(t, r.stderr, `lunar: warning: warnings.lua:5: tool "bad_schema": invalid parameters schema`)
 	// The others load and work: /hello, the transforms of warnings.lua and tag.lua.
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 1)

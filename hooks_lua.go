@@ -74,7 +74,7 @@ func (a *app) warnf(format string, args ...any) {
 // stderr otherwise.
 func (a *app) hookReport(msg string) {
 	if u, ok := a.ui.(*replUI); ok {
-		u.Notify(msg, "warning")
+		u.Notify(strings.TrimPrefix(msg, "warning: "), "warning") // Notify says "warning: "
 		return
 	}
 	fmt.Fprintf(a.stderr, "lunar: %s\n", msg)

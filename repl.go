@@ -585,6 +585,7 @@ func (a *app) interactiveUI() *replUI {
 	t := newTerminal(a.stdin, a.stdout, a.stderr, filepath.Join(a.paths.State, "history"))
 	r := &repl{a: a, term: t}
 	r.view = newView(t, a.opts.ShowThinking, a.appHookSet)
+	r.view.raw = a.opts.Raw
 	r.ui = &replUI{r: r}
 	a.ui = r.ui
 	if t.line != nil {

@@ -1,4 +1,5 @@
-// The REPL's streaming display: assistant text as it arrives, thinking
+// The REPL's streaming display: assistant text as it arrives (markdown
+// blocks drawn again rendered once complete, see session/export/ansi), thinking
 // collapsed to one dimmed line, one line per tool call with a short result
 // preview, hook-rendered custom messages, and a spinner with elapsed
 // seconds while the model or a tool is working.
@@ -9,13 +10,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-runewidth"
+	"golang.org/x/term"
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // Tool result previews.
@@ -37,7 +41,8 @@ type view struct {
 	errShown  bool   // an error of this run was already printed
 	abortSeen bool   // "(interrupted)" was already printed
 
-	wrap wordWrapper // assistant text
+	text *ansi.Stream // the text block being streamed
+	raw  bool         // --raw: answers as the model wrote them
 
 	thinkingChars int
 	thinkingOpen  bool // a collapsed thinking line is on screen
@@ -340,14 +345,14 @@ func (v *view) stream(se *agent.StreamEvent) {
 		v.startSection("thinking")
 		v.thinkingChars = 0
 		if v.showThinking {
-			v.startText() // wrapped between words like the answer
+			v.startText(false) // wrapped between words like the answer
 			return
 		}
 		v.thinkingOpen = true
 		v.drawThinking(true)
 	case agent.StreamThinkingDelta:
 		if v.showThinking {
-			v.write(v.t.paint(ansiDim, v.wrap.add(se.Delta)))
+			v.write(v.t.paint(ansiDim, v.text.Write(se.Delta)))
 			return
 		}
 		v.thinkingChars += len([]rune(se.Delta))
@@ -357,13 +362,13 @@ func (v *view) stream(se *agent.StreamEvent) {
 		v.endLine()
 	case agent.StreamTextStart:
 		v.startSection("text")
-		v.startText()
+		v.startText(true)
 	case agent.StreamTextDelta:
 		if v.section != "text" {
 			v.startSection("text")
-			v.startText()
+			v.startText(true)
 		}
-		v.write(v.wrap.add(se.Delta))
+		v.write(v.text.Write(se.Delta))
 	case agent.StreamTextEnd:
 		v.flushText()
 	case agent.StreamToolCallStart:
@@ -373,86 +378,41 @@ func (v *view) stream(se *agent.StreamEvent) {
 	}
 }
 
-// startText begins wrapping a text block at the terminal's width.
-func (v *view) startText() {
-	width := 0
+// startText begins a text block: on a terminal, wrapped between words
+// at its width and, for an answer (markdown), each markdown block drawn
+// again rendered once it is complete — unless --raw or TERM=dumb asks
+// for the text as it is.
+func (v *view) startText(markdown bool) {
+	o := ansi.StreamOptions{Plain: !markdown || !v.markdown()}
 	if v.t.ttyOut {
-		width = v.t.columns()
+		o.Width, o.Rows = v.t.size()
+		o.Color = v.t.color
+		o.Size = v.t.size
 	}
-	v.wrap = wordWrapper{width: width}
+	v.text = ansi.NewStream(o)
 }
 
-// flushText writes the word the wrapper still holds.
+// markdown reports whether answers are rendered.
+func (v *view) markdown() bool {
+	return v.t.ttyOut && !v.raw && os.Getenv("TERM") != "dumb"
+}
+
+// flushText ends the text block: its last markdown block is drawn.
 func (v *view) flushText() {
-	v.write(v.wrap.flush())
-}
-
-// wordWrapper breaks streamed text between words so that a terminal does
-// not cut words at its edge. Text is written as it arrives; when the word
-// being streamed outgrows the line, it is erased and written again at the
-// start of the next one (the terminal cursor never left its line, so a
-// carriage return and a cursor move reach it). Width 0 passes text through.
-type wordWrapper struct {
-	width  int
-	col    int    // cursor column
-	spaces int    // spaces held until the next word starts
-	word   []rune // the word being streamed, already on screen
-	from   int    // column where the word's leading spaces start; 0: at the line start, never moved
-}
-
-// add takes streamed text and returns what to write now.
-func (w *wordWrapper) add(s string) string {
-	if w.width <= 0 {
-		return s
+	if v.text != nil {
+		v.write(v.text.Flush())
+		v.text = nil
 	}
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '\n':
-			b.WriteByte('\n')
-			w.col, w.spaces, w.word = 0, 0, w.word[:0]
-		case ' ':
-			w.spaces++
-			w.word = w.word[:0]
-		case '\t':
-			w.spaces += 4
-			w.word = w.word[:0]
-		default:
-			w.rune(&b, r)
+}
+
+// size is the terminal's width and height (80×24 when unknown).
+func (t *terminal) size() (cols, rows int) {
+	if f, ok := t.stdout.(*os.File); ok {
+		if w, h, err := term.GetSize(int(f.Fd())); err == nil && w > 0 && h > 0 {
+			return w, h
 		}
 	}
-	return b.String()
-}
-
-func (w *wordWrapper) rune(b *strings.Builder, r rune) {
-	rw := runewidth.RuneWidth(r)
-	if len(w.word) == 0 {
-		if w.col > 0 && w.col+w.spaces+rw > w.width {
-			b.WriteByte('\n')
-			w.col, w.spaces = 0, 0
-		}
-		w.from = w.col
-		b.WriteString(strings.Repeat(" ", w.spaces))
-		w.col += w.spaces
-		w.spaces = 0
-	} else if w.col+rw > w.width && w.from > 0 {
-		// Move the word (and the spaces before it) to the next line.
-		fmt.Fprintf(b, "\r\x1b[%dC\x1b[K\n%s", w.from, string(w.word))
-		w.col, w.from = runewidth.StringWidth(string(w.word)), 0
-	}
-	if w.col+rw > w.width {
-		w.col = 0 // the terminal wraps a word longer than the line
-		w.from = 0
-	}
-	b.WriteRune(r)
-	w.col += rw
-	w.word = append(w.word, r)
-}
-
-// flush ends the text block (its last word is already on screen).
-func (w *wordWrapper) flush() string {
-	w.word, w.spaces = w.word[:0], 0
-	return ""
+	return 80, 24
 }
 
 // drawThinking updates the collapsed thinking line in place (on a

@@ -72,15 +72,20 @@ func TestREPLHookUIDialogs(t *testing.T) {
 	p.line("")
 	p.expect("no colour")
 
-	// input: the placeholder is shown; Ctrl+C cancels without leaving lunar.
+	// input: the placeholder is shown; Ctrl+D cancels the question, Ctrl+C
+	// stops the command too; neither leaves lunar.
 	p.line("/whoami")
 	p.expect("Your name (e.g. Ada): ")
 	p.line("Ada Lovelace")
 	p.expect("hello Ada Lovelace")
 	p.line("/whoami")
 	p.expect("Your name (e.g. Ada): ")
-	p.send("\x03")
+	p.send("\x04")
 	p.expect("input cancelled")
+	p.line("/whoami")
+	p.expect("Your name (e.g. Ada): ")
+	p.send("\x03")
+	p.expect("(interrupted)")
 	p.line("/whoami")
 	p.expect("Your name (e.g. Ada): ")
 	p.line("")
@@ -665,7 +670,7 @@ func TestREPLDialogIgnoresKeysTypedBeforeIt(t *testing.T) {
 	p.line("run it")
 	p.expect("thinking it over")
 	p.line("y") // typed before the question
-	p.expect("Allow?: echo gated [y/N] ")
+	p.expect("Allow? echo gated [y/N] ")
 	p.line("n")
 	p.expect("refused, fine")
 	p.expect("answer to y") // the early "y" went to the next prompt

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,7 +18,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"github.com/mattn/go-runewidth"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -781,112 +779,6 @@ func TestREPLHookCommandCompletesAndConfirms(t *testing.T) {
 	assert.Equal(t, "hello from the hook", lastUserText(t, reqs[0]))
 }
 
-func TestWordWrapper(t *testing.T) {
-	tests := []struct {
-		name   string
-		width  int
-		chunks []string
-		want   string
-	}{
-		{name: "no width passes through", width: 0, chunks: []string{"a b", "c"}, want: "a bc"},
-		{name: "fits", width: 20, chunks: []string{"hello ", "world"}, want: "hello world"},
-		{name: "breaks between words", width: 10, chunks: []string{"hello wor", "ld again"}, want: "hello\nworld\nagain"},
-		{name: "newlines reset the column", width: 10, chunks: []string{"abcdefgh\nabcdefgh"}, want: "abcdefgh\nabcdefgh"},
-		{name: "indentation kept", width: 20, chunks: []string{"x:\n    indented line"}, want: "x:\n    indented line"},
-		{name: "long word is not broken", width: 5, chunks: []string{"a verylongword b"}, want: "a\nveryl\nongwo\nrd b"},
-		{name: "wide runes count double", width: 6, chunks: []string{"日本 語"}, want: "日本\n語"},
-		{name: "exactly full line", width: 5, chunks: []string{"ab cd", "e"}, want: "ab\ncde"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w := wordWrapper{width: tt.width}
-			var b strings.Builder
-			for _, c := range tt.chunks {
-				b.WriteString(w.add(c))
-			}
-			b.WriteString(w.flush())
-			if tt.width == 0 {
-				assert.Equal(t, tt.want, b.String())
-				return
-			}
-			assert.Equal(t, tt.want, renderScreen(t, b.String(), tt.width))
-		})
-	}
-}
-
-// TestWordWrapperShowsPartialWord checks that a word is on screen as soon
-// as it arrives, not held until it ends (a reply that stalls or is
-// interrupted mid-word shows everything received).
-func TestWordWrapperShowsPartialWord(t *testing.T) {
-	w := wordWrapper{width: 20}
-	assert.Equal(t, "partial answ", renderScreen(t, w.add("partial answ"), 20))
-}
-
-// renderScreen plays terminal output (text, CR, LF, cursor forward,
-// erase to end of line, auto-wrap) on a screen width columns wide and
-// returns its lines, trailing blanks trimmed.
-func renderScreen(t *testing.T, out string, width int) string {
-	t.Helper()
-	lines := [][]rune{nil}
-	row, col := 0, 0
-	put := func(r rune, w int) {
-		if col+w > width {
-			row, col = row+1, 0
-		}
-		for len(lines) <= row {
-			lines = append(lines, nil)
-		}
-		for len(lines[row]) < col+w {
-			lines[row] = append(lines[row], ' ')
-		}
-		lines[row][col] = r
-		if w == 2 {
-			lines[row][col+1] = 0
-		}
-		col += w
-	}
-	rs := []rune(out)
-	for i := 0; i < len(rs); i++ {
-		switch r := rs[i]; r {
-		case '\r':
-			col = 0
-		case '\n':
-			row, col = row+1, 0
-			for len(lines) <= row {
-				lines = append(lines, nil)
-			}
-		case 0x1b:
-			j := i + 2
-			for j < len(rs) && rs[j] >= '0' && rs[j] <= '9' {
-				j++
-			}
-			require.Less(t, j, len(rs), "truncated escape in %q", out)
-			n, _ := strconv.Atoi(string(rs[i+2 : j]))
-			switch rs[j] {
-			case 'C':
-				col = min(col+n, width-1)
-			case 'K':
-				if col < len(lines[row]) {
-					lines[row] = lines[row][:col]
-				}
-			default:
-				t.Fatalf("unexpected escape %q in %q", string(rs[i:j+1]), out)
-			}
-			i = j
-		default:
-			put(r, runewidth.RuneWidth(r))
-		}
-	}
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(strings.TrimRight(strings.ReplaceAll(string(l), "\x00", ""), " "))
-	}
-	return b.String()
-}
-
 // replHook is the absolute path of a hook under testdata.
 func replHook(t *testing.T, name string) string {
 	t.Helper()
@@ -903,12 +795,12 @@ func TestREPLPermissionGateConfirm(t *testing.T) {
 	e.srv.Reply(llmtest.Text("was refused"))
 	p := e.start("--hook", replHook(t, "repl_hooks.lua"))
 	p.line("run the first")
-	p.expect("Run this command?: echo gate-passed [y/N]")
+	p.expect("Run this command? echo gate-passed [y/N]")
 	p.line("y")
 	p.expect("gate-passed")
 	p.expect("ran it")
 	p.line("run the second")
-	p.expect("Run this command?: echo should-not-run [y/N]")
+	p.expect("Run this command? echo should-not-run [y/N]")
 	p.line("n")
 	p.expect("The user refused: echo should-not-run")
 	p.expect("was refused")

@@ -12,7 +12,12 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/mattn/go-runewidth"
 )
+
+// errCancelled is a dialog left with an empty answer.
+var errCancelled = errors.New("cancelled")
 
 // replUI implements hookUI on the REPL's terminal.
 type replUI struct {
@@ -26,7 +31,7 @@ type replUI struct {
 func (u *replUI) HasUI() bool { return true }
 
 // Select lists options numbered from 1 and returns the chosen one; an
-// empty answer, Ctrl+C or Ctrl+D cancels.
+// empty answer or Ctrl+D cancels; Ctrl+C cancels and stops the turn.
 func (u *replUI) Select(title string, options []string) (string, bool) {
 	if len(options) == 0 {
 		return "", false
@@ -38,12 +43,35 @@ func (u *replUI) Select(title string, options []string) (string, bool) {
 	return options[i], true
 }
 
-// pick asks for a number in 1..len(options) and returns its index.
-func (u *replUI) pick(title string, options []string) (int, bool) {
+// dialog runs ask with the terminal to itself. Ctrl+C at the question
+// stops the running turn, as it would have without the question (the
+// tool it was asked for does not run), and the prompt comes back.
+func (u *replUI) dialog(ask func(t *terminal) error) {
 	v, t := u.r.view, u.r.term
-	defer v.resume(v.suspend())
+	label := v.suspend()
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	err := ask(t)
+	t.mu.Unlock()
+	if errors.Is(err, errInterrupted) && u.r.stopRunning() {
+		return
+	}
+	v.resume(label)
+}
+
+// pick asks for a number in 1..len(options) and returns its index.
+func (u *replUI) pick(title string, options []string) (index int, ok bool) {
+	u.dialog(func(t *terminal) error {
+		var err error
+		index, err = pickLocked(t, title, options)
+		ok = err == nil
+		return err
+	})
+	return index, ok
+}
+
+// pickLocked asks for a number on t (mutex held); an empty answer
+// cancels (errCancelled).
+func pickLocked(t *terminal, title string, options []string) (int, error) {
 	if title != "" {
 		// The first line is the question; further lines (a command, a
 		// diff) are shown as they are, control characters excepted.
@@ -61,75 +89,101 @@ func (u *replUI) pick(title string, options []string) (int, bool) {
 	for {
 		line, err := t.readLineLocked(prompt, "")
 		if err != nil {
-			return 0, false
+			return 0, err
 		}
 		line = strings.TrimSpace(line)
 		if line == "" {
-			return 0, false
+			return 0, errCancelled
 		}
 		if n, ok := atoiOK(line); ok && n <= len(options) {
-			return n - 1, true
+			return n - 1, nil
 		}
 		fmt.Fprintln(t.stdout, t.paint(ansiYellow, fmt.Sprintf("please answer with a number from 1 to %d", len(options))))
 	}
 }
 
-// Confirm asks "title: message [y/N]"; only y or yes confirms.
-func (u *replUI) Confirm(title, message string) bool {
-	defer u.r.view.resume(u.r.view.suspend())
-	t := u.r.term
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return confirmLocked(t, title, message)
+// Confirm asks "title: message [y/N]"; only y or yes confirms. Ctrl+C
+// also stops the turn.
+func (u *replUI) Confirm(title, message string) (yes bool) {
+	u.dialog(func(t *terminal) error {
+		var err error
+		yes, err = confirmLocked(t, title, message)
+		return err
+	})
+	return yes
 }
 
-// confirmLocked asks a y/N question on t (mutex held). A long or
-// multi-line question is printed above a short prompt.
-func confirmLocked(t *terminal, title, message string) bool {
-	q := title
+// confirmLocked asks a y/N question on t (mutex held): "title: message"
+// (a title that is a question, "Run this command?", is not followed by a
+// colon). A question of several lines, or longer than the terminal is
+// wide, is printed broken between words, and its last line carries
+// "[y/N]".
+func confirmLocked(t *terminal, title, message string) (bool, error) {
+	q := strings.TrimSpace(title)
 	if message != "" {
-		if q != "" {
+		switch {
+		case q == "":
+		case strings.ContainsAny(q[len(q)-1:], "?:!."):
+			q += " "
+		default:
 			q += ": "
 		}
 		q += message
 	}
-	prompt := oneLine(q) + " [y/N] "
-	if strings.Contains(q, "\n") || len([]rune(prompt)) > t.columns()-12 {
-		fmt.Fprintln(t.stdout, q)
-		prompt = "[y/N] "
+	var lines []string
+	width := max(t.columns()-len(" [y/N] ")-1, 20)
+	for _, l := range strings.Split(strings.TrimRight(q, "\n"), "\n") {
+		l = strings.TrimRight(strings.Map(printable, l), " ")
+		if runewidth.StringWidth(l) <= width {
+			lines = append(lines, strings.ReplaceAll(l, "\t", "    "))
+			continue
+		}
+		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		for _, w := range wrapWords(l, max(width-len(indent), 20)) {
+			lines = append(lines, indent+w)
+		}
+	}
+	last := lines[len(lines)-1]
+	for _, l := range lines[:len(lines)-1] {
+		fmt.Fprintln(t.stdout, l)
+	}
+	prompt := "[y/N] "
+	if last = oneLine(last); last != "" {
+		prompt = last + " [y/N] "
 	}
 	line, err := t.readLineLocked(prompt, "")
 	if err != nil {
-		return false
+		return false, err
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		return true
+		return true, nil
 	}
-	return false
+	return false, nil
 }
 
-// Input asks for a line of text, showing the placeholder as a hint. Ctrl+C
-// or Ctrl+D cancels; an empty answer is returned as "".
-func (u *replUI) Input(title, placeholder string) (string, bool) {
-	defer u.r.view.resume(u.r.view.suspend())
-	t := u.r.term
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	prompt := oneLine(title)
-	if placeholder != "" {
-		prompt += " (" + oneLine(placeholder) + ")"
-	}
-	prompt += ": "
-	if len([]rune(prompt)) > t.columns()-12 {
-		fmt.Fprintln(t.stdout, strings.TrimSuffix(prompt, " "))
-		prompt = "> "
-	}
-	line, err := t.readLineLocked(prompt, "")
-	if err != nil {
-		return "", false
-	}
-	return t.decode(line), true
+// Input asks for a line of text, showing the placeholder as a hint. Ctrl+D
+// cancels, Ctrl+C cancels and stops the turn; an empty answer is
+// returned as "".
+func (u *replUI) Input(title, placeholder string) (text string, ok bool) {
+	u.dialog(func(t *terminal) error {
+		prompt := oneLine(title)
+		if placeholder != "" {
+			prompt += " (" + oneLine(placeholder) + ")"
+		}
+		prompt += ": "
+		if len([]rune(prompt)) > t.columns()-12 {
+			fmt.Fprintln(t.stdout, strings.TrimSuffix(prompt, " "))
+			prompt = "> "
+		}
+		line, err := t.readLineLocked(prompt, "")
+		if err != nil {
+			return err
+		}
+		text, ok = t.decode(line), true
+		return nil
+	})
+	return text, ok
 }
 
 // Notify prints a message coloured by level (info, warning, error).

@@ -275,7 +275,12 @@ func (h *hook) warn(format string, args ...any) {
 	h.rt.regMu.Lock()
 	h.warnings = append(h.warnings, msg)
 	h.rt.regMu.Unlock()
-	h.rt.report("hook " + h.src.Name + ": warning: " + msg)
+	// Most warnings start with where they are (the hook's file and
+	// line): the hook is not named twice.
+	if !strings.HasPrefix(msg, h.src.Name+":") {
+		msg = "hook " + h.src.Name + ": " + msg
+	}
+	h.rt.report("warning: " + msg)
 }
 
 // HookReport describes one hook for `lunar hooks`.

@@ -22,8 +22,8 @@ type StreamOptions struct {
 	Options
 	// Rows is the terminal's height (24 when 0).
 	Rows int
-	// Plain only wraps the text between words (thinking, --raw): nothing
-	// is redrawn.
+	// Plain only wraps the text between words (thinking, --raw), or
+	// passes it through when Width is 0: nothing is redrawn.
 	Plain bool
 	// Size, when set, gives the terminal's current size; it is asked when
 	// a block is complete.
@@ -51,7 +51,10 @@ type Stream struct {
 // line.
 func NewStream(o StreamOptions) *Stream {
 	s := &Stream{o: o}
-	s.wrap = wrapper{width: o.width(), rows: &s.rows}
+	s.wrap = wrapper{width: o.Width, rows: &s.rows}
+	if !o.Plain {
+		s.wrap.width = o.width()
+	}
 	if o.Rows <= 0 {
 		s.o.Rows = 24
 	}
@@ -89,7 +92,7 @@ func (s *Stream) Flush() string {
 	}
 	s.line.Reset()
 	s.fence = ""
-	return s.complete()
+	return s.complete(s.wrap.col > 0)
 }
 
 // newline writes the end of a source line.
@@ -103,12 +106,12 @@ func (s *Stream) endLine() string {
 		s.block = append(s.block, line)
 		if closesFence(line, s.fence) {
 			s.fence = ""
-			return s.newline() + s.complete()
+			return s.newline() + s.complete(false)
 		}
 		return s.newline()
 	}
 	if strings.TrimSpace(line) == "" {
-		out := s.complete() + s.newline()
+		out := s.complete(false) + s.newline()
 		s.rows = 0 // the next block starts below the blank line
 		return out
 	}
@@ -118,15 +121,15 @@ func (s *Stream) endLine() string {
 		return s.newline()
 	}
 	if endsBlock(line) {
-		return s.newline() + s.complete()
+		return s.newline() + s.complete(false)
 	}
 	return s.newline()
 }
 
 // complete draws the pending block rendered over its raw text. The
 // cursor is on the row below the block's last line, or on that line
-// when it is not finished (Flush).
-func (s *Stream) complete() string {
+// when it is unfinished (Flush).
+func (s *Stream) complete(unfinished bool) string {
 	block, rows := s.block, s.rows
 	s.block, s.rows = nil, 0
 	if len(block) == 0 {
@@ -146,6 +149,7 @@ func (s *Stream) complete() string {
 	if rows >= s.o.Rows {
 		return "" // its first rows have scrolled out of reach
 	}
+	raw := strings.Join(block, "\n")
 	indent := 0
 	if s.afterList {
 		indent = commonIndent(block)
@@ -162,17 +166,26 @@ func (s *Stream) complete() string {
 	_, list := doc.LastChild().(*ast.List)
 	s.afterList = list || indent > 0 && s.afterList
 
+	pad := strings.Repeat(" ", indent)
+	drawn := make([]string, len(lines))
+	for i, l := range lines {
+		if l != "" {
+			l = pad + l
+		}
+		drawn[i] = l
+	}
+	// Text that renders as itself (plain prose), each line on one row, is
+	// left as it is: no redraw, no flicker.
+	if strings.Join(drawn, "\n") == raw && (rows == len(block) || rows == len(block)-1 && unfinished) {
+		return ""
+	}
 	var b strings.Builder
 	b.WriteByte('\r')
 	if rows > 0 {
 		fmt.Fprintf(&b, "\x1b[%dA", rows)
 	}
 	b.WriteString("\x1b[J")
-	pad := strings.Repeat(" ", indent)
-	for _, l := range lines {
-		if l != "" {
-			b.WriteString(pad)
-		}
+	for _, l := range drawn {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}

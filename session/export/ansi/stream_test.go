@@ -74,7 +74,7 @@ func TestStreamBlockCompletion(t *testing.T) {
 	}{
 		{
 			name:  "a paragraph split across many chunks is drawn once, at the blank line",
-			steps: []step{{"Some **bo", 0}, {"ld** te", 0}, {"xt\n", 0}, {"and more", 0}, {"\n", 0}, {"\n", 1}, {"Next", 1}},
+			steps: []step{{"Some **bo", 0}, {"ld** te", 0}, {"xt\n", 0}, {"and more", 0}, {"\n", 0}, {"\n", 1}, {"*Next*", 1}},
 			flush: 2, want: "Some bold text\nand more\n\nNext",
 		},
 		{
@@ -89,7 +89,7 @@ func TestStreamBlockCompletion(t *testing.T) {
 		},
 		{
 			name:  "a heading is drawn at the end of its line",
-			steps: []step{{"## Ti", 0}, {"tle", 0}, {"\n", 1}, {"text\n", 1}},
+			steps: []step{{"## Ti", 0}, {"tle", 0}, {"\n", 1}, {"`text`\n", 1}},
 			flush: 2, want: "## Title\ntext",
 		},
 		{
@@ -124,13 +124,18 @@ func TestStreamBlockCompletion(t *testing.T) {
 		},
 		{
 			name:  "whitespace-only lines end a block",
-			steps: []step{{"a\n   \nb\n", 1}},
+			steps: []step{{"*a*\n   \n*b*\n", 1}},
 			flush: 2, want: "a\n\nb",
+		},
+		{
+			name:  "plain prose that renders as itself is not redrawn",
+			steps: []step{{"Just words\nand more words.\n\n", 0}, {"The end", 0}},
+			flush: 0, want: "Just words\nand more words.\n\nThe end",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewStream(StreamOptions{Options: Options{Width: 20}})
+			s := NewStream(StreamOptions{Options: Options{Width: 20, Color: true}})
 			scr := newScreen(t, 20)
 			for _, st := range tt.steps {
 				scr.write(s.Write(st.chunk))

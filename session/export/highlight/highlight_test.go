@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-
 func TestTokens(t *testing.T) {
 	tests := []struct {
 		name, lang, code string

@@ -1,0 +1,85 @@
+// Hook dialogs in the REPL: Ctrl+C at a question stops the turn, the
+// trust question reads as one, hook warnings say "warning" once.
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// TestREPLCtrlCAtDialogStopsTurn: Ctrl+C at a hook's confirm, select or
+// input asked before a tool call stops the turn: the tool does not run,
+// its result says the call was cancelled, no further request goes out,
+// and the prompt comes back ready for the next message.
+func TestREPLCtrlCAtDialogStopsTurn(t *testing.T) {
+	for kind, question := range map[string]string{
+		"confirm": "Run it? echo confirm > ran.txt [y/N] ",
+		"select":  "choose 1-2 (empty to cancel): ",
+		"input":   "Type yes to run it (yes): ",
+	} {
+		t.Run(kind, func(t *testing.T) {
+			e := newReplEnv(t)
+			e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo `+kind+` > ran.txt"}`))
+			e.srv.Reply(llmtest.Text("next answer"))
+			p := e.start("--hook", replHook(t, "repl_dialog_stop.lua"))
+			p.line("run it")
+			p.expect(question)
+			p.send("\x03")
+			p.expect("(interrupted)")
+			p.expect("> ")
+			require.Len(t, e.srv.Requests(), 1, "the turn stopped: nothing was sent after the question")
+			p.line("and now?")
+			p.expect("next answer")
+			p.quit()
+
+			assert.NoFileExists(t, filepath.Join(e.cwd, "ran.txt"), "the tool did not run")
+			var results []string
+			for _, m := range e.onlySession().BuildContext().Messages {
+				if m.Message.Role == session.RoleToolResult {
+					results = append(results, m.Message.Text())
+				}
+			}
+			assert.Equal(t, []string{"Tool call cancelled: the user stopped the run"}, results)
+			assert.NotContains(t, p.output(), "The user refused", "Ctrl+C is not a no")
+		})
+	}
+}
+
+// TestREPLTrustQuestionOnOneLine: the trust question ends on the line
+// that waits for the answer, without a stray colon.
+func TestREPLTrustQuestionOnOneLine(t *testing.T) {
+	e := newReplEnv(t)
+	dir := filepath.Join(e.cwd, ".lunar", "hooks.d")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "proj.lua"), []byte(`-- nothing`), 0o644))
+	p := e.startRaw()
+	p.expect(" has project hooks that would run with your permissions:\r\n  " + filepath.Join(".lunar", "hooks.d", "proj.lua") + "\r\nTrust them? [y/N] ")
+	p.line("n")
+	p.expect("/help for commands")
+	p.quit()
+	assert.NotContains(t, p.output(), "?:")
+	assert.NotContains(t, p.output(), "\n[y/N]", "the answer is asked for on the question's line")
+}
+
+// TestREPLHookWarningSaidOnce: a hook's load warning in the REPL says
+// "warning" once and names the hook once (with the line).
+func TestREPLHookWarningSaidOnce(t *testing.T) {
+	e := newReplEnv(t)
+	hook := filepath.Join(t.TempDir(), "typo.lua")
+	require.NoError(t, os.WriteFile(hook, []byte(`lunar.on("tool.exeute.before", function() end)`), 0o644))
+	p := e.startRaw("--hook", hook)
+	p.expect(`warning: typo.lua:1: unknown event "tool.exeute.before" (did you mean "tool.execute.before"?)`)
+	p.expect("/help for commands")
+	p.quit()
+	out := p.output()
+	assert.Equal(t, 1, strings.Count(out, "warning"), out)
+	assert.Equal(t, 1, strings.Count(out, "typo.lua"), out)
+}

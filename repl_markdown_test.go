@@ -1,0 +1,76 @@
+// Markdown answers on a terminal: streamed raw, each block drawn again
+// rendered once complete; --raw, TERM=dumb and pipes get the model's text.
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+)
+
+const markdownAnswer = "# Plan\n\nUse **bold** and `code`.\n\n```go\nfunc main() {}\n```\n\n| key | value |\n|-----|------:|\n| a | 1 |\n"
+
+func TestREPLRendersMarkdownAnswer(t *testing.T) {
+	e := newReplEnv(t)
+	e.env = append(e.env, "NO_COLOR=") // colours on
+	e.srv.Reply(llmtest.Text(markdownAnswer))
+	p := e.start()
+	p.line("show me")
+	// The heading is drawn as soon as its line ends; the paragraph shows
+	// raw while it streams, then rendered in its place.
+	p.expect("\x1b[J\x1b[1;4;35m# Plan\x1b[0m")
+	p.expect("Use **bold** and `code`.")
+	p.expect("\x1b[JUse \x1b[1mbold\x1b[0m and \x1b[36mcode\x1b[0m.")
+	p.expect("  \x1b[35mfunc\x1b[0m \x1b[34mmain\x1b[0m() {}")
+	p.expect("\x1b[1mkey\x1b[0m\x1b[2m │ \x1b[0m\x1b[1mvalue\x1b[0m")
+	p.expect("a  \x1b[2m │ \x1b[0m    1")
+	p.expect("> ")
+	p.quit()
+
+	out := p.output()
+	assert.Equal(t, 4, strings.Count(out, "\x1b[J"), "each of the 4 blocks is drawn once")
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 2)
+	assert.Equal(t, markdownAnswer, msgs[1].Message.Text(), "the session keeps the model's text")
+}
+
+func TestREPLMarkdownOff(t *testing.T) {
+	for name, env := range map[string][]string{
+		"raw flag":  nil,
+		"TERM=dumb": {"TERM=dumb"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newReplEnv(t)
+			e.env = append([]string{"NO_COLOR="}, env...)
+			e.srv.Reply(llmtest.Text(markdownAnswer))
+			var args []string
+			if env == nil {
+				args = []string{"--raw"}
+			}
+			p := e.start(args...)
+			p.line("show me")
+			p.expect("Use **bold** and `code`.")
+			p.expect("| a | 1 |")
+			p.expect("> ")
+			p.quit()
+			out := p.output()
+			assert.NotContains(t, out, "\x1b[J", "nothing is redrawn")
+			assert.NotContains(t, out, "\x1b[1mbold")
+		})
+	}
+}
+
+// TestOneShotPipedMarkdownIsModelText: stdout that is not a terminal gets
+// the model's text byte for byte.
+func TestOneShotPipedMarkdownIsModelText(t *testing.T) {
+	e := newE2E(t)
+	e.env = append(e.env, "NO_COLOR=", "TERM=xterm-256color")
+	e.srv.Reply(llmtest.Text(markdownAnswer))
+	r := e.run("", "-p", "show me")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, markdownAnswer, r.stdout)
+}

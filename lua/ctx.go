@@ -39,7 +39,7 @@ var commandFields = []stdlib.Field{
 func ctxFuncs(h *hook) *stdlib.Module {
 	return &stdlib.Module{Name: "lunar.Ctx", Funcs: []stdlib.Func{
 		{Name: "get_system_prompt", Fn: h.ctxGetSystemPrompt, Returns: "string?, string?",
-			Doc: "The system prompt the next model call sends: the base prompt (or, during a run, the one agent.before_start set) after the chat.system.transform hooks. Not from a chat.system.transform handler (ev.system_prompt is the prompt so far); not available in `lunar hooks check`."},
+			Doc: "The system prompt the next model call sends: the base prompt (or, during a run, the one agent.before_start set) after the chat.system.transform hooks. Not from a chat.system.transform handler (ev.system_prompt is the prompt so far). In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 		{Name: "is_idle", Fn: h.ctxIsIdle, Returns: "boolean",
 			Doc: "Reports whether no reply is in progress (a lunar.send with deliver = \"steer\" would wait for the next prompt)."},
 	}}
@@ -92,18 +92,18 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 			{Name: "tree", Fn: h.sessTree, Returns: "lunar.TreeNode[]", Doc: "The whole tree: root nodes, children in file order."},
 			{Name: "label", Fn: h.sessLabel, Returns: "string?", Params: []stdlib.Param{{Name: "id", Type: "string"}}, Doc: "The label of an entry."},
 			{Name: "set_label", Fn: h.sessSetLabel, Returns: "string?, string?", Params: []stdlib.Param{{Name: "id", Type: "string"}, {Name: "text", Type: "string", Optional: true}},
-				Doc: "Labels an entry (nil or \"\" clears); returns the label entry's id."},
+				Doc: "Labels an entry (nil or \"\" clears); returns the label entry's id. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "name", Fn: h.sessName, Returns: "string?", Doc: "The session's name (nil when it has none)."},
 			{Name: "set_name", Fn: h.sessSetName, Returns: "string?, string?", Params: []stdlib.Param{{Name: "name", Type: "string"}},
-				Doc: "Names the session (\"\" clears; the latest name wins, as /name); returns the session_info entry's id."},
+				Doc: "Names the session (\"\" clears; the latest name wins, as /name); returns the session_info entry's id. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "branch", Fn: h.sessBranch, Returns: "true?, string?", Params: []stdlib.Param{{Name: "id", Type: "string"}, {Name: "summary", Type: "string", Optional: true}},
-				Doc: "Moves the leaf to an entry (the branch events fire), storing summary as a branch summary when given."},
+				Doc: "Moves the leaf to an entry (the branch events fire), storing summary as a branch summary when given. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "compact", Fn: h.sessCompact, Returns: "true?, string?", Params: []stdlib.Param{{Name: "instructions", Type: "string", Optional: true}},
-				Doc: "Compacts the session now (reason \"hook\"; not while the agent runs): true, or nil and why not (nothing to compact, already compacted, cancelled by a hook, the model's error)."},
+				Doc: "Compacts the session now (reason \"hook\"; not while the agent runs): true, or nil and why not (nothing to compact, already compacted, cancelled by a hook, the model's error). In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "context", Fn: h.sessContext, Returns: "lunar.ContextMessage[]?, string?",
-				Doc: "The messages the next model call would send: the path's context after the context hooks, each with entry_id. Not from a context handler."},
+				Doc: "The messages the next model call would send: the path's context after the context hooks, each with entry_id. Not from a context handler. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "rebuild_context", Fn: h.sessRebuildContext, Returns: "{messages: integer, tokens: integer}?, string?",
-				Doc: "Builds the context as the next model call would (running the context hooks) and measures it."},
+				Doc: "Builds the context as the next model call would (running the context hooks) and measures it. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "token_usage", Fn: h.sessTokenUsage, Returns: "lunar.Tokens?", Doc: "Token usage of the session so far."},
 			{Name: "context_limit", Fn: h.sessContextLimit, Returns: "integer", Doc: "The current model's context window."},
 			{Name: "toast", Fn: h.sessToast, Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "message", Type: "string"}, {Name: "level", Type: `"info"|"warning"|"error"|"success"`, Optional: true}},
@@ -114,17 +114,17 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 			{Name: "find", Fn: h.modelsFind, Returns: "lunar.Model?", Params: []stdlib.Param{{Name: "provider", Type: "string"}, {Name: "id", Type: "string"}}, Doc: "Looks a model up."},
 			{Name: "available", Fn: h.modelsAvailable, Returns: "lunar.Model[]", Doc: "Models whose provider has credentials."},
 			{Name: "resolve_api_key", Fn: h.modelsResolveAPIKey, Returns: "string?, string?", Params: []stdlib.Param{{Name: "model", Type: "lunar.Model|string", Doc: `a model table or "provider/id"`}},
-				Doc: "The API key lunar would use for a model."},
+				Doc: "The API key lunar would use for a model. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 		}}
 	cmd = &stdlib.Module{Name: "lunar.CommandCtx", Doc: "Command handlers get a ctx with these as well:",
 		Funcs: []stdlib.Func{
 			{Name: "set_model", Fn: h.cmdSetModel, Returns: "true?, string?", Params: []stdlib.Param{{Name: "provider", Type: "string"}, {Name: "id", Type: "string"}},
-				Doc: "Switches the model (model.change fires)."},
+				Doc: "Switches the model (model.change fires). In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "set_thinking_level", Fn: h.cmdSetThinkingLevel, Returns: "true?, string?", Params: []stdlib.Param{{Name: "level", Type: "string"}},
-				Doc: "Sets the thinking level."},
+				Doc: "Sets the thinking level. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "abort", Fn: h.cmdAbort, Doc: "Stops the running reply, if any."},
 			{Name: "new_session", Fn: h.cmdNewSession, Returns: "true?, string?", Params: []stdlib.Param{{Name: "opts", Type: "{parent: boolean?, prompt: string?}", Optional: true}},
-				Doc: "Starts a new session (session.before_clear may cancel it; session.start fires with reason \"new\"). parent: record the current session as the new one's parentSession (a handoff); prompt: prefill the next prompt in the REPL, or send it without a UI."},
+				Doc: "Starts a new session (session.before_clear may cancel it; session.start fires with reason \"new\"). parent: record the current session as the new one's parentSession (a handoff); prompt: prefill the next prompt in the REPL, or send it without a UI. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 		}}
 	return ui, sess, models, cmd
 }

@@ -278,12 +278,12 @@ type Host struct {
 	Usage    *agent.TokenStats
 	Limit    int
 	ExecDeny string // non-empty: CheckExec refuses with this message
-	// Tools is the tool registry hooks see (nil: lunar's default built-ins).
-	Tools lua.ToolRegistry
 	// Busy makes Idle false (an agent run in progress).
 	Busy bool
 	// SystemPromptValue is what SystemPrompt answers.
 	SystemPromptValue string
+	// Tools is the tool registry hooks see (nil: lunar's default built-ins).
+	Tools lua.ToolRegistry
 
 	CompleteFunc func(ctx context.Context, req lua.CompleteRequest) (string, error)
 	CompactFunc  func(ctx context.Context, instructions string) error

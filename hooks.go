@@ -78,7 +78,7 @@ func (u noUI) Notify(message, level string) {
 	fmt.Fprintf(u.stderr, "[%s] %s\n", level, message)
 }
 func (noUI) SetEditorText(string) {}
+func (noUI) EditorText() string   { return "" }
 
 // Print writes text to stderr: stdout is the answer (or pure JSONL).
 func (u noUI) Print(text string) { fmt.Fprintln(u.stderr, strings.TrimRight(text, "\n")) }
-func (noUI) EditorText() string   { return "" }

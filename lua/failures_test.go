@@ -155,7 +155,10 @@ func TestWrongShapeResultsAreReported(t *testing.T) {
 		{"params unknown", `lunar.on("chat.params", function() return {params = {temprature = 1}} end)`,
 			func(rt *lua.Runtime) bool { return rt.Params(bg, agent.Params{}).Temperature == nil }, "params: unknown field temprature"},
 		{"partial result not applied", `lunar.on("chat.message", function() return {text = "new", parts = 5} end)`,
-			func(rt *lua.Runtime) bool { t, _, _ := rt.ChatMessage(bg, "interactive", "old", nil); return t == "old" }, "parts: table expected, got number"},
+			func(rt *lua.Runtime) bool {
+				t, _, _ := rt.ChatMessage(bg, "interactive", "old", nil)
+				return t == "old"
+			}, "parts: table expected, got number"},
 		{"auth headers", `lunar.on("auth.get", function() return {headers = {X = 1}} end)`,
 			func(rt *lua.Runtime) bool { return rt.Auth(bg, "p", "m").Headers == nil }, "headers: string names and values expected"},
 		{"before_start message", `lunar.on("agent.before_start", function() return {message = {content = "x"}} end)`,

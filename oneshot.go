@@ -12,6 +12,7 @@ import (
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // textPrinter streams assistant text to stdout and tool activity to stderr.
@@ -20,6 +21,11 @@ type textPrinter struct {
 	wroteText bool // something was written to out
 	trailing  int  // newlines at the end of what was written (at most 2)
 	needBreak bool // a new assistant message started after text was written
+
+	// On a terminal, answers are rendered as markdown (see
+	// markdownStreams): newText starts a stream for each text block.
+	newText func() *ansi.Stream
+	text    *ansi.Stream
 }
 
 func (p *textPrinter) event(ev agent.Event) {
@@ -35,10 +41,11 @@ func (p *textPrinter) event(ev agent.Event) {
 		}
 		if ev.Stream.Type == agent.StreamTextDelta && ev.Stream.Delta != "" {
 			if p.needBreak { // one blank line between the texts of two replies
+				p.flushText()
 				p.write(strings.Repeat("\n", 2-p.trailing))
 				p.needBreak = false
 			}
-			p.write(ev.Stream.Delta)
+			p.writeText(ev.Stream.Delta)
 		}
 	case agent.EventToolExecutionStart:
 		p.endLine()
@@ -63,9 +70,30 @@ func (p *textPrinter) write(s string) {
 	p.trailing = min(n, 2)
 }
 
+// writeText writes answer text: as it is, or through a markdown stream.
+func (p *textPrinter) writeText(s string) {
+	if p.newText == nil {
+		p.write(s)
+		return
+	}
+	if p.text == nil {
+		p.text = p.newText()
+	}
+	p.write(p.text.Write(s))
+}
+
+// flushText ends a rendered text block (its last block is drawn).
+func (p *textPrinter) flushText() {
+	if p.text != nil {
+		p.write(p.text.Flush())
+		p.text = nil
+	}
+}
+
 // endLine finishes the current stdout line so stderr output does not glue
 // onto it on a shared terminal.
 func (p *textPrinter) endLine() {
+	p.flushText()
 	if p.wroteText && p.trailing == 0 {
 		p.write("\n")
 	}
@@ -130,7 +158,7 @@ func (a *app) runOneShot(ctx context.Context, prompt string) int {
 		unsub := a.rt.Subscribe(j.runtimeEvent)
 		defer unsub()
 	} else {
-		p := &textPrinter{out: a.stdout, errw: a.stderr}
+		p := &textPrinter{out: a.stdout, errw: a.stderr, newText: markdownStreams(a.stdout, a.opts.Raw)}
 		unsub := a.rt.Subscribe(func(ev agent.RuntimeEvent) {
 			if ev.Loop != nil {
 				p.event(*ev.Loop)

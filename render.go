@@ -4,9 +4,45 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"sort"
 	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
+
+// markdownOn reports whether answers shown on a terminal are
+// rendered: not with --raw, not on TERM=dumb. Elsewhere (a pipe, a
+// file) they are always the model's text.
+func markdownOn(tty, raw bool) bool {
+	return tty && !raw && os.Getenv("TERM") != "dumb"
+}
+
+// termSize is the size of the terminal w is (80×24 when unknown).
+func termSize(w io.Writer) (cols, rows int) {
+	if f, ok := w.(*os.File); ok {
+		if c, r, err := term.GetSize(int(f.Fd())); err == nil && c > 0 && r > 0 {
+			return c, r
+		}
+	}
+	return 80, 24
+}
+
+// markdownStreams returns a constructor of streams that render answers
+// written to the terminal w, or nil when they are not rendered.
+func markdownStreams(w io.Writer, raw bool) func() *ansi.Stream {
+	if !markdownOn(isTTY(w), raw) {
+		return nil
+	}
+	return func() *ansi.Stream {
+		o := ansi.StreamOptions{Options: ansi.Options{Color: os.Getenv("NO_COLOR") == ""}, Size: func() (int, int) { return termSize(w) }}
+		o.Width, o.Rows = termSize(w)
+		return ansi.NewStream(o)
+	}
+}
 
 // toolCallSummary renders a tool call as one line: `bash  ls -la`.
 func toolCallSummary(name string, args json.RawMessage) string {

@@ -3,9 +3,11 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
 
+	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -73,4 +75,36 @@ func TestOneShotPipedMarkdownIsModelText(t *testing.T) {
 	r := e.run("", "-p", "show me")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, markdownAnswer, r.stdout)
+}
+
+// oneShotOnTerminal runs a one-shot prompt whose stdout (and stderr) is a
+// terminal 100 columns wide and returns what it received.
+func oneShotOnTerminal(t *testing.T, e *e2e, args ...string) string {
+	t.Helper()
+	cmd := e.cmd("", args...)
+	cmd.Stdin = nil // the terminal
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
+	require.NoError(t, err)
+	defer tty.Close()
+	out, _ := io.ReadAll(tty) // ends with EIO once lunar has exited
+	require.NoError(t, cmd.Wait(), string(out))
+	return string(out)
+}
+
+// TestOneShotOnTerminal: a one-shot answer on a terminal is rendered as
+// in the REPL; with --raw it is the model's text (the terminal turns \n
+// into \r\n).
+func TestOneShotOnTerminal(t *testing.T) {
+	e := newE2E(t)
+	e.env = append(e.env, "NO_COLOR=", "TERM=xterm-256color")
+	e.srv.Reply(llmtest.Text(markdownAnswer))
+	e.srv.Reply(llmtest.Text(markdownAnswer))
+
+	out := oneShotOnTerminal(t, e, "-p", "show me")
+	assert.Contains(t, out, "\x1b[JUse \x1b[1mbold\x1b[0m and \x1b[36mcode\x1b[0m.")
+	assert.Contains(t, out, "  \x1b[35mfunc\x1b[0m \x1b[34mmain\x1b[0m() {}")
+	assert.Equal(t, 4, strings.Count(out, "\x1b[J"), "each of the 4 blocks is drawn once")
+
+	out = oneShotOnTerminal(t, e, "--raw", "-p", "show me")
+	assert.Equal(t, markdownAnswer, strings.ReplaceAll(out, "\r\n", "\n"))
 }

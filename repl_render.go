@@ -10,12 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-runewidth"
-	"golang.org/x/term"
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
@@ -393,9 +391,7 @@ func (v *view) startText(markdown bool) {
 }
 
 // markdown reports whether answers are rendered.
-func (v *view) markdown() bool {
-	return v.t.ttyOut && !v.raw && os.Getenv("TERM") != "dumb"
-}
+func (v *view) markdown() bool { return markdownOn(v.t.ttyOut, v.raw) }
 
 // flushText ends the text block: its last markdown block is drawn.
 func (v *view) flushText() {
@@ -406,14 +402,7 @@ func (v *view) flushText() {
 }
 
 // size is the terminal's width and height (80×24 when unknown).
-func (t *terminal) size() (cols, rows int) {
-	if f, ok := t.stdout.(*os.File); ok {
-		if w, h, err := term.GetSize(int(f.Fd())); err == nil && w > 0 && h > 0 {
-			return w, h
-		}
-	}
-	return 80, 24
-}
+func (t *terminal) size() (cols, rows int) { return termSize(t.stdout) }
 
 // drawThinking updates the collapsed thinking line in place (on a
 // terminal, at most every few frames); elsewhere it is written once when

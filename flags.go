@@ -86,7 +86,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.Export, "export", "", "export a session file or id to HTML and exit")
 	fs.StringVarP(&o.Output, "output", "o", "", "output file for --export")
 	fs.BoolVar(&o.ShowThinking, "show-thinking", false, "show the model's thinking in full (REPL)")
-	fs.BoolVar(&o.Raw, "raw", false, "print answers as the model wrote them, without rendering markdown (REPL)")
+	fs.BoolVar(&o.Raw, "raw", false, "print answers as the model wrote them: no markdown rendering on a terminal")
 	fs.BoolVar(&o.Debug, "debug", false, "trace hook calls on stderr (also LUNAR_DEBUG=1)")
 	fs.BoolVarP(&o.Version, "version", "v", false, "print the version and exit")
 	fs.BoolVarP(&o.Help, "help", "h", false, "show this help")

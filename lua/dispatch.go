@@ -39,7 +39,8 @@ var resultKeys = func() (keys [numEvents][]string) {
 }()
 
 // invoke runs one handler with (ev, ctx) and hands a result table to use.
-// Failures are reported ("hook <file>: <event>: <message>") and returned.
+// Failures are reported ("hook <file>: <event>: <message>") and returned;
+// a handler stopped by ctx is not reported.
 func (r *Runtime) invoke(ctx context.Context, hd handler, fill fillFunc, use useFunc) error {
 	spec := &events[hd.ev]
 	h := hd.h
@@ -84,7 +85,9 @@ func (r *Runtime) invoke(ctx context.Context, hd handler, fill fillFunc, use use
 		return nil
 	})
 	r.trace(h, spec.Name, start, err)
-	if err != nil {
+	// A handler the caller stopped (Ctrl+C, even at a question the hook
+	// asked) did not fail: only --debug's trace says so.
+	if err != nil && ctx.Err() == nil {
 		r.report(fmt.Sprintf("hook %s: %s: %v", h.src.Name, spec.Name, err))
 	}
 	return err

@@ -129,8 +129,7 @@ func TestCallerCancellationStopsAnyHandler(t *testing.T) {
 	go func() { done <- rt.SystemPrompt(ctx, "base") }()
 	cancel()
 	assert.Equal(t, "base", <-done)
-	require.Len(t, reps.Lines(), 1)
-	assert.Contains(t, reps.Lines()[0], "cancelled")
+	assert.Empty(t, reps.Lines(), "a handler the user stopped did not fail")
 }
 
 func TestWrongShapeResultsAreReported(t *testing.T) {

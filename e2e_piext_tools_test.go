@@ -265,3 +265,26 @@ func TestPiExtStructuredOutput(t *testing.T) {
 	assert.Equal(t, "went on\n", r.stdout)
 	assert.Len(t, e.srv.Requests(), 4, "a batch with an ordinary result calls the model again")
 }
+
+// `lunar hooks check` fails on a tool that did not register, saying why in
+// one line, reports what a hook replaces, and names the last line for a
+// syntax error at the end of a file.
+func TestHooksCheckToolProblems(t *testing.T) {
+	e := newE2E(t)
+	r := e.run("", "hooks", "check", hkFile(t, "check_problems.lua"))
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "replaces:  built-in tool read")
+	var schemaLines []string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(l, "lookup") {
+			schemaLines = append(schemaLines, l)
+		}
+	}
+	require.Len(t, schemaLines, 1, r.stdout)
+	assert.Regexp(t, `^  error: +check_problems\.lua:3: tool "lookup": invalid parameters schema: parameters\.properties\.q\.type: .*: tool not registered$`, schemaLines[0])
+	assert.NotContains(t, r.stdout, "metaschema")
+
+	r = e.run("", "hooks", "check", hkFile(t, "missing_end.lua"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "missing_end.lua:6: syntax error: unexpected end of file")
+}

@@ -96,3 +96,17 @@ func TestREPLHookWarningSaidOnce(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(out, "warning"), out)
 	assert.Equal(t, 1, strings.Count(out, "typo.lua"), out)
 }
+
+func TestQuestionLines(t *testing.T) {
+	above, last := questionLines("Run this command? echo hi", 80)
+	assert.Empty(t, above)
+	assert.Equal(t, "Run this command? echo hi", last)
+
+	above, last = questionLines("/a/long/folder/name has project hooks that would run with your permissions:\n  .lunar/hooks.d/x.lua\nTrust them?", 40)
+	assert.Equal(t, []string{"/a/long/folder/name has project", "hooks that would run with your", "permissions:", "  .lunar/hooks.d/x.lua"}, above)
+	assert.Equal(t, "Trust them?", last)
+
+	above, last = questionLines("a\tb\x1b[2J", 80)
+	assert.Empty(t, above)
+	assert.Equal(t, "a b[2J", last, "tabs and control characters cannot move the cursor")
+}

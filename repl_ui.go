@@ -130,25 +130,12 @@ func confirmLocked(t *terminal, title, message string) (bool, error) {
 		}
 		q += message
 	}
-	var lines []string
-	width := max(t.columns()-len(" [y/N] ")-1, 20)
-	for _, l := range strings.Split(strings.TrimRight(q, "\n"), "\n") {
-		l = strings.TrimRight(strings.Map(printable, l), " ")
-		if runewidth.StringWidth(l) <= width {
-			lines = append(lines, strings.ReplaceAll(l, "\t", "    "))
-			continue
-		}
-		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
-		for _, w := range wrapWords(l, max(width-len(indent), 20)) {
-			lines = append(lines, indent+w)
-		}
-	}
-	last := lines[len(lines)-1]
-	for _, l := range lines[:len(lines)-1] {
+	above, last := questionLines(q, t.columns())
+	for _, l := range above {
 		fmt.Fprintln(t.stdout, l)
 	}
 	prompt := "[y/N] "
-	if last = oneLine(last); last != "" {
+	if last != "" {
 		prompt = last + " [y/N] "
 	}
 	line, err := t.readLineLocked(prompt, "")
@@ -160,6 +147,27 @@ func confirmLocked(t *terminal, title, message string) (bool, error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// questionLines lays a y/N question out for a terminal cols wide: its
+// lines broken between words (keeping their indentation, control
+// characters dropped), all but the last printed above the prompt, the
+// last (on one line) the prompt's start.
+func questionLines(q string, cols int) (above []string, last string) {
+	var lines []string
+	width := max(cols-len(" [y/N] ")-1, 20)
+	for _, l := range strings.Split(strings.TrimRight(q, "\n"), "\n") {
+		l = strings.TrimRight(strings.ReplaceAll(strings.Map(printable, l), "\t", "    "), " ")
+		if runewidth.StringWidth(l) <= width {
+			lines = append(lines, l)
+			continue
+		}
+		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		for _, w := range wrapWords(l, max(width-len(indent), 20)) {
+			lines = append(lines, indent+w)
+		}
+	}
+	return lines[:len(lines)-1], oneLine(lines[len(lines)-1])
 }
 
 // Input asks for a line of text, showing the placeholder as a hint. Ctrl+D
@@ -270,7 +278,12 @@ func (a *app) askTrust(dir string, files []string) bool {
 	if !ok || !isTTY(in) {
 		return false
 	}
-	fmt.Fprint(a.stderr, b.String()+" [y/N] ")
+	cols, _ := termSize(a.stderr)
+	above, last := questionLines(b.String(), cols)
+	for _, l := range above {
+		fmt.Fprintln(a.stderr, l)
+	}
+	fmt.Fprint(a.stderr, last+" [y/N] ")
 	line, err := readCookedLine(in)
 	if err != nil {
 		fmt.Fprintln(a.stderr)

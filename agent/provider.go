@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -29,14 +30,15 @@ const DefaultMaxRetries = 3
 const abortedMessage = "Request was aborted"
 
 // providerHTTPClient is the HTTP client of providers that have none: the
-// default transport, on its own connection pool. Stalls are bounded by the
-// stall guard every provider wraps its client in (stall.go).
-var providerHTTPClient = func() *http.Client {
+// default transport, on its own connection pool, built on first use (a
+// run that makes no model call never builds it). Stalls are bounded by
+// the stall guard every provider wraps its client in (stall.go).
+var providerHTTPClient = sync.OnceValue(func() *http.Client {
 	if t, ok := http.DefaultTransport.(*http.Transport); ok {
 		return &http.Client{Transport: t.Clone()}
 	}
 	return &http.Client{Transport: http.DefaultTransport}
-}()
+})
 
 // newAssistantMessage starts the assistant message of a reply from m.
 func newAssistantMessage(m Model) *session.Message {

@@ -129,7 +129,7 @@ func connectTimeout(d time.Duration) time.Duration {
 // refused.go. Timeouts ≤ 0 are not enforced.
 func guardedClient(c *http.Client, idle, connect time.Duration) *http.Client {
 	if c == nil {
-		c = providerHTTPClient
+		c = providerHTTPClient()
 	}
 	base := c.Transport
 	if base == nil {

@@ -17,6 +17,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -93,10 +94,21 @@ type snapshot struct {
 // Load loads the sources in order into a new Runtime. A hook that fails to
 // load is reported (Options.Report) and listed with its error in Report;
 // the others load regardless. Call Close when done.
+//
+// The hooks' states are created and their sources compiled concurrently
+// (each hook has its own state; they share nothing); the main chunks then
+// run one after another in load order, so that registrations, duplicate
+// names, warnings and reports are exactly those of a sequential load.
 func Load(sources []Source, opts Options) *Runtime {
 	r := newRuntime(opts)
-	for _, src := range sources {
-		r.loadHook(src)
+	hooks := make([]*hook, len(sources))
+	for i, src := range sources {
+		hooks[i] = r.addHook(src)
+	}
+	chunks := make([]chunk, len(hooks))
+	parallel(len(hooks), func(i int) { chunks[i] = hooks[i].prepare() })
+	for i, h := range hooks {
+		r.runMain(h, chunks[i])
 	}
 	r.rebuild()
 	return r
@@ -124,28 +136,76 @@ func (r *Runtime) cwd() string {
 
 // loadHook creates the hook's state and runs its main chunk.
 func (r *Runtime) loadHook(src Source) *hook {
+	h := r.addHook(src)
+	r.runMain(h, h.prepare())
+	return h
+}
+
+// addHook appends a hook for src, not loaded yet.
+func (r *Runtime) addHook(src Source) *hook {
 	h := &hook{rt: r, index: len(r.hooks), src: src}
 	r.hooks = append(r.hooks, h)
+	return h
+}
+
+// chunk is a hook's compiled main chunk (or why it did not compile) and
+// what preparing it took.
+type chunk struct {
+	fn   *glua.LFunction
+	err  error
+	took time.Duration
+}
+
+// prepare creates the hook's state and compiles its source. It touches
+// nothing outside the hook: hooks are prepared concurrently.
+func (h *hook) prepare() chunk {
 	start := time.Now()
-	defer func() { h.loadTime = time.Since(start) }()
 	h.newState()
-	fn, err := h.L.Load(bytes.NewReader(src.Code), src.Name)
-	if err != nil {
-		msg := syntaxMessage(src.Name, src.Code, err)
+	fn, err := h.L.Load(bytes.NewReader(h.src.Code), h.src.Name)
+	return chunk{fn: fn, err: err, took: time.Since(start)}
+}
+
+// runMain runs a prepared hook's main chunk.
+func (r *Runtime) runMain(h *hook, c chunk) {
+	start := time.Now().Add(-c.took)
+	defer func() { h.loadTime = time.Since(start) }()
+	if c.err != nil {
+		msg := syntaxMessage(h.src.Name, h.src.Code, c.err)
 		r.trace(h, "load", start, errors.New(msg))
 		h.loadFailed(msg)
-		return h
+		return
 	}
-	err = h.run(context.Background(), r.opts.Timeout, fn, nil, nil)
+	err := h.run(context.Background(), r.opts.Timeout, c.fn, nil, nil)
 	r.trace(h, "load", start, err)
 	if err != nil {
 		h.loadFailed(err.Error())
-		return h
+		return
 	}
 	r.regMu.Lock()
 	h.loaded = true
 	r.regMu.Unlock()
-	return h
+}
+
+// parallel calls fn(0) … fn(n-1) on up to GOMAXPROCS goroutines and
+// returns when all have returned.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // loadFailed records a load error and drops whatever the hook registered.

@@ -1,0 +1,101 @@
+package lua
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// loadOrderSources are hooks whose load has order-dependent effects:
+// duplicate commands and tools (the first keeps the name, later ones warn
+// naming it), prints, a syntax error, a runtime error and a transform each
+// hook appends its number to.
+func loadOrderSources(n int) []Source {
+	var srcs []Source
+	for i := range n {
+		name := fmt.Sprintf("%02d-hook.lua", i)
+		code := fmt.Sprintf(`print("loading %[1]d")
+lunar.command("dup", { handler = function() end })
+lunar.command("own%[1]d", { handler = function() end })
+lunar.tool({ name = "t%[2]d", description = "d", parameters = { type = "object", properties = { s = { type = "string" } } },
+  execute = function() return "x" end })
+lunar.on("chat.system.transform", function(ev) return { system_prompt = ev.system_prompt .. " %[1]d" } end)
+`, i, i%3)
+		switch i {
+		case 7:
+			code = "lunar.on(\"context\", function() end\n" // syntax error
+		case 11:
+			code = `lunar.command("gone", { handler = function() end }); error("boom at load")`
+		}
+		srcs = append(srcs, Source{Name: name, Origin: OriginGlobal, Code: []byte(code)})
+	}
+	return srcs
+}
+
+// TestLoadConcurrentlyAsSequentially checks that loading concurrently
+// gives what loading one hook after another gives: the same reports and
+// log lines in the same order, the same registrations, handlers in file
+// order.
+func TestLoadConcurrentlyAsSequentially(t *testing.T) {
+	srcs := loadOrderSources(40)
+	type outcome struct {
+		lines  []string
+		report []HookReport
+		prompt string
+		cmds   []string
+	}
+	load := func(concurrent bool) outcome {
+		var mu sync.Mutex
+		var o outcome
+		add := func(s string) { mu.Lock(); o.lines = append(o.lines, s); mu.Unlock() }
+		opts := Options{Report: add, Log: func(hook, level, msg string) { add(hook + " " + level + " " + msg) }}
+		var r *Runtime
+		if concurrent {
+			r = Load(srcs, opts)
+		} else {
+			r = newRuntime(opts)
+			for _, src := range srcs {
+				r.loadHook(src)
+			}
+			r.rebuild()
+		}
+		defer r.Close()
+		o.report = r.Report()
+		for i := range o.report {
+			o.report[i].LoadTime = 0
+		}
+		o.prompt = r.SystemPrompt(context.Background(), "base")
+		for _, c := range r.Commands() {
+			o.cmds = append(o.cmds, c.Name)
+		}
+		return o
+	}
+	want := load(false)
+	require.NotEmpty(t, want.lines)
+	assert.Contains(t, strings.Join(want.lines, "\n"), "07-hook.lua:1: syntax error", "the syntax error is reported")
+	assert.Contains(t, strings.Join(want.lines, "\n"), "boom at load")
+	for range 5 {
+		got := load(true)
+		assert.Equal(t, want.lines, got.lines)
+		assert.Equal(t, want.report, got.report)
+		assert.Equal(t, want.prompt, got.prompt)
+		assert.Equal(t, want.cmds, got.cmds)
+	}
+	assert.True(t, strings.HasPrefix(want.prompt, "base 0 1 2 3 4 5 6 8 9 10 12 13"), want.prompt)
+}
+
+func TestParallelCallsEachIndexOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 100} {
+		seen := make([]int, n)
+		var mu sync.Mutex
+		parallel(n, func(i int) { mu.Lock(); seen[i]++; mu.Unlock() })
+		for i, c := range seen {
+			assert.Equal(t, 1, c, "n=%d i=%d", n, i)
+		}
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -40,6 +39,9 @@ type app struct {
 
 	project        *projectFiles // what the project's .lunar/ holds
 	projectTrusted bool          // the user trusted it (trustProject)
+	modelDefaulted bool          // nothing chose the model (DefaultModel's fallback)
+	// thinkingFromModel: --model's ":level" suffix chose the thinking level.
+	thinkingFromModel bool
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -65,7 +67,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lunar: %v\n", err)
 		return exitError
 	}
-	interactive := len(opts.Args) == 0 && !opts.PromptSet && isTerminal(stdin) && opts.Mode == "text"
+	sub := isSubcommand(opts.Args)
+	switch {
+	case (opts.All || opts.JSON) && (!sub || opts.Args[0] != "sessions"):
+		return a.fail(&usageError{"--all and --json go with lunar sessions"})
+	case opts.ListModels:
+		// The positional arguments are its search.
+	case !sub:
+		splitArgs(opts)
+	}
+	// A prompt given as an argument opens the REPL with it, unless -p asks
+	// for one-shot or the answer goes to a file or a pipe.
+	interactive := !sub && !opts.PromptSet && isTerminal(stdin) && opts.Mode == "text" &&
+		(len(opts.Messages) == 0 && len(opts.Files) == 0 || isTTY(stdout))
 	var ask func(string, []string) bool
 	if interactive && !opts.ListModels && opts.Export == "" {
 		ask = a.askTrust
@@ -83,18 +97,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return a.fail(err)
 	}
 	if opts.ListModels {
-		a.listModels()
-		return exitOK
+		return a.listModels(strings.Join(opts.Args, " "))
 	}
 
 	if opts.Resume && !interactive {
 		return a.fail(&usageError{"--resume picks a session interactively; in one-shot mode use --session ID or --continue"})
 	}
-	var prompt string
-	if !interactive {
-		if prompt, err = a.readPrompt(); err != nil {
-			return a.fail(err)
-		}
+	var prompts []initialPrompt
+	if interactive {
+		prompts, err = a.argPrompts(opts.prompts())
+	} else {
+		prompts, err = a.readPrompts()
+	}
+	if err != nil {
+		return a.fail(err)
 	}
 
 	if err := a.setup(interactive); err != nil {
@@ -113,7 +129,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	a.rt.Start(context.Background(), startReason)
 	if interactive {
-		return a.runREPL()
+		return a.runREPL(prompts)
 	}
 	// A reader that stops early (`lunar -p … | head`) must not kill lunar
 	// mid-reply: writes to stdout then fail quietly, the reply is still
@@ -122,7 +138,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first Ctrl+C, a second one ends the process at once
-	return a.runOneShot(ctx, prompt)
+	return a.runOneShot(ctx, prompts)
 }
 
 // fail reports a setup error; usage errors exit 2, the rest 1.
@@ -135,26 +151,47 @@ func (a *app) fail(err error) int {
 	return exitError
 }
 
-// readPrompt builds the one-shot prompt from -p and piped stdin.
-func (a *app) readPrompt() (string, error) {
-	prompt := a.opts.Prompt
+// readPrompts builds the one-shot prompts: -p's and the positional ones,
+// piped stdin appended to the first (or the only prompt), @file arguments
+// attached to it.
+func (a *app) readPrompts() ([]initialPrompt, error) {
+	texts := a.opts.prompts()
 	if !isTerminal(a.stdin) {
 		data, err := io.ReadAll(a.stdin)
 		if err != nil {
-			return "", fmt.Errorf("read stdin: %w", err)
+			return nil, fmt.Errorf("read stdin: %w", err)
 		}
 		if in := strings.TrimRight(string(data), "\n"); strings.TrimSpace(in) != "" {
-			if prompt != "" {
-				prompt += "\n\n" + in
+			if len(texts) > 0 {
+				texts[0] += "\n\n" + in
 			} else {
-				prompt = in
+				texts = []string{in}
 			}
 		}
 	}
-	if strings.TrimSpace(prompt) == "" {
-		return "", &usageError{"no prompt: pass -p \"…\" or pipe one through stdin"}
+	if len(texts) == 0 && len(a.opts.Files) == 0 {
+		return nil, &usageError{"no prompt: pass -p \"…\", give it as an argument or pipe one through stdin"}
 	}
-	return prompt, nil
+	return a.argPrompts(texts)
+}
+
+// argPrompts attaches the @file arguments to the first prompt.
+func (a *app) argPrompts(texts []string) ([]initialPrompt, error) {
+	if len(texts) == 0 && len(a.opts.Files) == 0 {
+		return nil, nil
+	}
+	if len(texts) == 0 {
+		texts = []string{""}
+	}
+	first, images, err := attachFiles(texts[0], a.opts.Files, a.cwd)
+	if err != nil {
+		return nil, err
+	}
+	out := []initialPrompt{{text: first, images: images}}
+	for _, t := range texts[1:] {
+		out = append(out, initialPrompt{text: t})
+	}
+	return out, nil
 }
 
 func isTerminal(r io.Reader) bool {
@@ -185,7 +222,8 @@ func (a *app) setup(interactive bool) error {
 		Model:         a.model,
 		ThinkingLevel: a.thinking,
 		KeepModel:     a.opts.Model != "" || a.opts.Provider != "",
-		KeepThinking:  a.opts.Thinking != "",
+		KeepThinking:  a.opts.Thinking != "" || a.thinkingFromModel,
+		Temperature:   a.temperature(),
 		Tools:         a.allTools,
 		APIKey:        a.apiKey,
 		AdjustModel:   a.withFlags,
@@ -209,6 +247,15 @@ func (a *app) setup(interactive bool) error {
 	}
 	a.rt.SetSystemPrompt(sys)
 	return nil
+}
+
+// temperature is --temperature, nil when not given.
+func (a *app) temperature() *float64 {
+	if !a.opts.TemperatureSet {
+		return nil
+	}
+	t := a.opts.Temperature
+	return &t
 }
 
 func (a *app) close() {
@@ -270,21 +317,10 @@ func (a *app) sessionDir() string {
 	return session.Dir(a.paths.Sessions(), a.cwd)
 }
 
-// findSession resolves a --session/--fork argument: a path or an id prefix.
+// findSession resolves a --session/--fork argument: a path, an id (or a
+// part of one), a name or words of the first message (resolveSession).
 func (a *app) findSession(arg string) (string, error) {
-	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, filepath.Separator) {
-		if _, err := os.Stat(arg); err != nil {
-			return "", fmt.Errorf("session %s: %w", arg, err)
-		}
-		return arg, nil
-	}
-	if a.opts.SessionDir != "" {
-		matches, _ := filepath.Glob(filepath.Join(a.opts.SessionDir, "*_"+arg+"*.jsonl"))
-		if len(matches) == 1 {
-			return matches[0], nil
-		}
-	}
-	return session.Find(a.paths.Sessions(), a.cwd, arg)
+	return a.resolveSession(arg)
 }
 
 // openSession opens the session the flags ask for; resumed says it
@@ -345,7 +381,7 @@ func (a *app) resume(path string) (*session.Session, bool, error) {
 // submit runs the one-shot prompt: /compact [instructions], a hook
 // command when it starts with /name and a hook registered that command,
 // otherwise a prompt.
-func (a *app) submit(ctx context.Context, text string) error {
+func (a *app) submit(ctx context.Context, text string, images []session.ContentBlock) error {
 	trimmed := strings.TrimSpace(text)
 	if isCommand(trimmed) {
 		name, args, _ := strings.Cut(strings.TrimPrefix(trimmed, "/"), " ")
@@ -367,5 +403,5 @@ func (a *app) submit(ctx context.Context, text string) error {
 			return a.rt.Prompt(ctx, prompt, nil)
 		}
 	}
-	return a.rt.Prompt(ctx, text, nil)
+	return a.rt.Prompt(ctx, text, images)
 }

@@ -391,7 +391,7 @@ func TestSessionDirFlag(t *testing.T) {
 
 	r = e.run("", "sessions", "--session-dir", dir)
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, s.ID())
+	assert.Contains(t, r.stdout, s.ID()[:8])
 }
 
 func TestSessionsSubcommand(t *testing.T) {
@@ -411,21 +411,23 @@ func TestSessionsSubcommand(t *testing.T) {
 	r = e.run("", "sessions")
 	require.Equal(t, 0, r.code, r.stderr)
 	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
-	require.Len(t, lines, 2, r.stdout)
+	require.Len(t, lines, 3, r.stdout)
+	assert.Regexp(t, `^ID +MODIFIED +MSGS +NAME / FIRST MESSAGE$`, lines[0])
 	infos, err := session.List(filepath.Join(e.home, "data", "sessions"), e.cwd)
 	require.NoError(t, err)
 	require.Len(t, infos, 2)
 	for i, in := range infos {
-		assert.True(t, strings.HasPrefix(lines[i], in.ID+"  "), "line %d names session %s: %s", i, in.ID, lines[i])
-		assert.Contains(t, lines[i], "2 msgs")
+		short := strings.Fields(lines[i+1])[0]
+		assert.True(t, len(short) >= 8 && strings.HasPrefix(in.ID, short), "line %d names session %s by a prefix: %s", i+1, in.ID, lines[i+1])
+		assert.Regexp(t, `  just now +2  `, lines[i+1])
 	}
 	assert.Contains(t, r.stdout, "the first question", "first message on one line")
 	assert.Contains(t, r.stdout, "the second question")
 	assert.NotContains(t, r.stdout, "not saved")
 
-	r = e.run("", "frobnicate")
+	r = e.run("", "sessions", "frobnicate")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, `unknown command "frobnicate"`)
+	assert.Contains(t, r.stderr, `unknown sessions command "frobnicate"`)
 }
 
 func TestSessionInUseByAnotherRun(t *testing.T) {

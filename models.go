@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,21 +50,31 @@ func (a *app) setupModels() error {
 		spec = a.cfg.Model
 	}
 	var m agent.Model
+	level := "" // from a ":level" suffix
 	switch {
-	case a.opts.Provider != "" && spec != "" && !strings.Contains(spec, "/"):
-		m = a.lookup(a.opts.Provider, spec)
 	case a.opts.Provider != "" && spec == "":
 		m = a.lookup(a.opts.Provider, "")
 	case spec != "":
 		var err error
-		if m, err = a.registry.Resolve(spec); err != nil {
+		if m, level, err = a.registry.Match(a.opts.Provider, spec); err != nil {
+			if a.opts.Model == "" {
+				return fmt.Errorf("config: key \"model\": %v", err)
+			}
 			return &usageError{fmt.Sprintf("--model: %v", err)}
 		}
 	default:
 		m = a.registry.DefaultModel()
+		a.modelDefaulted = true
 	}
 	a.model = a.withFlags(m)
 	a.thinking = a.opts.Thinking
+	if a.thinking == "" && level != "" && a.opts.Model != "" {
+		a.thinking = level
+		a.thinkingFromModel = true
+	}
+	if a.thinking == "" {
+		a.thinking = level // "model": "sonnet:high" in config.json
+	}
 	if a.thinking == "" {
 		a.thinking = a.cfg.Thinking
 	}
@@ -91,10 +102,13 @@ func (a *app) lookup(provider, id string) agent.Model {
 	return m
 }
 
-// withFlags applies --base-url to a model.
+// withFlags applies --base-url and --max-tokens to a model.
 func (a *app) withFlags(m agent.Model) agent.Model {
 	if a.opts.BaseURL != "" {
 		m.BaseURL = a.opts.BaseURL
+	}
+	if a.opts.MaxTokens > 0 {
+		m.MaxTokens = a.opts.MaxTokens
 	}
 	return m
 }
@@ -111,9 +125,48 @@ func (a *app) apiKey(m agent.Model) (string, error) {
 	return key, err
 }
 
-func (a *app) listModels() {
-	fmt.Fprintf(a.stdout, "%-12s %-32s %9s %10s %10s\n", "provider", "model", "context", "$in/M", "$out/M")
-	for _, m := range a.registry.All() {
-		fmt.Fprintf(a.stdout, "%-12s %-32s %9d %10.2f %10.2f\n", m.Provider, m.ID, m.ContextWindow, m.Cost.Input, m.Cost.Output)
+// listModels prints the known models, those matching search (every word
+// of it, fuzzily, in "provider id") when one is given, as pi's
+// --list-models [search].
+func (a *app) listModels(search string) int {
+	models := a.registry.All()
+	if strings.TrimSpace(search) != "" {
+		models = filterModels(models, search)
+		if len(models) == 0 {
+			fmt.Fprintf(a.stderr, "lunar: no models match %q\n", search)
+			return exitError
+		}
 	}
+	fmt.Fprintf(a.stdout, "%-12s %-32s %9s %10s %10s %8s\n", "provider", "model", "context", "$in/M", "$out/M", "thinking")
+	for _, m := range models {
+		thinking := "no"
+		if m.Reasoning {
+			thinking = "yes"
+		}
+		fmt.Fprintf(a.stdout, "%-12s %-32s %9d %10.2f %10.2f %8s\n", m.Provider, m.ID, m.ContextWindow, m.Cost.Input, m.Cost.Output, thinking)
+	}
+	return exitOK
+}
+
+// filterModels keeps the models whose "provider id" contains every word
+// of search; when none does, those that match it fuzzily, as pi's
+// --list-models search (its letters in order). The table keeps its order.
+func filterModels(models []agent.Model, search string) []agent.Model {
+	words := strings.Fields(strings.ToLower(search))
+	substr := slices.DeleteFunc(slices.Clone(models), func(m agent.Model) bool {
+		text := strings.ToLower(m.Provider + " " + m.ID)
+		for _, w := range words {
+			if !strings.Contains(text, w) {
+				return true
+			}
+		}
+		return false
+	})
+	if len(substr) > 0 {
+		return substr
+	}
+	return slices.DeleteFunc(models, func(m agent.Model) bool {
+		_, ok := fuzzyMatches(search, m.Provider+" "+m.ID)
+		return !ok
+	})
 }

@@ -150,8 +150,9 @@ func (p *textPrinter) compaction(c *agent.CompactionEvent) {
 	}
 }
 
-// runOneShot runs one prompt and returns the process exit code.
-func (a *app) runOneShot(ctx context.Context, prompt string) int {
+// runOneShot runs the prompts, one after the other, and returns the
+// process exit code.
+func (a *app) runOneShot(ctx context.Context, prompts []initialPrompt) int {
 	if a.opts.Mode == "json" {
 		j := &jsonWriter{w: a.stdout}
 		j.header(a.rt.Session().Header())
@@ -175,9 +176,14 @@ func (a *app) runOneShot(ctx context.Context, prompt string) int {
 	defer cancel()
 	a.rt.SetAbort(cancel)
 	ctx = agent.WithInputSource(ctx, a.oneShotSource())
-	err := a.submit(ctx, prompt)
-	if err == nil {
-		err = a.runPending(ctx)
+	var err error
+	for _, p := range prompts {
+		if err = a.submit(ctx, p.text, p.images); err == nil {
+			err = a.runPending(ctx)
+		}
+		if err != nil {
+			break
+		}
 	}
 	if serr := a.rt.Shutdown(context.WithoutCancel(ctx)); serr != nil && err == nil {
 		err = fmt.Errorf("saving session: %w", serr)
@@ -208,7 +214,7 @@ func (a *app) runPending(ctx context.Context) error {
 		if n == maxQueuedSteps {
 			return fmt.Errorf("hooks keep queueing commands: stopped after %d", maxQueuedSteps)
 		}
-		if err := a.submit(agent.WithInputSource(ctx, agent.SourceExtension), line); err != nil {
+		if err := a.submit(agent.WithInputSource(ctx, agent.SourceExtension), line, nil); err != nil {
 			return err
 		}
 	}
@@ -227,6 +233,10 @@ func (a *app) exitCode(err error) int {
 			a.rt.Model().Provider, a.rt.Model().ID, err)
 		return exitError
 	default:
+		if help := a.firstRunHelp(err); help != "" {
+			io.WriteString(a.stderr, "lunar: "+help)
+			return exitError
+		}
 		fmt.Fprintf(a.stderr, "lunar: %v\n", err)
 		return exitError
 	}

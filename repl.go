@@ -318,8 +318,8 @@ type terminal struct {
 	stdout    io.Writer
 	stderr    io.Writer
 	color     bool // ANSI colours on stdout
-	ttyOut    bool // stdout is a terminal
-	ttyErr    bool // stderr is a terminal (spinner)
+	ttyOut    bool // stdout is a terminal that takes escape sequences (not TERM=dumb)
+	ttyErr    bool // stderr is such a terminal (spinner)
 	hist      *history
 
 	closeOnce sync.Once
@@ -337,6 +337,12 @@ func isTTY(w any) bool {
 // newTerminal sets up line editing when stdin and stdout are terminals.
 func newTerminal(stdin io.Reader, stdout, stderr io.Writer, historyFile string) *terminal {
 	t := &terminal{stdout: stdout, stderr: stderr, ttyOut: isTTY(stdout), ttyErr: isTTY(stderr)}
+	if os.Getenv("TERM") == "dumb" {
+		// A terminal that understands no escape sequences (Emacs' shell,
+		// some CI logs): no colours, no spinner, no line redrawn in place,
+		// no line editing; output as to a file.
+		t.ttyOut, t.ttyErr = false, false
+	}
 	t.color = t.ttyOut && os.Getenv("NO_COLOR") == ""
 	t.hist = &history{path: historyFile}
 	in, ok := stdin.(*os.File)
@@ -596,7 +602,7 @@ func (a *app) interactiveUI() *replUI {
 }
 
 // runREPL runs the interactive mode and returns the exit code.
-func (a *app) runREPL() int {
+func (a *app) runREPL(prompts []initialPrompt) int {
 	r := a.interactiveUI().r
 	defer a.closeTerminal()
 
@@ -619,8 +625,10 @@ func (a *app) runREPL() int {
 		r.report(r.interruptible(func(ctx context.Context) error { return r.cmdSessions(ctx, "") }))
 		r.drainPending()
 	}
+	r.initialPrompts(prompts)
 	r.loop()
 	r.shutdown()
+	r.resumeHint()
 	return r.exitCode
 }
 
@@ -660,17 +668,6 @@ func (r *repl) isStopping() bool {
 func (r *repl) shutdown() {
 	if err := r.a.rt.Shutdown(context.Background()); err != nil {
 		r.errorf("saving session: %v", err)
-	}
-}
-
-// banner greets the user with the model and, for a resumed session, the
-// last messages.
-func (r *repl) banner() {
-	a := r.a
-	r.printf("%s", r.view.styled(ansiDim, fmt.Sprintf("lunar %s · %s · thinking %s · /help for commands",
-		version, modelSpec(a.rt.Model()), a.rt.ThinkingLevel())))
-	if a.rt.Resumed() {
-		r.replay(4)
 	}
 }
 
@@ -814,9 +811,19 @@ func (r *repl) prompt(text string) {
 	for _, n := range notes {
 		r.warnf("%s", n)
 	}
+	r.send(full, images)
+}
+
+// send sends a prompt and streams the reply.
+func (r *repl) send(text string, images []session.ContentBlock) {
+	var err error
 	r.runAgent(func(ctx context.Context) error {
-		return r.a.rt.Prompt(ctx, full, images)
+		err = r.a.rt.Prompt(ctx, text, images)
+		return err
 	})
+	if help := r.a.firstRunHelp(err); help != "" {
+		r.warnf("%s", strings.TrimRight(help, "\n"))
+	}
 }
 
 // maxQueuedSteps bounds the commands and batches of prompts hooks queue

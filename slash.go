@@ -502,8 +502,9 @@ func (r *repl) pickSession(ctx context.Context, infos []session.Info) error {
 		return nil
 	}
 	opts := make([]string, len(infos))
+	short := shortIDs(sessionIDs(infos))
 	for i, in := range infos {
-		opts[i] = formatSessionInfo(in)
+		opts[i] = formatSessionInfo(in, short[in.ID])
 		if in.Path == r.a.rt.Session().File() {
 			opts[i] += "  (current)"
 		}
@@ -549,18 +550,12 @@ func (r *repl) cmdResume(ctx context.Context, args string) error {
 	if args == "" {
 		return r.pickSession(ctx, infos)
 	}
-	// Session ids are UUIDv7: sessions made the same day share their
-	// first eight digits, so any part of the id of four digits or more
-	// (say its last ones) names a session too, as does its name.
-	var matches []session.Info
-	for _, in := range infos {
-		if strings.HasPrefix(in.ID, args) || in.Name == args || (len(args) >= 4 && strings.Contains(in.ID, args)) {
-			matches = append(matches, in)
-		}
-	}
+	// An id (its start, or four or more of its characters), a name or
+	// words of the first message (matchSessions).
+	matches := matchSessions(infos, args)
 	switch len(matches) {
 	case 0:
-		return fmt.Errorf("no session %q in this folder (see /sessions)", args)
+		return fmt.Errorf("no session %q in this folder: no id, name or first message matches (see /sessions)", args)
 	case 1:
 		return r.switchTo(ctx, matches[0].Path)
 	}

@@ -29,6 +29,9 @@ type Agent struct {
 	// Tools (tools hooks register or drop while lunar runs).
 	ToolsFunc func() []*Tool
 	Hooks     Hooks // nil means NopHooks
+	// Temperature, when set, is sent with every request (--temperature);
+	// a hook's params handler may still change it.
+	Temperature *float64
 	// Steer, when set, holds prompts queued into the running turn: they
 	// are added before the next model call, and a run that would end
 	// makes one more call while some wait.
@@ -372,7 +375,7 @@ func (r *run) request() (*Request, Provider, error) {
 	}
 	model := h.ResolveModel(ctx, a.Model)
 	r.ctxLimit = model.ContextWindow
-	params := h.Params(ctx, Params{ThinkingLevel: a.ThinkingLevel, MaxTokens: model.MaxTokens})
+	params := h.Params(ctx, Params{ThinkingLevel: a.ThinkingLevel, MaxTokens: model.MaxTokens, Temperature: a.Temperature})
 	req := &Request{
 		Model:        model,
 		SystemPrompt: h.SystemPrompt(ctx, r.systemPrompt),

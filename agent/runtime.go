@@ -46,6 +46,8 @@ type RuntimeOptions struct {
 	Compaction compaction.Settings
 	// Warn shows a warning (a session file's, a hook's); nil drops it.
 	Warn func(msg string)
+	// Temperature, when set, is sent with every request.
+	Temperature *float64
 }
 
 // Runtime owns the open session and runs everything done with it. Its
@@ -99,6 +101,7 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 		SystemPrompt:  opts.SystemPrompt,
 		NewProvider:   func(m Model) (Provider, error) { return opts.Registry.NewProvider(m), nil },
 		APIKey:        rt.APIKey,
+		Temperature:   opts.Temperature,
 	}
 	rt.agent.ToolsFunc = rt.Tools
 	rt.agent.Steer = rt

@@ -156,6 +156,16 @@ func promptText(s, cwd string) string {
 	return s
 }
 
+// ContextFiles returns the paths of the context files (AGENTS.md or
+// CLAUDE.md) SystemPrompt includes for cwd and globalDir, in its order.
+func ContextFiles(cwd, globalDir string) []string {
+	var paths []string
+	for _, f := range loadContextFiles(cwd, globalDir) {
+		paths = append(paths, f.path)
+	}
+	return paths
+}
+
 type contextFile struct {
 	path, content string
 }

@@ -105,6 +105,12 @@ func sortInfos(infos []Info) {
 	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Modified.After(infos[j].Modified) })
 }
 
+// Describe describes one session file as List does; ok is false when it
+// is not a session.
+func Describe(path string) (Info, bool) {
+	return scanInfo(path)
+}
+
 // scanInfo reads a session file for its listing. Files without a valid
 // header are not sessions (ok false).
 func scanInfo(path string) (Info, bool) {

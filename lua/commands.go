@@ -47,8 +47,9 @@ func (r *Runtime) RunCommand(ctx context.Context, name, args string) (prompt str
 		for _, w := range strings.Fields(args) {
 			words.Append(glua.LString(w))
 		}
-		h.cmdCtx.RawSetString("args", words)
-		return []glua.LValue{glua.LString(args), h.cmdCtx}, nil
+		cmdCtx := h.ctxTable(true)
+		cmdCtx.RawSetString("args", words)
+		return []glua.LValue{glua.LString(args), cmdCtx}, nil
 	}, func(ret glua.LValue) error {
 		switch v := ret.(type) {
 		case glua.LString:

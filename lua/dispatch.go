@@ -57,7 +57,7 @@ func (r *Runtime) invoke(ctx context.Context, hd handler, fill fillFunc, use use
 				return nil, fmt.Errorf("building the event: %w", err)
 			}
 		}
-		return []glua.LValue{ev, h.ctx}, nil
+		return []glua.LValue{ev, h.ctxTable(false)}, nil
 	}, func(ret glua.LValue) error {
 		if spec.Result == nil || use == nil || ret == glua.LNil {
 			return nil

@@ -45,7 +45,7 @@ type hook struct {
 	stuck    atomic.Bool
 	timeouts atomic.Int32 // consecutive timed-out calls
 
-	ctx    *glua.LTable // the ctx passed to event handlers
+	ctx    *glua.LTable // the ctx passed to event handlers (nil until ctxTable builds it)
 	cmdCtx *glua.LTable // the ctx passed to command handlers (adds set_model, ...)
 
 	// Registrations, in order. Guarded by rt.regMu (written from Lua under
@@ -231,7 +231,19 @@ func (h *hook) newState() {
 	lunarT := lunarModule(h).Table(L)
 	g.RawSetString("lunar", lunarT)
 	L.GetField(pkg, "loaded").(*glua.LTable).RawSetString("lunar", lunarT)
-	h.ctx, h.cmdCtx = h.newCtxTables()
+}
+
+// ctxTable returns the ctx passed to event handlers (cmd: the one passed
+// to command handlers), built on first use: a hook whose handlers never
+// run never builds them. Called with the hook's state held.
+func (h *hook) ctxTable(cmd bool) *glua.LTable {
+	if h.ctx == nil {
+		h.ctx, h.cmdCtx = h.newCtxTables()
+	}
+	if cmd {
+		return h.cmdCtx
+	}
+	return h.ctx
 }
 
 func (h *hook) stdlibEnv() *stdlib.Env {

@@ -53,7 +53,7 @@ func TestTypesMetaCoversTheLiveAPI(t *testing.T) {
 	}
 
 	for field, class := range map[string]string{"ui": "lunar.UI", "session": "lunar.SessionAPI", "models": "lunar.Models"} {
-		tbl, ok := h.ctx.RawGetString(field).(*glua.LTable)
+		tbl, ok := h.ctxTable(false).RawGetString(field).(*glua.LTable)
 		require.True(t, ok, field)
 		require.Contains(t, classes, class)
 		assert.Contains(t, classes["lunar.Ctx"], "---@field "+field+" "+class)
@@ -61,10 +61,10 @@ func TestTypesMetaCoversTheLiveAPI(t *testing.T) {
 			assert.Contains(t, classes[class], "---@field "+f+" fun(", "ctx.%s.%s", field, f)
 		}
 	}
-	for _, f := range functions(h.cmdCtx) { // its own, and lunar.Ctx's it inherits
+	for _, f := range functions(h.ctxTable(true)) { // its own, and lunar.Ctx's it inherits
 		assert.Contains(t, classes["lunar.CommandCtx"]+classes["lunar.Ctx"], "---@field "+f+" fun(", "command ctx.%s", f)
 	}
-	for _, f := range functions(h.ctx) {
+	for _, f := range functions(h.ctxTable(false)) {
 		assert.Contains(t, classes["lunar.Ctx"], "---@field "+f+" fun(", "ctx.%s", f)
 	}
 	assert.Contains(t, classes["lunar.CommandCtx"], "---@field args ")
@@ -73,7 +73,7 @@ func TestTypesMetaCoversTheLiveAPI(t *testing.T) {
 	}
 	for _, f := range ctxFields {
 		_, live := ctxGetters[f.Name]
-		_, table := h.ctx.RawGetString(f.Name).(*glua.LTable)
+		_, table := h.ctxTable(false).RawGetString(f.Name).(*glua.LTable)
 		assert.True(t, live || table, "documented ctx.%s exists", f.Name)
 	}
 

@@ -152,7 +152,7 @@ func (t *hookTool) execute(ctx context.Context, callID string, args json.RawMess
 		if err != nil {
 			return nil, fmt.Errorf("arguments: %w", err)
 		}
-		return []glua.LValue{v, h.ctx}, nil
+		return []glua.LValue{v, h.ctxTable(false)}, nil
 	}, func(ret glua.LValue) error {
 		var err error
 		res, err = h.toolResult(ret)

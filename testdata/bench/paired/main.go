@@ -1,0 +1,119 @@
+// Command paired times whole processes in paired rounds: each round runs
+// every command once, in a rotating order, so that a busy machine slows
+// all of them alike. It prints, per command, the median wall time, the
+// median CPU time (user + system), the largest peak RSS, and the median of
+// the per-round ratios of wall and CPU time to the first command (the
+// floor it is compared with).
+//
+//	paired [-n ROUNDS] [-w WARMUP] 'label=[VAR=value ...] command args' ...
+//
+// A command is split on spaces; leading VAR=value words set its
+// environment (on top of paired's own). stdout and stderr are discarded
+// unless the command fails, which stops the run.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type command struct {
+	label string
+	env   []string
+	argv  []string
+
+	wall, cpu []time.Duration
+	rss       int64 // KiB
+}
+
+func main() {
+	rounds := flag.Int("n", 21, "rounds (each runs every command once)")
+	warmup := flag.Int("w", 2, "warm-up rounds, not counted")
+	flag.Parse()
+	var cmds []*command
+	for _, spec := range flag.Args() {
+		label, line, ok := strings.Cut(spec, "=")
+		if !ok {
+			fmt.Fprintf(os.Stderr, "paired: %q: want label=command\n", spec)
+			os.Exit(2)
+		}
+		c := &command{label: label}
+		for _, w := range strings.Fields(line) {
+			if len(c.argv) == 0 && strings.Contains(w, "=") {
+				c.env = append(c.env, w)
+				continue
+			}
+			c.argv = append(c.argv, w)
+		}
+		cmds = append(cmds, c)
+	}
+	if len(cmds) == 0 {
+		fmt.Fprintln(os.Stderr, "paired: no commands")
+		os.Exit(2)
+	}
+	for r := range *warmup + *rounds {
+		for i := range cmds {
+			c := cmds[(i+r)%len(cmds)]
+			wall, cpu, rss, err := c.run()
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "paired: %s: %v\n", c.label, err)
+				os.Exit(1)
+			}
+			if r >= *warmup {
+				c.wall = append(c.wall, wall)
+				c.cpu = append(c.cpu, cpu)
+				c.rss = max(c.rss, rss)
+			}
+		}
+	}
+	base := cmds[0]
+	fmt.Printf("%-22s %10s %10s %9s %10s %10s\n", "command", "wall", "cpu", "peak-RSS", "wall/"+base.label, "cpu/"+base.label)
+	for _, c := range cmds {
+		fmt.Printf("%-22s %8.1fms %8.1fms %7.1fMB %9.2fx %9.2fx\n", c.label,
+			ms(median(c.wall)), ms(median(c.cpu)), float64(c.rss)/1024,
+			medianRatio(c.wall, base.wall), medianRatio(c.cpu, base.cpu))
+	}
+}
+
+func (c *command) run() (wall, cpu time.Duration, rssKiB int64, err error) {
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
+	cmd.Env = append(os.Environ(), c.env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err = cmd.Run()
+	wall = time.Since(start)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("%v\n%s", err, out.Bytes())
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if ru != nil {
+		rssKiB = ru.Maxrss
+	}
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rssKiB, nil
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// medianRatio is the median of the per-round ratios a[i]/b[i].
+func medianRatio(a, b []time.Duration) float64 {
+	r := make([]float64, len(a))
+	for i := range a {
+		r[i] = float64(a[i]) / float64(max(b[i], 1))
+	}
+	slices.Sort(r)
+	return r[len(r)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,86 @@
+#!/bin/sh
+# Times the lunar binary as whole processes against the in-repo fake
+# server, in paired rounds (testdata/bench/paired) so that a busy machine
+# slows both sides of each ratio alike:
+#
+#   1. lunar --version            vs a Go hello-world built the same way
+#   2. lunar -p (session written) vs a minimal Go client sending the same
+#                                    request (testdata/bench/rawpost)
+#   3. lunar -p with 30 trivial global hooks vs without them
+#
+# plus each command's peak RSS and the size of the release binary.
+#
+#   testdata/bench/startup.sh [ROUNDS]        (from the repository root)
+#   LUNAR_BIN=/path/to/lunar testdata/bench/startup.sh   (time another build)
+set -eu
+
+rounds=${1:-31}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+server=
+cleanup() {
+	[ -n "$server" ] && kill "$server" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+cd "$root"
+release() { CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$@"; }
+if [ -n "${LUNAR_BIN:-}" ]; then
+	cp "$LUNAR_BIN" "$tmp/lunar"
+else
+	release "$tmp/lunar" .
+fi
+release "$tmp/hello" ./testdata/bench/hello
+release "$tmp/rawpost" ./testdata/bench/rawpost
+go build -o "$tmp/paired" ./testdata/bench/paired
+go build -o "$tmp/llmtest-server" ./agent/llmtest/cmd/llmtest-server
+echo "release binary: $(wc -c <"$tmp/lunar") bytes (CGO_ENABLED=0 go build -trimpath -ldflags=\"-s -w\")"
+
+printf '{"default": {"parts": [{"type": "text", "text": "Hello there, this is a short answer."}]}}\n' >"$tmp/script.json"
+# start_server [--record FILE]: starts the fake server, sets $server and $url.
+start_server() {
+	"$tmp/llmtest-server" --script "$tmp/script.json" "$@" >"$tmp/url" &
+	server=$!
+	while ! [ -s "$tmp/url" ]; do
+		kill -0 "$server" || { echo "llmtest-server did not start" >&2; exit 1; }
+		sleep 0.01
+	done
+	url=$(head -n 1 "$tmp/url")
+}
+stop_server() { kill "$server"; wait "$server" 2>/dev/null || true; server=; : >"$tmp/url"; }
+
+mkdir -p "$tmp/work" "$tmp/home0" "$tmp/home30/config/hooks.d"
+i=0
+while [ $i -lt 30 ]; do
+	n=$(printf '%02d' $i)
+	cat >"$tmp/home30/config/hooks.d/$n-trivial.lua" <<LUA
+-- a trivial hook: counts turns, offers a command
+local turns = 0
+lunar.on("turn.end", function() turns = turns + 1 end)
+lunar.command("turns$n", { description = "turns so far", handler = function() return nil end })
+LUA
+	i=$((i + 1))
+done
+
+lunar="$tmp/lunar --model openai/gpt-4.1 --api-key sk-bench"
+
+# The request lunar sends, for rawpost to send the same.
+start_server --record "$tmp/request.jsonl"
+(cd "$tmp/work" && LUNAR_HOME="$tmp/home0" $lunar --base-url "$url" -p hi >/dev/null)
+stop_server
+start_server
+
+cd "$tmp/work"
+echo
+echo "== startup: lunar --version vs hello-world"
+"$tmp/paired" -n "$rounds" "hello=$tmp/hello" "version=LUNAR_HOME=$tmp/home0 $tmp/lunar --version"
+echo
+echo "== one-shot round trip (session written, bundled hooks) vs a minimal Go client"
+"$tmp/paired" -n "$rounds" "rawpost=$tmp/rawpost $url $tmp/request.jsonl" \
+	"lunar-p=LUNAR_HOME=$tmp/home0 $lunar --base-url $url -p hi" \
+	"lunar-p-nohooks=LUNAR_HOME=$tmp/home0 $lunar --base-url $url --no-hooks -p hi"
+echo
+echo "== 30 trivial global hooks"
+"$tmp/paired" -n "$rounds" "lunar-p=LUNAR_HOME=$tmp/home0 $lunar --base-url $url -p hi" \
+	"lunar-p-30hooks=LUNAR_HOME=$tmp/home30 $lunar --base-url $url -p hi"

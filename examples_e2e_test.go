@@ -560,6 +560,8 @@ func TestExampleMemoryLocal(t *testing.T) {
 	run("-p", "How should I indent this file?")
 	assert.Equal(t, "How should I indent this file?"+block, lastUserText(t, lastReq()))
 	assert.Equal(t, []map[string]any{{"injected": []any{"m1"}}}, customData(t, e.onlySession(), "memory"))
+	path := e.onlySession().Path("")
+	assert.Equal(t, session.TypeCustom, path[len(path)-1].Type, "recorded after the prompt and its answer")
 
 	e.srv.Reply(llmtest.ToolCall("memory", `{"action":"search","query":"TABS please"}`))
 	e.srv.Reply(llmtest.Text("found"))
@@ -567,6 +569,17 @@ func TestExampleMemoryLocal(t *testing.T) {
 	reqs := e.srv.Requests()
 	assert.Equal(t, "and tabs in YAML?", lastUserText(t, reqs[len(reqs)-2]), "already sent on this branch (also after resume)")
 	assert.Equal(t, []string{"false [m1] The user prefers tabs over spaces."}, toolResults(t, e.onlySession()))
+
+	// A prompt sent again with its old block (a /branch back to it puts
+	// the stored text in the prompt) gets the block once, fresh.
+	for _, f := range e.sessionFiles() {
+		require.NoError(t, os.Remove(f))
+	}
+	e.srv.Reply(llmtest.Text("again"))
+	run("-p", "How should I indent this file?"+strings.Replace(block, "[m1]", "[m0]", 1))
+	assert.Equal(t, "How should I indent this file?"+block, lastUserText(t, lastReq()))
+	e.srv.Reply(llmtest.Text("tabs"))
+	run("-c", "-p", "tabs?")
 
 	// Past compact_ratio (0.8 of gpt-4.1's 1,047,576 tokens, below lunar's
 	// own threshold): compacted once the reply is done, and the summary

@@ -18,7 +18,8 @@
 --   - [m3] The user prefers tabs over spaces.
 --   </memory>
 --
--- Each fact is sent at most once on a branch. The memory tool adds,
+-- Each fact is sent at most once on a branch (a "memory" custom entry
+-- after the prompt records which were sent). The memory tool adds,
 -- searches, lists and forgets facts. Facts are "project" facts (this
 -- working folder only, the default) or "user" facts (everywhere).
 --
@@ -306,12 +307,22 @@ local function injected_here(ctx)
   return seen, any
 end
 
+-- The ids sent with the current prompt, recorded once the prompt is
+-- stored (turn.end): a "memory" entry before it would stay on the path of
+-- a /branch that drops the prompt, and the facts would not be sent again.
+local pending_ids
+
+local BLOCK = "\n\n<memory>\n.-\n</memory>$"
+
 lunar.on("chat.message", function(ev, ctx)
   local conf = settings()
   local max = tonumber(conf.max_inject) or 5
+  pending_ids = nil
   if max <= 0 then
     return nil
   end
+  -- A prompt taken back with /branch and sent again still has its block.
+  local prompt = ev.text:gsub(BLOCK, "")
   local st = store(conf)
   local seen, before = injected_here(ctx)
   local picked, ids, chosen = {}, json.array(), {}
@@ -327,7 +338,7 @@ lunar.on("chat.message", function(ev, ctx)
       end
     end
   end
-  local hits, err = st.search(ctx, conf, ev.text, max * 2)
+  local hits, err = st.search(ctx, conf, prompt, max * 2)
   if not hits then
     lunar.log("warn", "memory: " .. tostring(err))
     return nil
@@ -337,11 +348,11 @@ lunar.on("chat.message", function(ev, ctx)
     take(st.search(ctx, conf, "", max * 2))
   end
   if #picked == 0 then
-    return nil
+    return prompt ~= ev.text and { text = prompt } or nil
   end
-  lunar.append_entry(ENTRY, { injected = ids })
+  pending_ids = ids
   return {
-    text = ev.text .. "\n\n<memory>\nFacts remembered from earlier sessions (memory tool); use them where relevant:\n"
+    text = prompt .. "\n\n<memory>\nFacts remembered from earlier sessions (memory tool); use them where relevant:\n"
       .. table.concat(picked, "\n") .. "\n</memory>",
   }
 end)
@@ -426,6 +437,10 @@ local function ratio_of(ev)
 end
 
 lunar.on("turn.end", function(ev, ctx)
+  if pending_ids then
+    lunar.append_entry(ENTRY, { injected = pending_ids })
+    pending_ids = nil
+  end
   local limit = tonumber(settings().compact_ratio) or 0.8
   if limit > 0 and not pending and ratio_of(ev) >= limit then
     pending = true

@@ -227,7 +227,7 @@ func (h *hook) newState() {
 	}
 
 	stdlib.LimitLibs(L)
-	stdlib.Preload(L, stdlib.Modules(h.stdlibEnv()))
+	h.preloadStdlib(L)
 	lunarT := lunarModule(h).Table(L)
 	g.RawSetString("lunar", lunarT)
 	L.GetField(pkg, "loaded").(*glua.LTable).RawSetString("lunar", lunarT)
@@ -244,6 +244,36 @@ func (h *hook) ctxTable(cmd bool) *glua.LTable {
 		return h.cmdCtx
 	}
 	return h.ctx
+}
+
+// stdlibNames are the names of the stdlib modules.
+var stdlibNames = sync.OnceValue(func() []string {
+	var names []string
+	for _, m := range stdlib.Modules(nil) {
+		names = append(names, m.Name)
+	}
+	return names
+})
+
+// preloadStdlib lets require find the stdlib modules. They are described
+// (stdlib.Modules) on the first require of any of them: most hooks
+// require few or none, and every hook's state is created at start-up.
+func (h *hook) preloadStdlib(L *glua.LState) {
+	var mods []*stdlib.Module
+	for _, name := range stdlibNames() {
+		L.PreloadModule(name, func(L *glua.LState) int {
+			if mods == nil {
+				mods = stdlib.Modules(h.stdlibEnv())
+			}
+			for _, m := range mods {
+				if m.Name == name {
+					return m.Loader()(L)
+				}
+			}
+			L.RaiseError("module %s not found", name)
+			return 0
+		})
+	}
 }
 
 func (h *hook) stdlibEnv() *stdlib.Env {

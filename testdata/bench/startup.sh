@@ -12,6 +12,8 @@
 #
 #   testdata/bench/startup.sh [ROUNDS]        (from the repository root)
 #   LUNAR_BIN=/path/to/lunar testdata/bench/startup.sh   (time another build)
+#   LUNAR_BASE=/path/to/old/lunar testdata/bench/startup.sh
+#       (also time an older build in the same rounds: before/after rows)
 set -eu
 
 rounds=${1:-31}
@@ -36,7 +38,10 @@ release "$tmp/rawpost" ./testdata/bench/rawpost
 go build -o "$tmp/paired" ./testdata/bench/paired
 go build -o "$tmp/llmtest-server" ./agent/llmtest/cmd/llmtest-server
 echo "release binary: $(wc -c <"$tmp/lunar") bytes (CGO_ENABLED=0 go build -trimpath -ldflags=\"-s -w\")"
-
+if [ -n "${LUNAR_BASE:-}" ]; then
+	cp "$LUNAR_BASE" "$tmp/base"
+	echo "base binary:    $(wc -c <"$tmp/base") bytes"
+fi
 printf '{"default": {"parts": [{"type": "text", "text": "Hello there, this is a short answer."}]}}\n' >"$tmp/script.json"
 # start_server [--record FILE]: starts the fake server, sets $server and $url.
 start_server() {
@@ -72,15 +77,31 @@ stop_server
 start_server
 
 cd "$tmp/work"
+# run LABEL HOME ARGS...: a paired-run argument for lunar, and for the base
+# binary when there is one (label base-LABEL).
+run() {
+	label=$1 home=$2
+	shift 2
+	printf '%s\n' "$label=LUNAR_HOME=$home $lunar $*"
+	[ -e "$tmp/base" ] && printf '%s\n' "base-$label=LUNAR_HOME=$home $tmp/base --model openai/gpt-4.1 --api-key sk-bench $*"
+	return 0
+}
+paired() {
+	# one argument per line (commands hold no newline)
+	old=$IFS
+	IFS='
+'
+	set -- $(printf '%s\n' "$@")
+	IFS=$old
+	"$tmp/paired" -n "$rounds" "$@"
+}
 echo
 echo "== startup: lunar --version vs hello-world"
-"$tmp/paired" -n "$rounds" "hello=$tmp/hello" "version=LUNAR_HOME=$tmp/home0 $tmp/lunar --version"
+paired "hello=$tmp/hello" "$(run version "$tmp/home0" --version)"
 echo
 echo "== one-shot round trip (session written, bundled hooks) vs a minimal Go client"
-"$tmp/paired" -n "$rounds" "rawpost=$tmp/rawpost $url $tmp/request.jsonl" \
-	"lunar-p=LUNAR_HOME=$tmp/home0 $lunar --base-url $url -p hi" \
-	"lunar-p-nohooks=LUNAR_HOME=$tmp/home0 $lunar --base-url $url --no-hooks -p hi"
+paired "rawpost=$tmp/rawpost $url $tmp/request.jsonl" "$(run lunar-p "$tmp/home0" --base-url "$url" -p hi)" \
+	"$(run lunar-p-nohooks "$tmp/home0" --base-url "$url" --no-hooks -p hi)"
 echo
 echo "== 30 trivial global hooks"
-"$tmp/paired" -n "$rounds" "lunar-p=LUNAR_HOME=$tmp/home0 $lunar --base-url $url -p hi" \
-	"lunar-p-30hooks=LUNAR_HOME=$tmp/home30 $lunar --base-url $url -p hi"
+paired "$(run lunar-p "$tmp/home0" --base-url "$url" -p hi)" "$(run lunar-p-30hooks "$tmp/home30" --base-url "$url" -p hi)"

@@ -152,6 +152,19 @@ func scanInfo(path string) (Info, bool) {
 			in.ID, in.Cwd, in.ParentSession = strings.Clone(h.ID), strings.Clone(h.Cwd), strings.Clone(h.ParentSession)
 			continue
 		}
+		// Most lines need no decoding (a large folder lists fast): pi and
+		// lunar write "type" first, so a message is counted by its first
+		// bytes, and only the lines that may give the first user message
+		// or the name are decoded.
+		if typ, ok := lineType(line); ok {
+			if typ != TypeMessage && typ != TypeSessionInfo {
+				continue
+			}
+			if typ == TypeMessage && in.FirstMessage != "" {
+				in.MessageCount++
+				continue
+			}
+		}
 		var e Entry
 		if _, err := d.entry(&e); err != nil || d.end() != nil {
 			continue
@@ -167,6 +180,25 @@ func scanInfo(path string) (Info, bool) {
 		}
 	}
 	return in, header
+}
+
+// typePrefix starts every entry line pi and lunar write.
+var typePrefix = []byte(`{"type":"`)
+
+// lineType returns the type of an entry line from its first bytes; ok is
+// false when the line does not start with the type or looks cut short
+// (a torn last line): decode it to know.
+func lineType(line []byte) (string, bool) {
+	line = bytes.TrimRight(line, " \t\r")
+	if !bytes.HasPrefix(line, typePrefix) || !bytes.HasSuffix(line, []byte("}")) {
+		return "", false
+	}
+	rest := line[len(typePrefix):]
+	i := bytes.IndexByte(rest, '"')
+	if i < 0 || bytes.IndexByte(rest[:i], '\\') >= 0 {
+		return "", false
+	}
+	return unsafe.String(unsafe.SliceData(rest), i), true
 }
 
 // messageText joins a message's text blocks with spaces, as pi's session

@@ -47,6 +47,7 @@ var llmTools = []ToolSpec{{Name: "bash", Description: "Run a command",
 
 func TestOpenAIRequestBody(t *testing.T) {
 	srv := llmtest.New(t)
+	srv.AllowFields("top_k") // a hook's extra field, which OpenAI does not know
 	srv.Reply(llmtest.Text("ok"))
 	temp := 0.2
 	m := llmModel(srv, APIOpenAICompletions)

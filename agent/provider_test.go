@@ -230,6 +230,7 @@ func TestFinalArgumentsAndText(t *testing.T) {
 
 func TestSJSONKeyEscaping(t *testing.T) {
 	srv := llmtest.New(t)
+	srv.AllowFields("provider.order", "plain", "nested")
 	srv.Reply(llmtest.Text("ok"))
 	req := &Request{Messages: []session.Message{llmUser("hi")},
 		Params: Params{Extra: map[string]any{"provider.order": []string{"a"}, "plain": 1, "nested": map[string]any{"x": true}}}}

@@ -135,6 +135,9 @@ type Server struct {
 
 	closed    chan struct{}
 	closeOnce sync.Once
+
+	allowed map[string]bool // more top-level body fields to accept
+	invalid []error         // bodies refused (see validate.go)
 }
 
 // NewServer starts a server on 127.0.0.1 with an empty script. Call Close
@@ -226,6 +229,28 @@ func (s *Server) RecordTo(w io.Writer) {
 	s.mu.Unlock()
 }
 
+// AllowFields makes the server accept these top-level body fields besides
+// the API's own (extra fields a test sends on purpose, such as a hook's
+// chat.params extra). Every other body is checked against the SDKs'
+// request types; one that does not pass gets a 400 naming the field.
+func (s *Server) AllowFields(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.allowed == nil {
+		s.allowed = map[string]bool{}
+	}
+	for _, n := range names {
+		s.allowed[n] = true
+	}
+}
+
+// Invalid returns why the bodies the server refused were refused.
+func (s *Server) Invalid() []error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]error(nil), s.invalid...)
+}
+
 // Requests returns the requests received so far, in order.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -263,7 +288,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = s.record.Write(append(line, '\n'))
 	}
 	var reply *Reply
+	var invalid error
 	if rq.API != "" {
+		if invalid = checkBody(rq.API, body, s.allowed); invalid != nil {
+			s.invalid = append(s.invalid, invalid)
+		}
+	}
+	if rq.API != "" && invalid == nil {
 		s.served++
 		if len(s.queue) > 0 {
 			reply = &s.queue[0]
@@ -285,9 +316,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := &turn{srv: s, w: w, r: r, req: &rq, n: n}
-	if reply == nil {
+	switch {
+	case invalid != nil:
+		t.reply = Reply{Parts: []Part{Status(http.StatusBadRequest).WithErrorType("invalid_request_error").
+			Message("llmtest: not a valid "+rq.API+" request: "+invalid.Error()).Header("x-should-retry", "false")}}
+	case reply == nil:
 		t.reply = Reply{Parts: []Part{Status(http.StatusInternalServerError).Message(errNoReply.Error()).RetryAfter("").Header("x-should-retry", "false")}}
-	} else {
+	default:
 		t.reply = *reply
 	}
 	if rq.API == APIOpenAI {

@@ -183,12 +183,13 @@ func TestHookRecorderListensToEveryEvent(t *testing.T) {
 }
 
 // hkNonRequest drops the per-request events (context, chat.params,
-// model.resolve, chat.system.transform, auth.get), checked separately.
+// model.resolve, chat.system.transform, auth.get, provider.request,
+// provider.response), checked separately.
 func hkNonRequest(kinds []string) []string {
 	var out []string
 	for _, k := range kinds {
 		switch k {
-		case "context", "chat.params", "model.resolve", "chat.system.transform", "auth.get":
+		case "context", "chat.params", "model.resolve", "chat.system.transform", "auth.get", "provider.request", "provider.response":
 			continue
 		}
 		out = append(out, k)
@@ -221,7 +222,8 @@ func TestHookEventsOfAOneShotRun(t *testing.T) {
 	}
 	require.Len(t, turns, 2)
 	for _, tr := range turns {
-		assert.ElementsMatch(t, []string{"context", "model.resolve", "chat.params", "chat.system.transform", "auth.get"}, tr)
+		assert.ElementsMatch(t, []string{"context", "model.resolve", "chat.params", "chat.system.transform", "auth.get", "provider.request", "provider.response"}, tr)
+		assert.Equal(t, []string{"provider.request", "provider.response"}, tr[len(tr)-2:], "the provider events come last, around the HTTP call")
 	}
 
 	s := e.onlySession()
@@ -279,6 +281,15 @@ func TestHookEventsOfAOneShotRun(t *testing.T) {
 	assert.Equal(t, "off", params["thinking_level"])
 	assert.Equal(t, hkNum(model["max_tokens"]), hkNum(params["max_tokens"]))
 	assert.Equal(t, map[string]any{"type": "auth.get", "provider": "openai", "model_id": "gpt-4.1"}, byKind("auth.get")[0])
+	for i, pr := range byKind("provider.request") {
+		assert.Equal(t, reqs[i].JSON, pr["body"], "provider.request %d: the body as sent", i)
+		assert.Equal(t, e.srv.URL()+"/chat/completions", pr["url"])
+		assert.Equal(t, "openai-completions", pr["api"])
+	}
+	for _, pr := range byKind("provider.response") {
+		assert.Equal(t, 200, hkNum(pr["status"]))
+		assert.Contains(t, pr["headers"].(map[string]any)["content-type"], "text/event-stream")
+	}
 
 	before := byKind("tool.execute.before")[0]
 	assert.Equal(t, "bash", before["tool_name"])

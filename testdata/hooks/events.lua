@@ -10,6 +10,7 @@ local names = {
   "chat.message", "agent.before_start", "agent.start", "agent.end", "turn.start", "turn.end",
   "context", "chat.system.transform", "chat.params", "model.resolve", "auth.get",
   "tool.execute.before", "tool.execute.after", "model.change",
+  "provider.request", "provider.response",
 }
 
 for _, name in ipairs(names) do

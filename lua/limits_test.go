@@ -1,11 +1,13 @@
 package lua_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,17 +72,38 @@ func TestRunawayBuiltinsStopAtTheTimeout(t *testing.T) {
 }
 
 // TestCtrlCStopsABacktrackingFind: the caller's cancellation (Ctrl+C)
-// stops a pattern search too, the first time.
+// stops a pattern search too, the first time (not a failure to report:
+// --debug's trace says it).
 func TestCtrlCStopsABacktrackingFind(t *testing.T) {
-	rt, reps := loadLimited(t, newHost(t), lua.Options{Timeout: time.Hour}, "bomb.lua", onSystem(backtrack+`s:find(p)`))
+	var trace syncBuffer
+	rt, reps := loadLimited(t, newHost(t), lua.Options{Timeout: time.Hour, Debug: &trace}, "bomb.lua", onSystem(backtrack+`s:find(p)`))
 	ctx, cancel := context.WithCancel(bg)
 	stop := time.AfterFunc(100*time.Millisecond, cancel)
 	defer stop.Stop()
 	start := time.Now()
 	assert.Equal(t, "base", rt.SystemPrompt(ctx, "base"))
 	assert.Less(t, time.Since(start), 100*time.Millisecond+time.Second)
-	require.Len(t, reps.Lines(), 1)
-	assert.Contains(t, reps.Lines()[0], "bomb.lua:1: cancelled")
+	assert.Empty(t, reps.Lines())
+	assert.Contains(t, trace.String(), "bomb.lua:1: cancelled")
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader on two
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // TestRepeatedTimeoutsDisableTheHook: MaxTimeouts timeouts in a row (3 by
@@ -166,7 +189,8 @@ func TestACallWaitingForTheUserIsNotGivenUpOn(t *testing.T) {
 		close(inDialog)
 		<-release
 	}
-	rt, reps := loadLimited(t, host, lua.Options{Timeout: 50 * time.Millisecond}, "ask.lua", `
+	var trace syncBuffer
+	rt, reps := loadLimited(t, host, lua.Options{Timeout: 50 * time.Millisecond, Debug: &trace}, "ask.lua", `
 lunar.on("chat.system.transform", function(ev, ctx)
   local yes = ctx.ui.confirm("go?")
   return { system_prompt = "answered" }
@@ -182,9 +206,9 @@ end)`)
 	}
 	close(release)
 	assert.Equal(t, "base", <-done)
-	require.Len(t, reps.Lines(), 1)
-	assert.Contains(t, reps.Lines()[0], "cancelled")
-	assert.NotContains(t, reps.Lines()[0], "stopped waiting")
+	assert.Empty(t, reps.Lines(), "the user stopped it: not a failure")
+	assert.Contains(t, trace.String(), "cancelled")
+	assert.NotContains(t, trace.String(), "stopped waiting")
 }
 
 // TestMemoryBombsAreHookErrors runs each bomb with the default memory cap

@@ -1167,7 +1167,7 @@ func TestInterruptStopsHookHandlers(t *testing.T) {
 			"--hook", hkFile(t, "spin.lua"), "-p", "go")
 		assert.Less(t, time.Since(start), 10*time.Second, "long before the 30 s hook timeout")
 		assert.Equal(t, 130, r.code)
-		assert.Equal(t, "lunar: hook spin.lua: agent.start: spin.lua:26: cancelled\nlunar: interrupted\n", r.stderr)
+		assert.Equal(t, "lunar: interrupted\n", r.stderr, "a handler Ctrl+C stopped did not fail: not reported")
 		assert.Empty(t, e.srv.Requests())
 	})
 }

@@ -1014,6 +1014,7 @@ func TestHooksSubcommands(t *testing.T) {
 	assert.Contains(t, out, "syntax_error.lua  (global, NOT LOADED)\n  file:      "+filepath.Join(globalDir, "syntax_error.lua")+
 		"\n  error:     syntax_error.lua:4: near '=': syntax error\n")
 	assert.Regexp(t, `(?m)^warnings\.lua  \(global, loaded in .*\n.*\n  events:    chat\.system\.transform\n  commands:  /hello\n`+
+		`  error:     warnings\.lua:5: tool "bad_schema": invalid parameters schema: parameters\.properties\.x\.type: [^\n]*: tool not registered\n`+
 		`  warning:   warnings\.lua:3: unknown event "tool\.execute\.befor" \(did you mean "tool\.execute\.before"\?\)\n`, out)
 	assert.NotContains(t, out, "chain_project.lua")
 	assert.Equal(t, "lunar: warning: project hooks in "+filepath.Join(e.cwd, ".lunar", "hooks.d")+
@@ -1044,9 +1045,9 @@ func TestHooksSubcommands(t *testing.T) {
 	assert.Equal(t, 1, r.code)
 	assert.Equal(t, "syntax_error.lua  (cli, NOT LOADED)\n  error:     syntax_error.lua:4: near '=': syntax error\n", r.stdout)
 	r = e.run("", "hooks", "check", hkFile(t, "warnings.lua"))
-	assert.Equal(t, 0, r.code)
+	assert.Equal(t, 1, r.code, "a tool that did not register fails the check")
 	assert.Contains(t, r.stdout, `  warning:   warnings.lua:3: unknown event "tool.execute.befor" (did you mean "tool.execute.before"?)`)
-	assert.Contains(t, r.stdout, `  warning:   warnings.lua:5: tool "bad_schema": invalid parameters schema`)
+	assert.Contains(t, r.stdout, `  error:     warnings.lua:5: tool "bad_schema": invalid parameters schema`)
 	assert.NotContains(t, r.stdout, "  ok")
 	r = e.run("", "hooks", "check", hkFile(t, "tag.lua"))
 	assert.Equal(t, 0, r.code)

@@ -335,6 +335,11 @@ func (h *hook) warn(format string, args ...any) {
 	h.rt.regMu.Lock()
 	h.warnings = append(h.warnings, msg)
 	h.rt.regMu.Unlock()
+	h.reportWarning(msg)
+}
+
+// reportWarning reports a load warning (or a tool that did not register).
+func (h *hook) reportWarning(msg string) {
 	// Most warnings start with where they are (the hook's file and
 	// line): the hook is not named twice.
 	if !strings.HasPrefix(msg, h.src.Name+":") {

@@ -114,7 +114,7 @@ func (h *hook) luaTool(L *glua.LState) int {
 		h.rt.regMu.Lock()
 		h.toolErrs = append(h.toolErrs, msg)
 		h.rt.regMu.Unlock()
-		h.rt.report("hook " + h.src.Name + ": warning: " + msg)
+		h.reportWarning(msg)
 		return 0
 	}
 	r := h.rt

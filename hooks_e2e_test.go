@@ -693,7 +693,7 @@ func TestHookCommandsInOneShotMode(t *testing.T) {
 	change := e.hkRecorded("model.change")
 	require.Len(t, change, 1)
 	assert.Equal(t, map[string]any{"type": "model.change", "previous_provider": "openai", "previous_model_id": "gpt-4.1",
-		"new_provider": "openai", "new_model_id": "gpt-4.1-mini", "thinking_level": "off"}, change[0].Value)
+		"new_provider": "openai", "new_model_id": "gpt-4.1-mini", "thinking_level": "off", "source": "set"}, change[0].Value)
 	s := e.onlySession()
 	var models []string
 	for _, en := range hkEntries(s, session.TypeModelChange) {

@@ -241,7 +241,7 @@ func TestHookModelChange(t *testing.T) {
 	recs := hkOpRecs(h.records())
 	assert.Equal(t, []string{"session_ops model.change"}, hkOpKinds(recs))
 	assert.Equal(t, map[string]any{"type": "model.change", "previous_provider": "openai", "previous_model_id": "gpt-4.1",
-		"new_provider": "openai", "new_model_id": "gpt-4.1-mini", "thinking_level": "low"}, recs[0].ev)
+		"new_provider": "openai", "new_model_id": "gpt-4.1-mini", "thinking_level": "low", "source": "set"}, recs[0].ev)
 	require.NoError(t, h.rt.SetModel(hkBG, "openai/gpt-4.1-mini"))
 	assert.Empty(t, h.records(), "choosing the current model changes nothing")
 }

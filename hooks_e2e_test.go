@@ -365,6 +365,9 @@ func TestHooksShapeTheRequest(t *testing.T) {
 		t.Run(api, func(t *testing.T) {
 			e := newHookE2E(t)
 			e.api = api
+			// The hook's extra field: OpenAI knows seed, Anthropic does not
+			// (it would refuse the body); lunar sends it as asked.
+			e.srv.AllowFields("seed")
 			e.srv.Reply(llmtest.Text("ok"))
 			r := e.run("", "--hook", hkFile(t, "request.lua"), "-p", "go")
 			require.Equal(t, 0, r.code, r.stderr)

@@ -450,16 +450,16 @@ func TestListModels(t *testing.T) {
 	require.NoError(t, cmd.Run(), errb.String())
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
 	require.Greater(t, len(lines), 20)
-	assert.Equal(t, []string{"provider", "model", "context", "$in/M", "$out/M"}, strings.Fields(lines[0]))
+	assert.Equal(t, []string{"provider", "model", "context", "$in/M", "$out/M", "thinking"}, strings.Fields(lines[0]))
 	find := func(provider, id string) []string {
 		for _, l := range lines[1:] {
-			if f := strings.Fields(l); len(f) == 5 && f[0] == provider && f[1] == id {
+			if f := strings.Fields(l); len(f) == 6 && f[0] == provider && f[1] == id {
 				return f
 			}
 		}
 		return nil
 	}
-	assert.Equal(t, []string{"anthropic", "claude-sonnet-4-5", "200000", "3.00", "15.00"}, find("anthropic", "claude-sonnet-4-5"))
+	assert.Equal(t, []string{"anthropic", "claude-sonnet-4-5", "200000", "3.00", "15.00", "yes"}, find("anthropic", "claude-sonnet-4-5"))
 	assert.NotNil(t, find("openai", "gpt-4.1"))
 	assert.NotNil(t, find("ollama", "llama3.1"))
 	for _, p := range []string{"openrouter", "groq", "google", "xai", "deepseek", "mistral"} {
@@ -469,7 +469,7 @@ func TestListModels(t *testing.T) {
 		}
 		assert.True(t, found, "provider %s listed", p)
 	}
-	assert.Equal(t, []string{"local", "tiny-1b", "4096", "0.00", "0.00"}, find("local", "tiny-1b"), "config models listed")
+	assert.Equal(t, []string{"local", "tiny-1b", "4096", "0.00", "0.00", "no"}, find("local", "tiny-1b"), "config models listed")
 	assert.Empty(t, e.srv.Requests())
 	assert.Empty(t, e.sessionFiles())
 }

@@ -208,11 +208,12 @@ func TestREPLBannerResumeHintAndResumeByWords(t *testing.T) {
 	e := newReplEnv(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "AGENTS.md"), []byte("be brief\n"), 0o644))
 	e.srv.Reply(llmtest.Text("first answer"))
-	p := e.start()
+	p := e.startRaw()
 	p.expect("session  ")
 	p.expect("(new; saved once the model answers)")
 	p.expect("hooks    00-core, permissions")
 	p.expect("context  AGENTS.md")
+	p.expect("/help for commands")
 	p.line("the zebra question")
 	p.expect("first answer")
 	p.send("\x04")
@@ -228,8 +229,9 @@ func TestREPLBannerResumeHintAndResumeByWords(t *testing.T) {
 	assert.True(t, strings.HasPrefix(id, short) && len(short) >= 8, "%q abbreviates %s", short, id)
 
 	// Resumed: the banner says so.
-	p = e.start("--session", short)
+	p = e.startRaw("--session", short)
 	p.expect(short + ", resumed (2 messages)")
+	p.expect("/help for commands")
 	p.send("\x04")
 	p.expect("to resume: lunar -c")
 	assert.Equal(t, 0, p.wait())
@@ -246,8 +248,9 @@ func TestREPLBannerResumeHintAndResumeByWords(t *testing.T) {
 	p.quit()
 	assert.Equal(t, []string{"the zebra question", "and again"}, userTexts(e.load(files[0])))
 
-	p = e.start("--no-session")
+	p = e.startRaw("--no-session")
 	p.expect("not saved (--no-session)")
+	p.expect("/help for commands")
 	p.quit()
 	assert.NotContains(t, p.output(), "to resume")
 }

@@ -19,7 +19,7 @@ import (
 func (r *repl) banner() {
 	a := r.a
 	var b strings.Builder
-	fmt.Fprintf(&b, "lunar %s · %s · thinking %s · /help for commands\n", version, modelSpec(a.rt.Model()), a.rt.ThinkingLevel())
+	fmt.Fprintf(&b, "lunar %s · %s · thinking %s\n", version, modelSpec(a.rt.Model()), a.rt.ThinkingLevel())
 	row := func(k, v string) { fmt.Fprintf(&b, "  %-8s %s\n", k, v) }
 	row("session", a.sessionLine())
 	if hooks := a.hooksLine(); hooks != "" {
@@ -31,6 +31,8 @@ func (r *repl) banner() {
 		}
 		row("context", strings.Join(files, ", "))
 	}
+	// Last, so that what follows the banner comes after these words.
+	row("help", "/help for commands, Ctrl+D to quit")
 	r.printf("%s", r.view.styled(ansiDim, b.String()))
 	if a.rt.Resumed() {
 		r.replay(4)

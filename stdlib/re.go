@@ -174,14 +174,21 @@ func matchTable(L *glua.LState, re *regexp.Regexp, s string, loc []int, off int)
 	return t
 }
 
-func reMatch(L *glua.LState) int {
-	s := L.CheckString(1)
-	re := compileRE(L, 2)
+// reLocate reads the (s, pattern, init) arguments and finds the first
+// match at or after init: its submatch indexes relative to s[off:], nil
+// when there is none.
+func reLocate(L *glua.LState) (s string, re *regexp.Regexp, off int, loc []int) {
+	s = L.CheckString(1)
+	re = compileRE(L, 2)
 	off, ok := reInit(L, 3, len(s))
-	var loc []int
 	if ok {
 		loc = re.FindStringSubmatchIndex(s[off:])
 	}
+	return s, re, off, loc
+}
+
+func reMatch(L *glua.LState) int {
+	s, re, off, loc := reLocate(L)
 	if loc == nil {
 		L.Push(glua.LNil)
 		return 1
@@ -190,13 +197,7 @@ func reMatch(L *glua.LState) int {
 }
 
 func reFind(L *glua.LState) int {
-	s := L.CheckString(1)
-	re := compileRE(L, 2)
-	off, ok := reInit(L, 3, len(s))
-	var loc []int
-	if ok {
-		loc = re.FindStringSubmatchIndex(s[off:])
-	}
+	s, re, off, loc := reLocate(L)
 	if loc == nil {
 		L.Push(glua.LNil)
 		return 1
@@ -210,13 +211,7 @@ func reFind(L *glua.LState) int {
 }
 
 func reExec(L *glua.LState) int {
-	s := L.CheckString(1)
-	re := compileRE(L, 2)
-	off, ok := reInit(L, 3, len(s))
-	var loc []int
-	if ok {
-		loc = re.FindStringSubmatchIndex(s[off:])
-	}
+	s, re, off, loc := reLocate(L)
 	if loc == nil {
 		L.Push(glua.LNil)
 		return 1

@@ -636,23 +636,10 @@ func anthropicToolResult(w *jsonWriter, lm *llmMessage, cache bool) {
 			w.raw(`{"type":"text","text":"(see attached image)"}`)
 			k++
 		}
-		for _, c := range lm.content {
-			switch c.Type {
-			case session.BlockText:
-				if k++; k > 1 {
-					w.raw(",")
-				}
-				w.raw(`{"type":"text","text":`)
-				w.text(c.Text)
-				w.raw("}")
-			case session.BlockImage:
-				if k++; k > 1 {
-					w.raw(",")
-				}
-				anthropicImage(w, c)
-				w.raw("}")
-			}
-		}
+		w.parts(lm.content, k, func(w *jsonWriter, c session.ContentBlock) {
+			anthropicImage(w, c)
+			w.raw("}")
+		})
 		w.raw("]")
 	}
 	w.raw(`,"is_error":`)

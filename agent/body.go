@@ -301,6 +301,27 @@ func joinedLen(content []session.ContentBlock) int {
 	return n
 }
 
+// parts writes content's text and image blocks as content parts, each
+// after a comma once k parts precede it; image writes one image part.
+func (w *jsonWriter) parts(content []session.ContentBlock, k int, image func(*jsonWriter, session.ContentBlock)) {
+	for _, c := range content {
+		switch c.Type {
+		case session.BlockText:
+			if k++; k > 1 {
+				w.raw(",")
+			}
+			w.raw(`{"type":"text","text":`)
+			w.text(c.Text)
+			w.raw("}")
+		case session.BlockImage:
+			if k++; k > 1 {
+				w.raw(",")
+			}
+			image(w, c)
+		}
+	}
+}
+
 // joinedText writes content's text blocks as one JSON string, joined by
 // sep (already escaped).
 func (w *jsonWriter) joinedText(content []session.ContentBlock, sep string, sanitize bool) {

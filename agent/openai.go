@@ -449,23 +449,7 @@ func (svc openAIService) messages(w *jsonWriter, req *Request, msgs []llmMessage
 			}
 			sep()
 			w.raw(`{"role":"user","content":[`)
-			k := 0
-			for _, c := range lm.content {
-				switch c.Type {
-				case session.BlockText:
-					if k++; k > 1 {
-						w.raw(",")
-					}
-					w.raw(`{"type":"text","text":`)
-					w.text(c.Text)
-					w.raw("}")
-				case session.BlockImage:
-					if k++; k > 1 {
-						w.raw(",")
-					}
-					openAIImage(w, c)
-				}
-			}
+			w.parts(lm.content, 0, openAIImage)
 			w.raw("]}")
 		case session.RoleAssistant:
 			if !openAIHasAssistant(lm.content) {

@@ -132,6 +132,7 @@ type Server struct {
 	record   io.Writer
 	models   []string
 	served   int
+	aborted  int // requests whose body broke off (the client went away)
 
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -277,7 +278,15 @@ func apiOf(method, path string) string {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		// The client went away mid-body (a killed process): there is no
+		// request to record, check or answer, only a fragment of one.
+		s.mu.Lock()
+		s.aborted++
+		s.mu.Unlock()
+		return
+	}
 	rq := Request{Method: r.Method, Path: r.URL.Path, API: apiOf(r.Method, r.URL.Path), Header: r.Header.Clone(), Body: body}
 	_ = json.Unmarshal(body, &rq.JSON)
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -337,6 +338,26 @@ func TestCloseReleasesHangingStreams(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close blocked on a hanging stream")
 	}
+}
+
+// A client killed while sending its body leaves a fragment: the server
+// neither records it nor spends a scripted reply on it (TestKillCampaign
+// read such a fragment as a request without a user message).
+func TestTruncatedBodyIsNotARequest(t *testing.T) {
+	srv := New(t)
+	srv.Reply(Text("kept for the next whole request"))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.hs.URL, "http://"))
+	require.NoError(t, err)
+	_, err = io.WriteString(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"model\":\"m\",\"mess")
+	require.NoError(t, err)
+	require.NoError(t, conn.Close())
+	require.Eventually(t, func() bool {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		return srv.aborted == 1
+	}, 10*time.Second, time.Millisecond)
+	assert.Empty(t, srv.Requests())
+	assert.Equal(t, 1, srv.Pending())
 }
 
 func TestRequestsAreRecorded(t *testing.T) {

@@ -241,11 +241,7 @@ func (a *app) setup(interactive bool) error {
 	if err := a.setupHooks(interactive); err != nil {
 		return err
 	}
-	sys, err := a.systemPrompt()
-	if err != nil {
-		return err
-	}
-	a.rt.SetSystemPrompt(sys)
+	a.rt.SetSystemPromptFunc(a.systemPrompt())
 	return nil
 }
 
@@ -288,15 +284,16 @@ func (a *app) setupTools() error {
 	return nil
 }
 
-func (a *app) systemPrompt() (string, error) {
-	return agent.SystemPrompt(agent.SystemPromptOptions{
+// systemPrompt builds the base system prompt for the tools a run starts
+// with (they change when hooks register, replace or disable tools).
+func (a *app) systemPrompt() func(tools []*agent.Tool) string {
+	return agent.SystemPromptBuilder(agent.SystemPromptOptions{
 		Cwd:          a.cwd,
-		Tools:        a.rt.Tools(),
 		Custom:       a.opts.SystemPrompt,
 		Append:       a.opts.AppendSystemPrompt,
 		GlobalDir:    a.paths.Config,
 		ContextFiles: true,
-	}), nil
+	})
 }
 
 func splitList(s string) []string {

@@ -221,6 +221,32 @@ func TestPiExtDynamicTools(t *testing.T) {
 	assert.NotContains(t, names, "shout", "removed")
 	assert.NotContains(t, names, "bash", "disabled")
 	assert.Contains(t, names, "read")
+
+	// The system prompt lists the tools each call offers, as pi rebuilds
+	// its prompt when the active tools change.
+	first, last := openAISystem(t, reqs[0]), openAISystem(t, reqs[2])
+	assert.Contains(t, first, "\n- shout: Echo a message with prefix: [shout]\n")
+	assert.Contains(t, first, "\n- echo_session: ")
+	assert.Contains(t, first, "\n- bash: ")
+	assert.Contains(t, first, "Use bash for file operations")
+	assert.NotContains(t, last, "\n- shout: ")
+	assert.NotContains(t, last, "\n- bash: ")
+	assert.NotContains(t, last, "Use bash for file operations", "no guideline for a tool the model lacks")
+	assert.Contains(t, last, "\n- echo_session: ")
+}
+
+// openAISystem is the system message of an OpenAI request.
+func openAISystem(t *testing.T, r llmtest.Request) string {
+	t.Helper()
+	for _, role := range []string{"system", "developer"} {
+		if r.Field("messages.0.role") == role {
+			s, ok := r.Field("messages.0.content").(string)
+			require.True(t, ok, "system content is a string: %s", r.Body)
+			return s
+		}
+	}
+	t.Fatalf("no system message in %s", r.Body)
+	return ""
 }
 
 // structured-output: a batch whose every result terminates ends the run

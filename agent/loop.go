@@ -24,7 +24,10 @@ type Agent struct {
 	Model         Model
 	ThinkingLevel string
 	SystemPrompt  string
-	Tools         []*Tool
+	// SystemPromptFunc, when set, gives the base system prompt of each run
+	// for the tools offered at its start instead of SystemPrompt.
+	SystemPromptFunc func(tools []*Tool) string
+	Tools            []*Tool
 	// ToolsFunc, when set, gives the tools of each model call instead of
 	// Tools (tools hooks register or drop while lunar runs).
 	ToolsFunc func() []*Tool
@@ -113,8 +116,9 @@ func (a *Agent) Prompt(ctx context.Context, text string, images []session.Conten
 // prompt is Prompt after the chat.message hooks.
 func (a *Agent) prompt(ctx context.Context, text string, images []session.ContentBlock) error {
 	h := a.hooks()
-	r := &run{a: a, ctx: ctx, systemPrompt: a.SystemPrompt}
-	injected, sys := h.BeforeStart(ctx, text, images, a.SystemPrompt)
+	base := a.baseSystemPrompt()
+	r := &run{a: a, ctx: ctx, systemPrompt: base}
+	injected, sys := h.BeforeStart(ctx, text, images, base)
 	if sys != "" {
 		r.systemPrompt = sys
 	}
@@ -138,7 +142,7 @@ func (a *Agent) prompt(ctx context.Context, text string, images []session.Conten
 // Continue runs the loop over the session's current context without adding
 // a user message (after a hook's send_message with trigger_turn, or a retry).
 func (a *Agent) Continue(ctx context.Context) error {
-	r := &run{a: a, ctx: ctx, systemPrompt: a.SystemPrompt}
+	r := &run{a: a, ctx: ctx, systemPrompt: a.baseSystemPrompt()}
 	r.start()
 	return r.finish(r.loop())
 }
@@ -531,6 +535,15 @@ func (a *Agent) validator(t *Tool) (*Validator, error) {
 func (a *Agent) RunSystemPrompt() string {
 	if r := a.current.Load(); r != nil {
 		return r.systemPrompt
+	}
+	return a.baseSystemPrompt()
+}
+
+// baseSystemPrompt is the system prompt a run starting now begins with,
+// before the hooks: for the tools offered now when SystemPromptFunc is set.
+func (a *Agent) baseSystemPrompt() string {
+	if a.SystemPromptFunc != nil {
+		return a.SystemPromptFunc(a.currentTools())
 	}
 	return a.SystemPrompt
 }

@@ -150,7 +150,16 @@ func (rt *Runtime) SetHooks(h Hooks, sh SessionHooks) {
 }
 
 // SetSystemPrompt replaces the base system prompt.
-func (rt *Runtime) SetSystemPrompt(p string) { rt.agent.SystemPrompt = p }
+func (rt *Runtime) SetSystemPrompt(p string) {
+	rt.agent.SystemPrompt, rt.agent.SystemPromptFunc = p, nil
+}
+
+// SetSystemPromptFunc makes the base system prompt of each run fn of the
+// tools that run starts with (see SystemPromptBuilder), so tools a hook
+// registers, replaces or disables are listed as the model gets them.
+func (rt *Runtime) SetSystemPromptFunc(fn func(tools []*Tool) string) {
+	rt.agent.SystemPromptFunc = fn
+}
 
 // Session is the open session.
 func (rt *Runtime) Session() *session.Session {

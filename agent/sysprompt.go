@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -39,25 +40,33 @@ type SystemPromptOptions struct {
 // SystemPrompt builds the system prompt. Files that cannot be read are
 // skipped: a prompt is always returned.
 func SystemPrompt(opts SystemPromptOptions) string {
+	var files []contextFile
+	if opts.ContextFiles {
+		files = loadContextFiles(opts.Cwd, opts.GlobalDir)
+	}
+	return buildSystemPrompt(opts, promptText(opts.Custom, opts.Cwd), promptText(opts.Append, opts.Cwd), files)
+}
+
+// buildSystemPrompt is SystemPrompt once the prompt files and context
+// files are read.
+func buildSystemPrompt(opts SystemPromptOptions, custom, appendix string, files []contextFile) string {
 	var sb strings.Builder
-	if custom := promptText(opts.Custom, opts.Cwd); custom != "" {
+	if custom != "" {
 		sb.WriteString(custom)
 	} else {
 		sb.WriteString(basePrompt(opts.Tools))
 	}
-	if appendix := promptText(opts.Append, opts.Cwd); appendix != "" {
+	if appendix != "" {
 		sb.WriteString("\n\n")
 		sb.WriteString(appendix)
 	}
-	if opts.ContextFiles {
-		if files := loadContextFiles(opts.Cwd, opts.GlobalDir); len(files) > 0 {
-			sb.WriteString("\n\n# Project context\n\nProject-specific instructions and guidelines:")
-			for _, f := range files {
-				sb.WriteString("\n\n## ")
-				sb.WriteString(f.path)
-				sb.WriteString("\n\n")
-				sb.WriteString(strings.TrimRight(f.content, "\n"))
-			}
+	if len(files) > 0 {
+		sb.WriteString("\n\n# Project context\n\nProject-specific instructions and guidelines:")
+		for _, f := range files {
+			sb.WriteString("\n\n## ")
+			sb.WriteString(f.path)
+			sb.WriteString("\n\n")
+			sb.WriteString(strings.TrimRight(f.content, "\n"))
 		}
 	}
 	now := opts.Now
@@ -69,6 +78,48 @@ func SystemPrompt(opts SystemPromptOptions) string {
 	sb.WriteString("\nCurrent working directory: ")
 	sb.WriteString(opts.Cwd)
 	return sb.String()
+}
+
+// SystemPromptBuilder returns the system prompt for a tool set: opts
+// without its Tools, the context and prompt files read once, and the
+// prompt rebuilt only when the tools' names or descriptions change (a hook
+// registers, replaces, enables or disables one), as pi rebuilds its prompt
+// when the active tools change. Safe for concurrent use.
+func SystemPromptBuilder(opts SystemPromptOptions) func(tools []*Tool) string {
+	// The files are read now, once, so a prompt rebuilt for new tools
+	// keeps the context the session started with.
+	opts.Custom = promptText(opts.Custom, opts.Cwd)
+	opts.Append = promptText(opts.Append, opts.Cwd)
+	var files []contextFile
+	if opts.ContextFiles {
+		files = loadContextFiles(opts.Cwd, opts.GlobalDir)
+	}
+	var (
+		mu       sync.Mutex
+		lastKey  string
+		lastText string
+		built    bool
+	)
+	return func(tools []*Tool) string {
+		var key strings.Builder
+		if opts.Custom == "" { // a custom prompt does not list the tools
+			for _, t := range tools {
+				key.WriteString(t.Name)
+				key.WriteByte(0)
+				key.WriteString(firstSentence(t.Description))
+				key.WriteByte(0)
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if built && key.String() == lastKey {
+			return lastText
+		}
+		o := opts
+		o.Tools = tools
+		lastKey, lastText, built = key.String(), buildSystemPrompt(o, o.Custom, o.Append, files), true
+		return lastText
+	}
 }
 
 // basePrompt is lunar's own prompt: who the model is, its tools, and

@@ -144,3 +144,30 @@ func TestSystemPromptDefaultsToNow(t *testing.T) {
 	got := SystemPrompt(SystemPromptOptions{Cwd: "/p", Custom: "x"})
 	assert.Contains(t, got, "Current date: "+time.Now().Format("2006-01-02"))
 }
+
+// The builder reads the context files once and gives SystemPrompt's text
+// for each tool set; a new tool set rebuilds the prompt, the same one
+// reuses it.
+func TestSystemPromptBuilder(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("first rules\n"), 0o644))
+	opts := SystemPromptOptions{Cwd: dir, Now: promptNow, ContextFiles: true}
+	build := SystemPromptBuilder(opts)
+	all := build(promptTools)
+	opts.Tools = promptTools
+	assert.Equal(t, SystemPrompt(opts), all)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("second rules\n"), 0o644))
+	readOnly := build(promptTools[:1])
+	assert.Contains(t, readOnly, "first rules", "context files are read once")
+	assert.NotContains(t, readOnly, "- bash: ")
+	assert.Contains(t, readOnly, "- read: ")
+	assert.Equal(t, all, build(promptTools))
+
+	renamed := *promptTools[0]
+	renamed.Description = "Read a file, differently. More text."
+	assert.Contains(t, build([]*Tool{&renamed}), "- read: Read a file, differently.\n")
+
+	custom := SystemPromptBuilder(SystemPromptOptions{Cwd: dir, Now: promptNow, Custom: "be brief"})
+	assert.Equal(t, custom(promptTools), custom(nil), "a custom prompt does not list the tools")
+}

@@ -728,6 +728,10 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 	p.expect("is not one of")
 	p.line("hello")
 	p.expect("from mini")
+	p.line("/model o4:low") // what --model takes: a part of an id, a level
+	p.expect("model: openai/o4-mini, thinking: low")
+	p.line("/model nosuchthing")
+	p.expect(`no model matches "nosuchthing"`)
 	p.line("/nonsense")
 	p.expect("unknown command /nonsense, see /help")
 	p.quit()
@@ -743,7 +747,7 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 			kinds = append(kinds, "thinking "+ent.ThinkingLevel)
 		}
 	}
-	assert.Equal(t, []string{"model gpt-4.1", "thinking off", "model gpt-4.1-mini", "thinking high"}, kinds)
+	assert.Equal(t, []string{"model gpt-4.1", "thinking off", "model gpt-4.1-mini", "thinking high", "model o4-mini", "thinking low"}, kinds)
 }
 
 func TestREPLSigtermExitsCleanly(t *testing.T) {

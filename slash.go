@@ -34,7 +34,7 @@ var builtinCommands []slashCommand
 func init() {
 	builtinCommands = []slashCommand{
 		{"help", "", "list commands", (*repl).cmdHelp, false},
-		{"model", "[provider/id|next]", "show the models or switch to one", (*repl).cmdModel, false},
+		{"model", "[model[:level]|next]", "show the models or switch to one (as --model)", (*repl).cmdModel, false},
 		{"thinking", "[level]", "show or set the thinking level (" + strings.Join(thinkingLevels, "|") + ")", (*repl).cmdThinking, false},
 		{"clear", "", "start a new session", (*repl).cmdClear, false},
 		{"compact", "[instructions]", "summarise older messages to free context", (*repl).cmdCompact, false},
@@ -287,12 +287,28 @@ func (r *repl) cmdModel(ctx context.Context, args string) error {
 			}
 			fmt.Fprintf(&b, "%s%s %s\n", mark, spec, r.term.paint(ansiDim, info))
 		}
-		b.WriteString(r.term.paint(ansiDim, "switch with /model provider/id, or /model next to cycle the config's \"models\"") + "\n")
+		b.WriteString(r.term.paint(ansiDim, "switch with /model provider/id (or a part of an id, :level for thinking), or /model next to cycle the config's \"models\"") + "\n")
 		r.printf("%s", b.String())
 		return nil
 	}
-	if err := r.a.rt.SetModel(ctx, args); err != nil {
+	spec, level := strings.TrimSpace(args), ""
+	if spec != "next" {
+		// What --model takes: a part of an id ("sonnet"), with ":level".
+		m, lv, err := r.a.registry.Match("", spec)
+		if err != nil {
+			return err
+		}
+		spec, level = modelSpec(m), lv
+	}
+	if err := r.a.rt.SetModel(ctx, spec); err != nil {
 		return err
+	}
+	if level != "" {
+		if err := r.a.rt.SetThinkingLevel(ctx, level); err != nil {
+			return err
+		}
+		r.printf("model: %s, thinking: %s\n", modelSpec(r.a.rt.Model()), r.a.rt.ThinkingLevel())
+		return nil
 	}
 	r.printf("model: %s\n", modelSpec(r.a.rt.Model()))
 	return nil

@@ -106,7 +106,9 @@ func lunarModule(h *hook) *stdlib.Module {
 				{Name: "thinking", Type: `"off"|"minimal"|"low"|"medium"|"high"|nil`, Doc: "thinking level of this call (default off); used when the model can reason"}}},
 			{Name: "lunar.ExecOptions", Fields: []stdlib.Field{
 				{Name: "timeout_ms", Type: "integer?"},
-				{Name: "cwd", Type: "string?", Doc: "default: the working folder"}}},
+				{Name: "cwd", Type: "string?", Doc: "default: the working folder"},
+				{Name: "env", Type: "table<string, string|false>?", Doc: "variables to set (a string) or remove (false) in the program's environment, which is lunar's otherwise"},
+				{Name: "stdin", Type: "string?", Doc: "the program's standard input (default: none)"}}},
 			{Name: "lunar.ExecResult", Fields: []stdlib.Field{
 				{Name: "code", Type: "integer", Doc: "exit code; -1 when killed"},
 				{Name: "stdout", Type: "string"},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -300,5 +301,41 @@ lunar.on("turn.end", function() lunar.on("turn.start", function() end) end)`)
 	for range 8 {
 		<-done
 	}
+	assert.Empty(t, reps.Lines())
+}
+
+// lunar.exec's env sets and removes variables of lunar's environment for
+// the program, stdin feeds it; a malformed env is the caller's error.
+func TestExecEnvAndStdin(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh")
+	}
+	t.Setenv("LUNAR_EXEC_KEEP", "kept")
+	t.Setenv("LUNAR_EXEC_DROP", "dropped")
+	file := filepath.Join(t.TempDir(), "envy.lua")
+	writeFile(t, file, `lunar.command("envy", { handler = function()
+  local r, err = lunar.exec("sh", { "-c", 'printf "%s|%s|%s|" "$LUNAR_EXEC_KEEP" "${LUNAR_EXEC_DROP-unset}" "$LUNAR_EXEC_NEW"; cat' },
+    { env = { LUNAR_EXEC_DROP = false, LUNAR_EXEC_NEW = "new value", LUNAR_EXEC_NUM = 7 }, stdin = "from stdin" })
+  if not r then return "error: " .. err end
+  return r.stdout
+end })
+lunar.command("bad-env", { handler = function()
+  local ok, err = pcall(lunar.exec, "true", {}, { env = { ["A=B"] = "x" } })
+  local ok2, err2 = pcall(lunar.exec, "true", {}, { env = { A = true } })
+  return tostring(ok) .. " " .. err .. " / " .. tostring(ok2) .. " " .. err2
+end })`)
+	src, err := lua.FileSource(file, lua.OriginGlobal)
+	require.NoError(t, err)
+	reps := &luatest.Reports{}
+	rt := lua.Load([]lua.Source{src}, lua.Options{Host: newHost(t), Report: reps.Add})
+	defer rt.Close()
+	out, _, err := rt.RunCommand(bg, "envy", "")
+	require.NoError(t, err)
+	assert.Equal(t, "kept|unset|new value|from stdin", out)
+	out, _, err = rt.RunCommand(bg, "bad-env", "")
+	require.NoError(t, err)
+	assert.Contains(t, out, "false")
+	assert.Contains(t, out, `env: A=B is not a variable name`)
+	assert.Contains(t, out, `env.A: string or false expected, got true`)
 	assert.Empty(t, reps.Lines())
 }

@@ -9,8 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	glua "github.com/yuin/gopher-lua"
@@ -52,7 +56,18 @@ func (h *hook) luaExec(L *glua.LState) int {
 	}
 	dir := h.rt.cwd()
 	var timeout time.Duration
+	var env []string // nil: lunar's own environment
+	var stdin *string
 	if opts, ok := L.Get(3).(*glua.LTable); ok {
+		env = execEnv(L, opts)
+		switch v := opts.RawGetString("stdin").(type) {
+		case *glua.LNilType:
+		case glua.LString:
+			s := string(v)
+			stdin = &s
+		default:
+			L.ArgError(3, "stdin must be a string")
+		}
 		if d := luaOptString(L, opts, "cwd", 3); d != "" {
 			if !filepath.IsAbs(d) {
 				d = filepath.Join(dir, d)
@@ -85,6 +100,10 @@ func (h *hook) luaExec(L *glua.LState) int {
 	}
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
+	cmd.Env = env
+	if stdin != nil {
+		cmd.Stdin = strings.NewReader(*stdin)
+	}
 	var stdout, stderr cappedBuffer
 	stdout.max, stderr.max = maxExecOutput, maxExecOutput
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -109,4 +128,63 @@ func (h *hook) luaExec(L *glua.LState) int {
 	t.RawSetString("killed", glua.LBool(killed))
 	L.Push(t)
 	return 1
+}
+
+// execEnv is the environment of opts.env: lunar's own with each name set
+// to its string value, or removed for false; nil without opts.env (the
+// program inherits lunar's environment unchanged).
+func execEnv(L *glua.LState, opts *glua.LTable) []string {
+	t, ok := opts.RawGetString("env").(*glua.LTable)
+	if !ok {
+		if opts.RawGetString("env") != glua.LNil {
+			L.ArgError(3, "env must be a table of name = string|false")
+		}
+		return nil
+	}
+	set := map[string]*string{}
+	t.ForEach(func(k, v glua.LValue) {
+		name, ok := k.(glua.LString)
+		if !ok || name == "" || strings.ContainsAny(string(name), "=\x00") {
+			L.ArgError(3, fmt.Sprintf("env: %s is not a variable name", k))
+		}
+		switch v := v.(type) {
+		case glua.LString, glua.LNumber:
+			s := v.String()
+			if strings.ContainsRune(s, 0) {
+				L.ArgError(3, fmt.Sprintf("env.%s contains a NUL byte", name))
+			}
+			set[string(name)] = &s
+		case glua.LBool:
+			if v {
+				L.ArgError(3, fmt.Sprintf("env.%s: string or false expected, got true", name))
+			}
+			set[string(name)] = nil
+		default:
+			L.ArgError(3, fmt.Sprintf("env.%s: string or false expected, got %s", name, v.Type()))
+		}
+	})
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		if runtime.GOOS == "windows" { // names are case-insensitive there
+			for n := range set {
+				if strings.EqualFold(n, name) {
+					return true
+				}
+			}
+			return false
+		}
+		_, listed := set[name]
+		return listed
+	})
+	names := make([]string, 0, len(set))
+	for name := range set {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if v := set[name]; v != nil {
+			env = append(env, name+"="+*v)
+		}
+	}
+	return env
 }

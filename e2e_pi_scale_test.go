@@ -10,7 +10,9 @@ package main
 // costs it seconds on a 130 MB body), and "sink", which only reads the
 // body and answers, so that the figures are lunar's own. Reported besides
 // the wall time (ns/op): peak RSS, peak RSS over the file size, and the
-// child's CPU time.
+// child's CPU time. "hooks=off" runs lunar with --no-hooks; "hooks=on"
+// with its bundled hooks, whose context handlers listen to every model
+// call (and leave a context without their entries alone).
 //
 //	go test -run '^$' -bench BenchmarkResumeLarge -benchtime 3x .
 //
@@ -147,8 +149,9 @@ func measuredCommand(name string, args ...string) (*exec.Cmd, func(*exec.Cmd, st
 
 func BenchmarkResumeLarge(b *testing.B) {
 	for _, api := range []string{llmtest.APIOpenAI, llmtest.APIAnthropic} {
-		for _, server := range []string{"sink", "llmtest"} {
-			b.Run(api+"/"+server, func(b *testing.B) {
+		for _, run := range []struct{ server, hooks string }{{"sink", "off"}, {"sink", "on"}, {"llmtest", "off"}} {
+			server := run.server
+			b.Run(api+"/"+server+"/hooks="+run.hooks, func(b *testing.B) {
 				home, cwd := b.TempDir(), b.TempDir()
 				var base string
 				if server == "sink" {
@@ -186,7 +189,11 @@ func BenchmarkResumeLarge(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					cmd, stats := measuredCommand(lunarBin, "--no-hooks", "--session", file, "-p", "next")
+					args := []string{"--session", file, "-p", "next"}
+					if run.hooks == "off" {
+						args = append([]string{"--no-hooks"}, args...)
+					}
+					cmd, stats := measuredCommand(lunarBin, args...)
 					cmd.Dir = cwd
 					cmd.Env = append(os.Environ(), "LUNAR_HOME="+home, "LUNAR_MAX_RETRIES=0")
 					var stdout, stderr strings.Builder

@@ -28,6 +28,22 @@ func (h *listenHooks) Context(_ context.Context, msgs []ContextMessage) []Contex
 	return msgs
 }
 
+// lazyHooks runs a context handler over the context built on demand:
+// read builds it, change replaces it by a copy.
+type lazyHooks struct {
+	listenHooks
+	read, change bool
+}
+
+func (h *lazyHooks) LazyContext(_ context.Context, messages func() []ContextMessage) ([]ContextMessage, bool) {
+	h.calls++
+	if !h.read {
+		return nil, false
+	}
+	msgs := messages()
+	return msgs, h.change
+}
+
 func TestRequestSharesTheStoredContext(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -38,6 +54,9 @@ func TestRequestSharesTheStoredContext(t *testing.T) {
 		{"nobody listens to context", &listenHooks{}, true},
 		{"a context hook listens", &listenHooks{listen: true}, false},
 		{"hooks that cannot tell", &resolvingHooks{}, false},
+		{"a lazy context hook that does not read", &lazyHooks{listenHooks: listenHooks{listen: true}}, true},
+		{"a lazy context hook that reads", &lazyHooks{listenHooks: listenHooks{listen: true}, read: true}, true},
+		{"a lazy context hook that replaces", &lazyHooks{listenHooks: listenHooks{listen: true}, read: true, change: true}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &scriptedProvider{replies: []func(context.Context, func(StreamEvent)) (*session.Message, error){reply(assistant(text("a")))}}
@@ -57,6 +76,9 @@ func TestRequestSharesTheStoredContext(t *testing.T) {
 			}
 			if h, ok := c.hooks.(*listenHooks); ok {
 				assert.Equal(t, h.listen, h.calls == 1, "the context handler runs only when it listens")
+			}
+			if h, ok := c.hooks.(*lazyHooks); ok {
+				assert.Equal(t, 1, h.calls, "the lazy context handler runs")
 			}
 		})
 	}

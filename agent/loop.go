@@ -370,12 +370,22 @@ func (r *run) countUsage(m *session.Message) {
 func (r *run) request() (*Request, Provider, error) {
 	a, h, ctx := r.a, r.a.hooks(), r.ctx
 	// The context is handed to the provider by reference: copied only
-	// for context hooks, which may change it.
+	// for context hooks that read it, and sent as the copy only when one
+	// of them changed it.
 	var msgs []*session.Message
-	if listening(h, "context") {
-		msgs = session.ContextLLMRefs(h.Context(ctx, a.Session.BuildContext().Messages))
-	} else {
-		msgs = session.LLMContext(a.Session.Path(""))
+	path := a.Session.Path("")
+	switch lh, lazy := h.(LazyContextHooks); {
+	case !listening(h, "context"):
+		msgs = session.LLMContext(path)
+	case lazy:
+		out, changed := lh.LazyContext(ctx, func() []ContextMessage { return session.BuildContext(path).Messages })
+		if changed {
+			msgs = session.ContextLLMRefs(out)
+		} else {
+			msgs = session.LLMContext(path)
+		}
+	default:
+		msgs = session.ContextLLMRefs(h.Context(ctx, session.BuildContext(path).Messages))
 	}
 	model := h.ResolveModel(ctx, a.Model)
 	r.ctxLimit = model.ContextWindow

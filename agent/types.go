@@ -262,6 +262,17 @@ type EventListener interface {
 	Listening(event string) bool
 }
 
+// LazyContextHooks is implemented by Hooks that can run the context event
+// over a context built on demand. messages builds the context when a
+// handler first reads it (never, when no handler does); changed is false
+// when no handler replaced the messages, and the loop then hands the
+// provider the stored messages by reference instead of a copy (a long
+// session's context is as large as its file). out is the new context
+// when changed.
+type LazyContextHooks interface {
+	LazyContext(ctx context.Context, messages func() []ContextMessage) (out []ContextMessage, changed bool)
+}
+
 // listening reports whether h may have a handler for event.
 func listening(h Hooks, event string) bool {
 	switch h := h.(type) {

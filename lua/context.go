@@ -48,20 +48,45 @@ func (r *Runtime) Context(ctx context.Context, msgs []agent.ContextMessage) []ag
 	if len(r.listeners(evContext)) == 0 {
 		return msgs
 	}
-	return r.contextHook(ctx, msgs)
+	if out, changed := r.contextHook(ctx, func() []agent.ContextMessage { return msgs }); changed {
+		return out
+	}
+	return msgs
 }
 
-func (r *Runtime) contextHook(ctx context.Context, msgs []agent.ContextMessage) []agent.ContextMessage {
+var _ agent.LazyContextHooks = (*Runtime)(nil)
+
+// LazyContext implements agent.LazyContextHooks: Context over messages
+// built only when a handler reads ev.messages; changed is false when
+// every handler left them as they were.
+func (r *Runtime) LazyContext(ctx context.Context, messages func() []agent.ContextMessage) ([]agent.ContextMessage, bool) {
+	if len(r.listeners(evContext)) == 0 {
+		return nil, false
+	}
+	return r.contextHook(ctx, messages)
+}
+
+func (r *Runtime) contextHook(ctx context.Context, messages func() []agent.ContextMessage) (msgs []agent.ContextMessage, changed bool) {
 	ctx = context.WithValue(ctx, inContextKey{}, true)
 	// stored[i]: msgs[i] is exactly the message of entry msgs[i].EntryID
 	// (true of what the loop passes in; kept for messages a handler hands
 	// back unchanged).
-	stored := make([]bool, len(msgs))
-	for i := range msgs {
-		stored[i] = msgs[i].EntryID != ""
+	var stored []bool
+	built := false
+	current := func() ([]agent.ContextMessage, []bool) {
+		if !built {
+			built = true
+			msgs = messages()
+			stored = make([]bool, len(msgs))
+			for i := range msgs {
+				stored[i] = msgs[i].EntryID != ""
+			}
+		}
+		return msgs, stored
 	}
 	for _, hd := range r.listeners(evContext) {
-		cur, curStored := msgs, stored
+		var cur []agent.ContextMessage
+		var curStored []bool
 		var orig [][]byte
 		var tables map[*glua.LTable]int
 		var out []agent.ContextMessage
@@ -69,6 +94,7 @@ func (r *Runtime) contextHook(ctx context.Context, msgs []agent.ContextMessage) 
 		replaced := false
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
 			ev.Metatable = h.lazyMessages(L, func() (*glua.LTable, error) {
+				cur, curStored = current()
 				return h.contextTables(cur, curStored, &orig, &tables)
 			})
 			return nil
@@ -81,6 +107,8 @@ func (r *Runtime) contextHook(ctx context.Context, msgs []agent.ContextMessage) 
 			n := mt.Len()
 			out = make([]agent.ContextMessage, 0, n)
 			outStored = make([]bool, 0, n)
+			// same: so far, out is cur's first messages as they were.
+			same := tables != nil && n == len(cur)
 			var buf []byte
 			for i := 1; i <= n; i++ {
 				t, ok := mt.RawGetInt(i).(*glua.LTable)
@@ -104,12 +132,14 @@ func (r *Runtime) contextHook(ctx context.Context, msgs []agent.ContextMessage) 
 				}
 				if idx, ok := tables[t]; ok && bytes.Equal(buf, orig[idx]) {
 					cm := cur[idx]
-					same := cm.EntryID == entryID
+					sameID := cm.EntryID == entryID
+					same = same && sameID && idx == i-1
 					cm.EntryID = entryID
 					out = append(out, cm)
-					outStored = append(outStored, same && curStored[idx])
+					outStored = append(outStored, sameID && curStored[idx])
 					continue
 				}
+				same = false
 				m, err := decodeMessage(buf)
 				if err != nil {
 					return fmt.Errorf("messages[%d]: %w", i, err)
@@ -117,14 +147,16 @@ func (r *Runtime) contextHook(ctx context.Context, msgs []agent.ContextMessage) 
 				out = append(out, agent.ContextMessage{EntryID: entryID, Message: m})
 				outStored = append(outStored, false)
 			}
-			replaced = true
+			// Handing back what it read, in order and unchanged, is no
+			// replacement.
+			replaced = !same
 			return nil
 		})
 		if err == nil && replaced {
-			msgs, stored = out, outStored
+			msgs, stored, built, changed = out, outStored, true, true
 		}
 	}
-	return msgs
+	return msgs, changed
 }
 
 // lazyMessages is the context event's metatable: ev.messages is built

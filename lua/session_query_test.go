@@ -142,3 +142,49 @@ end)`)
 	readAllocs := testing.AllocsPerRun(20, func() { reading.Context(bg, msgs) })
 	assert.Less(t, idleAllocs*10, readAllocs, "a handler that never reads ev.messages converts nothing")
 }
+
+func TestLazyContextBuildsAndReplacesOnlyWhenNeeded(t *testing.T) {
+	msgs := manyMessages(5)
+	for _, c := range []struct {
+		name           string
+		code           string
+		built, changed bool
+		want           []agent.ContextMessage
+	}{
+		{"never reads", `lunar.on("context", function(ev, ctx) return nil end)`, false, false, nil},
+		{"reads, returns nothing", `lunar.on("context", function(ev, ctx) local n = #ev.messages end)`, true, false, nil},
+		{"hands back what it read", `lunar.on("context", function(ev, ctx) return { messages = ev.messages } end)`, true, false, nil},
+		{"reorders", `lunar.on("context", function(ev, ctx)
+  local m = ev.messages
+  m[1], m[2] = m[2], m[1]
+  return { messages = m }
+end)`, true, true, append([]agent.ContextMessage{msgs[1], msgs[0]}, msgs[2:]...)},
+		{"drops one", `lunar.on("context", function(ev, ctx)
+  local m = ev.messages
+  table.remove(m)
+  return { messages = m }
+end)`, true, true, msgs[:4]},
+		{"replaces without reading", `lunar.on("context", function(ev, ctx)
+  return { messages = { { role = "user", content = "only", timestamp = 1 } } }
+end)`, false, true, []agent.ContextMessage{{Message: session.Message{Role: session.RoleUser,
+			Content: []session.ContentBlock{{Type: session.BlockText, Text: "only"}}, ContentIsString: true, Timestamp: 1}}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rt, reports := loadCode(t, newHost(t), c.code)
+			builds := 0
+			out, changed := rt.LazyContext(bg, func() []agent.ContextMessage { builds++; return msgs })
+			assert.Empty(t, *reports)
+			assert.Equal(t, c.changed, changed)
+			assert.Equal(t, c.built, builds == 1, "built on first read only")
+			assert.LessOrEqual(t, builds, 1)
+			if c.changed {
+				assert.Equal(t, c.want, out)
+			}
+			want := msgs
+			if c.changed {
+				want = c.want
+			}
+			assert.Equal(t, want, rt.Context(bg, msgs), "Context agrees")
+		})
+	}
+}

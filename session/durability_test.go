@@ -56,6 +56,61 @@ func TestLazyStart(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 }
 
+// countFsyncs records the paths fsynced while the test runs.
+func countFsyncs(t *testing.T) *[]string {
+	t.Helper()
+	var synced []string
+	orig := fsyncFile
+	fsyncFile = func(f *os.File) error {
+		synced = append(synced, f.Name())
+		return orig(f)
+	}
+	t.Cleanup(func() { fsyncFile = orig })
+	return &synced
+}
+
+// The file is created as the request goes out (Persist, or the first
+// assistant message) without waiting for the disk; Sync fsyncs the file
+// and, once, its folder, and only what changed since the last Sync.
+func TestSyncFsyncsWhatChanged(t *testing.T) {
+	synced := countFsyncs(t)
+	dir := filepath.Join(t.TempDir(), "sessions")
+	s, err := Create(dir, "/w")
+	require.NoError(t, err)
+	mustAppend(t, s, userMsg("hello"))
+	require.NoError(t, s.Persist())
+	mustAppend(t, s, assistantMsg("hi"))
+	require.True(t, exists(s.File()))
+	assert.Empty(t, *synced, "creating and writing the file fsyncs nothing")
+
+	require.NoError(t, s.Sync())
+	assert.Equal(t, []string{s.File(), dir}, *synced, "the file, then the folder that holds its new entry")
+	require.NoError(t, s.Sync())
+	assert.Len(t, *synced, 2, "nothing written since: no fsync")
+
+	mustAppend(t, s, userMsg("more"))
+	require.NoError(t, s.Close())
+	assert.Equal(t, []string{s.File(), dir, s.File()}, *synced, "the folder once")
+
+	// A session opened from its file fsyncs only the file.
+	*synced = nil
+	o, err := Open(s.File())
+	require.NoError(t, err)
+	require.NoError(t, o.Sync())
+	mustAppend(t, o, assistantMsg("again"))
+	require.NoError(t, o.Close())
+	assert.Equal(t, []string{s.File()}, *synced)
+
+	// A fork is durable when Fork returns: its file and folder.
+	*synced = nil
+	l, err := Load(s.File())
+	require.NoError(t, err)
+	fk, err := l.Fork(l.LeafID(), dir)
+	require.NoError(t, err)
+	assert.Equal(t, []string{fk.File(), dir}, *synced)
+	require.NoError(t, fk.Close())
+}
+
 func TestSessionWithoutAssistantLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Create(dir, "/w")

@@ -55,6 +55,13 @@ type Session struct {
 	closed       bool
 	wbuf         []byte
 
+	// dirty: lines were written since the file was last fsynced;
+	// dirPending: the file was created by this process and its folder
+	// entry is not fsynced yet. Sync does both (and only what is due), so
+	// creating the file, which the agent does as the request goes out,
+	// waits for no disk.
+	dirty, dirPending bool
+
 	warnings []string
 }
 
@@ -511,8 +518,17 @@ func (s *Session) syncLocked() error {
 	if s.f == nil {
 		return nil
 	}
-	if err := s.f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", s.file, err)
+	if s.dirty {
+		if err := fsyncFile(s.f); err != nil {
+			return fmt.Errorf("sync %s: %w", s.file, err)
+		}
+		s.dirty = false
+	}
+	if s.dirPending {
+		if err := syncDir(filepath.Dir(s.file)); err != nil {
+			return fmt.Errorf("sync %s: %w", s.file, err)
+		}
+		s.dirPending = false
 	}
 	return nil
 }
@@ -588,12 +604,8 @@ func (s *Session) createFile() error {
 		}
 		return fmt.Errorf("create session: %w", err)
 	}
-	if err := syncDir(dir); err != nil {
-		f.Close()
-		lk.release()
-		return fmt.Errorf("create session %s: %w", s.file, err)
-	}
 	s.f, s.lock = f, lk
+	s.dirPending = true // fsynced with the file's first lines, by Sync
 	return nil
 }
 
@@ -607,6 +619,7 @@ func (s *Session) writeLine(line []byte) error {
 	b = append(b, line...)
 	b = append(b, '\n')
 	n, err := s.f.Write(b)
+	s.dirty = s.dirty || n > 0
 	if cap(b) <= 1<<20 {
 		s.wbuf = b[:0]
 	} else {

@@ -252,11 +252,9 @@ func (s *Session) Fork(id, dir string) (*Session, error) {
 		ns.discard()
 		return nil, fmt.Errorf("fork: %w", err)
 	}
-	if ns.f != nil {
-		if err := ns.f.Sync(); err != nil {
-			ns.discard()
-			return nil, fmt.Errorf("fork: sync %s: %w", ns.file, err)
-		}
+	if err := ns.syncLocked(); err != nil {
+		ns.discard()
+		return nil, fmt.Errorf("fork: %w", err)
 	}
 	return ns, nil
 }
@@ -310,11 +308,9 @@ func ForkFile(path, dir, cwd string) (*Session, error) {
 		ns.discard()
 		return nil, fmt.Errorf("fork: %w", err)
 	}
-	if ns.f != nil {
-		if err := ns.f.Sync(); err != nil {
-			ns.discard()
-			return nil, fmt.Errorf("fork: sync %s: %w", ns.file, err)
-		}
+	if err := ns.syncLocked(); err != nil {
+		ns.discard()
+		return nil, fmt.Errorf("fork: %w", err)
 	}
 	return ns, nil
 }

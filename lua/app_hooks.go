@@ -184,7 +184,7 @@ func (r *Runtime) beforeCompact(ctx context.Context, ev CompactEvent) CompactRes
 			reason, _ = rr.str("reason")
 			summary, setSummary = rr.str("summary")
 			instr, setInstr = rr.str("instructions")
-			if d := rr.t.RawGetString("details"); d != glua.LNil && !rr.h.codec.IsNull(d) {
+			if d := rr.t.RawGetString("details"); d != glua.LNil && !rr.h.codec().IsNull(d) {
 				var err error
 				if details, err = rr.h.luaJSON(d); err != nil {
 					return fmt.Errorf("details: %w", err)

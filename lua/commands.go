@@ -43,7 +43,7 @@ func (r *Runtime) RunCommand(ctx context.Context, name, args string) (prompt str
 	h := c.h
 	start := time.Now()
 	err = h.run(context.WithValue(ctx, commandKey{}, h), 0, c.fn, func(L *glua.LState) ([]glua.LValue, error) {
-		words := h.codec.NewArray(0)
+		words := h.codec().NewArray(0)
 		for _, w := range strings.Fields(args) {
 			words.Append(glua.LString(w))
 		}

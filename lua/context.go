@@ -121,12 +121,12 @@ func (r *Runtime) contextHook(ctx context.Context, messages func() []agent.Conte
 					entryID = string(e)
 				case *glua.LNilType:
 				default:
-					if !h.codec.IsNull(e) {
+					if !h.codec().IsNull(e) {
 						return fmt.Errorf("messages[%d].entry_id: string expected, got %s", i, e.Type())
 					}
 				}
 				var err error
-				buf, err = h.codec.Encode(buf[:0], t, stdlib.EncodeOptions{SkipKey: "entry_id"})
+				buf, err = h.codec().Encode(buf[:0], t, stdlib.EncodeOptions{SkipKey: "entry_id"})
 				if err != nil {
 					return fmt.Errorf("messages[%d]: %w", i, err)
 				}
@@ -193,7 +193,7 @@ func (h *hook) lazyMessages(L *glua.LState, build func() (*glua.LTable, error)) 
 // contextTables builds the messages array for one handler call, reusing
 // the hook's cached tables of stored messages that nobody modified.
 func (h *hook) contextTables(msgs []agent.ContextMessage, stored []bool, orig *[][]byte, tables *map[*glua.LTable]int) (*glua.LTable, error) {
-	arr := h.codec.NewArray(len(msgs))
+	arr := h.codec().NewArray(len(msgs))
 	*orig = make([][]byte, len(msgs))
 	*tables = make(map[*glua.LTable]int, len(msgs))
 	old := h.ctxCache
@@ -208,7 +208,7 @@ func (h *hook) contextTables(msgs []agent.ContextMessage, stored []bool, orig *[
 			key = keyOf(cm)
 			if c, ok := old[key]; ok {
 				var err error
-				buf, err = h.codec.Encode(buf[:0], c.table, stdlib.EncodeOptions{SkipKey: "entry_id"})
+				buf, err = h.codec().Encode(buf[:0], c.table, stdlib.EncodeOptions{SkipKey: "entry_id"})
 				if err == nil && bytes.Equal(buf, c.json) {
 					t, b = c.table, c.json
 				}
@@ -219,7 +219,7 @@ func (h *hook) contextTables(msgs []agent.ContextMessage, stored []bool, orig *[
 			if b, err = marshal(&cm.Message); err != nil {
 				return arr, fmt.Errorf("message %d: %w", i+1, err)
 			}
-			v, err := h.codec.Decode(b)
+			v, err := h.codec().Decode(b)
 			if err != nil {
 				return arr, fmt.Errorf("message %d: %w", i+1, err)
 			}

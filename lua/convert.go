@@ -20,7 +20,7 @@ import (
 
 // luaJSON encodes a Lua value as JSON.
 func (h *hook) luaJSON(v glua.LValue) (json.RawMessage, error) {
-	b, err := h.codec.Encode(nil, v, stdlib.EncodeOptions{})
+	b, err := h.codec().Encode(nil, v, stdlib.EncodeOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func (h *hook) jsonLua(raw json.RawMessage) (glua.LValue, error) {
 	if len(raw) == 0 {
 		return glua.LNil, nil
 	}
-	return h.codec.Decode(raw)
+	return h.codec().Decode(raw)
 }
 
 // marshal is json.Marshal, calling a value's own MarshalJSON directly
@@ -50,7 +50,7 @@ func (h *hook) valueLua(v any) (glua.LValue, error) {
 	if err != nil {
 		return glua.LNil, err
 	}
-	return h.codec.Decode(b)
+	return h.codec().Decode(b)
 }
 
 // messageLua converts a message to its session JSON table.
@@ -60,7 +60,7 @@ func (h *hook) messageLua(m *session.Message) (glua.LValue, error) {
 
 // messagesLua converts messages to an array of session JSON tables.
 func (h *hook) messagesLua(msgs []session.Message) (*glua.LTable, error) {
-	t := h.codec.NewArray(len(msgs))
+	t := h.codec().NewArray(len(msgs))
 	for i := range msgs {
 		v, err := h.messageLua(&msgs[i])
 		if err != nil {
@@ -73,7 +73,7 @@ func (h *hook) messagesLua(msgs []session.Message) (*glua.LTable, error) {
 
 // entriesLua converts entries to an array of session JSON tables.
 func (h *hook) entriesLua(entries []*session.Entry) (*glua.LTable, error) {
-	t := h.codec.NewArray(len(entries))
+	t := h.codec().NewArray(len(entries))
 	for i, e := range entries {
 		v, err := h.valueLua(e)
 		if err != nil {
@@ -91,7 +91,7 @@ func (h *hook) luaMessage(v glua.LValue) (session.Message, error) {
 	if !ok {
 		return m, fmt.Errorf("a message table expected, got %s", v.Type())
 	}
-	b, err := h.codec.Encode(nil, t, stdlib.EncodeOptions{SkipKey: "entry_id"})
+	b, err := h.codec().Encode(nil, t, stdlib.EncodeOptions{SkipKey: "entry_id"})
 	if err != nil {
 		return m, err
 	}
@@ -114,7 +114,7 @@ func decodeMessage(b []byte) (session.Message, error) {
 
 // blocksLua converts content blocks to an array of session JSON tables.
 func (h *hook) blocksLua(blocks []session.ContentBlock) (*glua.LTable, error) {
-	t := h.codec.NewArray(len(blocks))
+	t := h.codec().NewArray(len(blocks))
 	for i := range blocks {
 		v, err := h.valueLua(&blocks[i])
 		if err != nil {

@@ -263,7 +263,7 @@ func (h *hook) pushEntries(L *glua.LState, entries []*session.Entry) int {
 func (h *hook) sessAllEntries(L *glua.LState) int {
 	s := h.rt.host.Session()
 	if s == nil {
-		L.Push(h.codec.NewArray(0))
+		L.Push(h.codec().NewArray(0))
 		return 1
 	}
 	return h.pushEntries(L, s.Entries())
@@ -301,7 +301,7 @@ func (h *hook) sessLeafID(L *glua.LState) int {
 // sessTree builds {entry=, label=, children={...}} nodes from the entries'
 // parent links; an entry whose parent is unknown is a root.
 func (h *hook) sessTree(L *glua.LState) int {
-	roots := h.codec.NewArray(0)
+	roots := h.codec().NewArray(0)
 	s := h.rt.host.Session()
 	if s == nil {
 		L.Push(roots)
@@ -316,7 +316,7 @@ func (h *hook) sessTree(L *glua.LState) int {
 		}
 		n := L.CreateTable(0, 3)
 		n.RawSetString("entry", v)
-		n.RawSetString("children", h.codec.NewArray(0))
+		n.RawSetString("children", h.codec().NewArray(0))
 		if lbl := s.Label(e.ID); lbl != "" {
 			n.RawSetString("label", glua.LString(lbl))
 		}
@@ -445,7 +445,7 @@ func (h *hook) modelsFind(L *glua.LState) int {
 
 func (h *hook) modelsAvailable(L *glua.LState) int {
 	ms := h.rt.host.AvailableModels()
-	t := h.codec.NewArray(len(ms))
+	t := h.codec().NewArray(len(ms))
 	for i, m := range ms {
 		t.RawSetInt(i+1, modelLua(L, m))
 	}

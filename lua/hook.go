@@ -35,8 +35,8 @@ type hook struct {
 
 	mu     sync.Mutex // held by whoever runs Lua in L
 	L      *glua.LState
-	codec  *stdlib.Codec
-	broken string // non-empty: the state is unusable, and why
+	codecV *stdlib.Codec // see codec()
+	broken string        // non-empty: the state is unusable, and why
 
 	// off is why the hook was disabled for the session (nil: it is not);
 	// stuck is set while a call that was given up on still runs. Both are
@@ -44,6 +44,15 @@ type hook struct {
 	off      atomic.Pointer[string]
 	stuck    atomic.Bool
 	timeouts atomic.Int32 // consecutive timed-out calls
+
+	// The libraries, built on first use (libs.go); lunarT is the lunar
+	// module.
+	lazyMeta  *glua.LTable
+	globals   lazyTable
+	pkgLoaded lazyTable // package.loaded
+	libs      [numLibs]*glua.LTable
+	lunarT    *glua.LTable
+	lunar     lazyTable
 
 	ctx    *glua.LTable // the ctx passed to event handlers (nil until ctxTable builds it)
 	cmdCtx *glua.LTable // the ctx passed to command handlers (adds set_model, ...)
@@ -141,96 +150,23 @@ func pauseTimeout(ctx context.Context) (resume func()) {
 
 // newState creates the sandboxed state: base (without dofile, loadfile),
 // package (require limited to the stdlib and the hook's lib/), string,
-// table, math, coroutine and a reduced os.
+// table, math, coroutine and a reduced os, each built on first use
+// (libs.go), and the lunar module.
 func (h *hook) newState() {
 	// A small data stack that grows on demand: most hooks are small, and
 	// lunar may load dozens of them.
 	L := glua.NewState(glua.Options{SkipOpenLibs: true, MinimizeStackMemory: true,
 		RegistrySize: 1024, RegistryGrowStep: 1024, RegistryMaxSize: 256 * 1024})
-	for _, lib := range []struct {
-		name string
-		fn   glua.LGFunction
-	}{
-		{glua.LoadLibName, glua.OpenPackage},
-		{glua.BaseLibName, glua.OpenBase},
-		{glua.TabLibName, glua.OpenTable},
-		{glua.StringLibName, glua.OpenString},
-		{glua.MathLibName, glua.OpenMath},
-		{glua.CoroutineLibName, glua.OpenCoroutine},
-		{glua.OsLibName, glua.OpenOs},
-	} {
-		L.Push(L.NewFunction(lib.fn))
-		L.Push(glua.LString(lib.name))
-		L.Call(1, 0)
-	}
 	h.L = L
-	h.codec = stdlib.NewCodec(L)
+	h.installLibs(L)
+}
 
-	g := L.G.Global
-	for _, name := range []string{"dofile", "loadfile", "_printregs"} {
-		g.RawSetString(name, glua.LNil)
+// codec returns the state's JSON codec, created on first use.
+func (h *hook) codec() *stdlib.Codec {
+	if h.codecV == nil {
+		h.codecV = stdlib.NewCodec(h.L)
 	}
-	g.RawSetString("print", L.NewFunction(h.luaPrint))
-	// pairs and next build a table's lazy fields first (the context
-	// event's messages), so iterating an event shows every field.
-	for _, name := range []string{"pairs", "next"} {
-		orig := g.RawGetString(name).(*glua.LFunction)
-		g.RawSetString(name, L.NewFunction(func(L *glua.LState) int {
-			if t, ok := L.Get(1).(*glua.LTable); ok {
-				if err := stdlib.Fill(L, t); err != nil {
-					L.RaiseError("%s", err.Error())
-				}
-			}
-			top := L.GetTop()
-			L.Push(orig)
-			for i := 1; i <= top; i++ {
-				L.Push(L.Get(i))
-			}
-			L.Call(top, glua.MultRet)
-			return L.GetTop() - top
-		}))
-	}
-
-	osT := g.RawGetString("os").(*glua.LTable)
-	keep := map[string]bool{"time": true, "clock": true, "date": true, "difftime": true, "getenv": true}
-	var drop []string
-	osT.ForEach(func(k, _ glua.LValue) {
-		if !keep[k.String()] {
-			drop = append(drop, k.String())
-		}
-	})
-	for _, k := range drop {
-		osT.RawSetString(k, glua.LNil)
-	}
-
-	pkg := g.RawGetString("package").(*glua.LTable)
-	pkg.RawSetString("loadlib", glua.LNil)
-	pkg.RawSetString("path", glua.LString(""))
-	pkg.RawSetString("cpath", glua.LString(""))
-	loaders := pkg.RawGetString("loaders").(*glua.LTable)
-	loaders.RawSetInt(2, L.NewFunction(h.libLoader))
-
-	co := g.RawGetString("coroutine").(*glua.LTable)
-	if resume, ok := co.RawGetString("resume").(*glua.LFunction); ok && resume.IsG {
-		orig := resume.GFunction
-		// A coroutine keeps the context of the call that created it; resume
-		// it under the current call's context instead, so that one kept
-		// across handler calls neither fails at once nor escapes the timeout.
-		co.RawSetString("resume", L.NewFunction(func(L *glua.LState) int {
-			if th, ok := L.Get(1).(*glua.LState); ok && L.Context() != nil {
-				th.SetContext(L.Context())
-			}
-			return orig(L)
-		}))
-		L.Push(L.NewFunctionFromProto(coroutineWrap()))
-		L.Call(0, 0)
-	}
-
-	stdlib.LimitLibs(L)
-	h.preloadStdlib(L)
-	lunarT := lunarModule(h).Table(L)
-	g.RawSetString("lunar", lunarT)
-	L.GetField(pkg, "loaded").(*glua.LTable).RawSetString("lunar", lunarT)
+	return h.codecV
 }
 
 // ctxTable returns the ctx passed to event handlers (cmd: the one passed
@@ -255,13 +191,13 @@ var stdlibNames = sync.OnceValue(func() []string {
 	return names
 })
 
-// preloadStdlib lets require find the stdlib modules. They are described
-// (stdlib.Modules) on the first require of any of them: most hooks
-// require few or none, and every hook's state is created at start-up.
-func (h *hook) preloadStdlib(L *glua.LState) {
+// preloadStdlib lets require find the stdlib modules (package.preload).
+// They are described (stdlib.Modules) on the first require of any of them:
+// most hooks require few or none.
+func (h *hook) preloadStdlib(L *glua.LState, preload *glua.LTable) {
 	var mods []*stdlib.Module
 	for _, name := range stdlibNames() {
-		L.PreloadModule(name, func(L *glua.LState) int {
+		preload.RawSetString(name, L.NewFunction(func(L *glua.LState) int {
 			if mods == nil {
 				mods = stdlib.Modules(h.stdlibEnv())
 			}
@@ -272,7 +208,7 @@ func (h *hook) preloadStdlib(L *glua.LState) {
 			}
 			L.RaiseError("module %s not found", name)
 			return 0
-		})
+		}))
 	}
 }
 
@@ -308,9 +244,10 @@ func (h *hook) luaPrint(L *glua.LState) int {
 	return 0
 }
 
-// coroutineWrapSrc redefines coroutine.wrap on top of the (context-aware)
-// coroutine.resume.
-const coroutineWrapSrc = `local create, resume = coroutine.create, coroutine.resume
+// coroutineWrapSrc redefines coroutine.wrap, in the coroutine library it
+// is given, on top of the (context-aware) coroutine.resume.
+const coroutineWrapSrc = `local coroutine = ...
+local create, resume = coroutine.create, coroutine.resume
 local function pass(ok, ...)
   if not ok then error((...), 0) end
   return ...

@@ -200,7 +200,7 @@ func (h *hook) mergeParams(p agent.Params, t *glua.LTable) (agent.Params, error)
 			f := float64(v)
 			*dst = &f
 		default:
-			if !h.codec.IsNull(v) {
+			if !h.codec().IsNull(v) {
 				return fmt.Errorf("params.%s: number expected, got %s", key, v.Type())
 			}
 			*dst = nil
@@ -248,7 +248,7 @@ func (h *hook) mergeParams(p agent.Params, t *glua.LTable) (agent.Params, error)
 		}
 		p.Extra = extra
 	default:
-		if !h.codec.IsNull(v) {
+		if !h.codec().IsNull(v) {
 			return p, fmt.Errorf("params.extra: table expected, got %s", v.Type())
 		}
 		p.Extra = nil
@@ -499,7 +499,7 @@ func (r *Runtime) afterTool(ctx context.Context, name, callID string, input json
 			}
 			switch d := rr.t.RawGetString("details"); {
 			case d == glua.LNil:
-			case h.codec.IsNull(d):
+			case h.codec().IsNull(d):
 				next.Details, changed = nil, true
 			default:
 				raw, err := h.luaJSON(d)

@@ -165,7 +165,7 @@ func TypesMeta() string {
 		writeClass(&b, stdlib.Class{Name: m.Name, Doc: m.Doc, Fields: funcFields(m)})
 	}
 
-	lunar := lunarModule(nil)
+	lunar := lunarModule()
 	for _, c := range lunar.Classes {
 		writeClass(&b, c)
 	}

@@ -30,7 +30,7 @@ func (r *Runtime) ProviderRequest(ctx context.Context, call agent.ProviderCall, 
 	for _, hd := range r.listeners(evProviderRequest) {
 		var next []byte
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
-			v, err := h.codec.Decode(cur)
+			v, err := h.codec().Decode(cur)
 			if err != nil {
 				return fmt.Errorf("the request body: %w", err)
 			}
@@ -43,7 +43,7 @@ func (r *Runtime) ProviderRequest(ctx context.Context, call agent.ProviderCall, 
 			if !ok {
 				return nil
 			}
-			b, err := rr.h.codec.Encode(nil, t, stdlib.EncodeOptions{})
+			b, err := rr.h.codec().Encode(nil, t, stdlib.EncodeOptions{})
 			if err != nil {
 				return fmt.Errorf("body: %w", err)
 			}

@@ -73,7 +73,7 @@ func ReferenceMarkdown() string {
 		}
 	}
 
-	lunar := lunarModule(nil)
+	lunar := lunarModule()
 	w("### The `lunar` module")
 	w("")
 	funcList(&b, "lunar.", lunar.Funcs)

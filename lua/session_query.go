@@ -82,7 +82,7 @@ func (h *hook) sessEntries(L *glua.LState) int {
 	f := checkEntryFilter(L, 1)
 	s := h.rt.host.Session()
 	if s == nil {
-		L.Push(h.codec.NewArray(0))
+		L.Push(h.codec().NewArray(0))
 		return 1
 	}
 	path := s.Path("")
@@ -101,11 +101,11 @@ func (h *hook) sessEntries(L *glua.LState) int {
 func (h *hook) sessPathIDs(L *glua.LState) int {
 	s := h.rt.host.Session()
 	if s == nil {
-		L.Push(h.codec.NewArray(0))
+		L.Push(h.codec().NewArray(0))
 		return 1
 	}
 	path := s.Path("")
-	t := h.codec.NewArray(len(path))
+	t := h.codec().NewArray(len(path))
 	for i, e := range path {
 		t.RawSetInt(i+1, glua.LString(e.ID))
 	}
@@ -127,7 +127,7 @@ func (h *hook) sessContext(L *glua.LState) int {
 		return pushResult(L, fmt.Errorf("no session: %w", ErrNotAvailable))
 	}
 	msgs := h.rt.Context(ctx, session.BuildContext(s.Path("")).Messages)
-	t := h.codec.NewArray(len(msgs))
+	t := h.codec().NewArray(len(msgs))
 	for i := range msgs {
 		v, err := h.messageLua(&msgs[i].Message)
 		if err != nil {

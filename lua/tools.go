@@ -148,7 +148,7 @@ func (t *hookTool) execute(ctx context.Context, callID string, args json.RawMess
 		args = json.RawMessage("{}")
 	}
 	err := h.run(ctx, h.rt.opts.Timeout, t.fn, func(L *glua.LState) ([]glua.LValue, error) {
-		v, err := h.codec.Decode(args)
+		v, err := h.codec().Decode(args)
 		if err != nil {
 			return nil, fmt.Errorf("arguments: %w", err)
 		}
@@ -191,7 +191,7 @@ func (h *hook) toolResult(ret glua.LValue) (agent.ToolResult, error) {
 		res.Content = content
 		res.IsError, _ = rr.boolean("is_error")
 		res.Terminate, _ = rr.boolean("terminate")
-		if d := v.RawGetString("details"); d != glua.LNil && !h.codec.IsNull(d) {
+		if d := v.RawGetString("details"); d != glua.LNil && !h.codec().IsNull(d) {
 			if res.Details, err = h.luaJSON(d); err != nil {
 				return res, fmt.Errorf("details: %w", err)
 			}

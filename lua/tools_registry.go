@@ -84,7 +84,7 @@ func (d defaultRegistry) BuiltinTool(name string) *agent.Tool {
 // luaTools is lunar.tools(): every tool with its source and state.
 func (h *hook) luaTools(L *glua.LState) int {
 	list := h.rt.registry().ToolList()
-	out := h.codec.NewArray(len(list))
+	out := h.codec().NewArray(len(list))
 	for i, ti := range list {
 		t := L.CreateTable(0, 6)
 		t.RawSetString("name", glua.LString(ti.Name))

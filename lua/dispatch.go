@@ -49,13 +49,20 @@ func (r *Runtime) invoke(ctx context.Context, hd handler, fill fillFunc, use use
 		timeout = 0
 	}
 	start := time.Now()
+	nargs := params(hd.fn, 2)
 	err := h.run(ctx, timeout, hd.fn, func(L *glua.LState) ([]glua.LValue, error) {
+		if nargs == 0 {
+			return nil, nil
+		}
 		ev := L.CreateTable(0, len(spec.Payload)+1)
 		ev.RawSetString("type", glua.LString(spec.Name))
 		if fill != nil {
 			if err := fill(h, L, ev); err != nil {
 				return nil, fmt.Errorf("building the event: %w", err)
 			}
+		}
+		if nargs == 1 {
+			return []glua.LValue{ev}, nil
 		}
 		return []glua.LValue{ev, h.ctxTable(false)}, nil
 	}, func(ret glua.LValue) error {
@@ -91,6 +98,17 @@ func (r *Runtime) invoke(ctx context.Context, hd handler, fill fillFunc, use use
 		r.report(fmt.Sprintf("hook %s: %s: %v", h.src.Name, spec.Name, err))
 	}
 	return err
+}
+
+// params is how many of n arguments fn can see: a Lua function that
+// declares fewer parameters (and no ...) cannot reach the others, which
+// are then not built (a handler without parameters costs no event table,
+// one without ctx no ctx).
+func params(fn *glua.LFunction, n int) int {
+	if fn.IsG || fn.Proto == nil || fn.Proto.IsVarArg != 0 {
+		return n
+	}
+	return min(int(fn.Proto.NumParameters), n)
 }
 
 // trace writes one Debug line for a handler call.

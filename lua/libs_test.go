@@ -89,3 +89,21 @@ return type(os.time()) .. " " .. tostring(err):match("undeclared [%w_]+")`, "ok:
 	}
 }
 
+// TestHandlersGetWhatTheyDeclare: the event table and ctx are built only
+// for handlers that can see them, and every handler sees what it declares.
+func TestHandlersGetWhatTheyDeclare(t *testing.T) {
+	rt, reports := loadCode(t, newHost(t), `local json = require("json")
+local seen = {}
+lunar.on("session.before_clear", function() seen[#seen + 1] = "none" end)
+lunar.on("session.before_clear", function(ev) seen[#seen + 1] = ev.type end)
+lunar.on("session.before_clear", function(ev, ctx) seen[#seen + 1] = ev.session_id .. " " .. type(ctx.ui) end)
+lunar.on("session.before_clear", function(...) local ev, ctx = ... seen[#seen + 1] = select("#", ...) .. " " .. ev.type .. " " .. type(ctx.ui) end)
+lunar.on("session.before_clear", function(ev, ctx, extra) seen[#seen + 1] = tostring(extra) .. " " .. type(ctx) end)
+lunar.command("seen", { handler = function() return json.encode(seen) end })`)
+	cancel, _ := rt.BeforeClear(bg, "s1")
+	assert.False(t, cancel)
+	out, _, err := rt.RunCommand(bg, "seen", "")
+	require.NoError(t, err)
+	assert.JSONEq(t, `["none", "session.before_clear", "s1 table", "2 session.before_clear table", "nil table"]`, out)
+	assert.Empty(t, *reports)
+}

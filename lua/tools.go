@@ -140,8 +140,9 @@ func (h *hook) luaTool(L *glua.LState) int {
 // execute runs the Lua function: execute(args, ctx) → string or
 // {content=, details=, is_error=, terminate=}. Errors (including a timeout) become the
 // error returned to the loop, which makes them error results.
-func (t *hookTool) execute(ctx context.Context, callID string, args json.RawMessage, _ func(agent.ToolResult)) (agent.ToolResult, error) {
+func (t *hookTool) execute(ctx context.Context, callID string, args json.RawMessage, onUpdate func(agent.ToolResult)) (agent.ToolResult, error) {
 	h := t.h
+	ctx = withToolUpdates(ctx, onUpdate)
 	var res agent.ToolResult
 	start := time.Now()
 	if len(args) == 0 {

@@ -244,9 +244,29 @@ func callBuiltin(ctx context.Context, t *agent.Tool, args json.RawMessage) (res 
 			res = agent.TextResult(fmt.Sprintf("tool %s crashed: %v", t.Name, p), true)
 		}
 	}()
-	res, err := t.Execute(ctx, "", args, nil)
+	res, err := t.Execute(ctx, "", args, toolUpdates(ctx))
 	if err != nil {
 		return agent.TextResult(err.Error(), true)
 	}
 	return res
+}
+
+// toolUpdateKey carries, in a hook tool's context, the loop's callback for
+// its partial results, so a built-in it wraps streams its output (bash's
+// lines) to the REPL and JSON mode as when it runs alone.
+type toolUpdateKey struct{}
+
+// withToolUpdates returns ctx carrying onUpdate (nil: ctx unchanged).
+func withToolUpdates(ctx context.Context, onUpdate func(agent.ToolResult)) context.Context {
+	if onUpdate == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, toolUpdateKey{}, onUpdate)
+}
+
+// toolUpdates is the partial-result callback of the hook tool running on
+// ctx, or nil.
+func toolUpdates(ctx context.Context) func(agent.ToolResult) {
+	fn, _ := ctx.Value(toolUpdateKey{}).(func(agent.ToolResult))
+	return fn
 }

@@ -116,6 +116,17 @@ lunar.tool({
 	assert.True(t, bad.IsError)
 	assert.Contains(t, resultText(bad), `invalid arguments for tool "bash"`)
 	assert.Equal(t, "nil", resultText(run("missing")))
+
+	// The wrapped built-in streams its partial output through the hook
+	// tool's own update callback, as it would alone.
+	var updates []string
+	res, err := probe.Execute(bg, "c", json.RawMessage(`{"what":"plain"}`), func(r agent.ToolResult) {
+		updates = append(updates, resultText(r))
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "hi\n", resultText(res))
+	require.NotEmpty(t, updates, "bash's partial output reached the caller")
+	assert.Contains(t, updates[len(updates)-1], "hi")
 }
 
 func TestToolRegistryFromLua(t *testing.T) {

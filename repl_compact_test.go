@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -72,9 +73,11 @@ func TestREPLStatusLine(t *testing.T) {
 	p.line("one")
 	p.expect("short")
 	p.expect("in 100 · out 20 · $0.0004 · context 120/1.05M (0%)")
+	// A narrow terminal: the line breaks between its parts, not inside one.
+	require.NoError(t, pty.Setsize(p.tty, &pty.Winsize{Rows: 40, Cols: 40}))
 	p.line("two")
 	p.expect("longer")
-	p.expect("in 500 · out 40 · $0.0013 · context 540/1.05M (0%) · auto-compaction near")
+	p.expect("in 500 · out 40 · $0.0013\r\ncontext 540/1.05M (0%)\r\nauto-compaction near")
 	p.quit()
 }
 

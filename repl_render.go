@@ -596,12 +596,34 @@ func (v *view) statusLine(ci contextInfo) {
 			warn = "context nearly full: /compact or /clear"
 		}
 	}
-	line := v.t.paint(ansiDim, strings.Join(parts, " · "))
-	if warn != "" {
-		line += v.t.paint(ansiDim, " · ") + v.t.paint(ansiYellow, warn)
+	// On a narrow terminal the line breaks between its parts, never
+	// inside one.
+	width := v.t.columns() - 1
+	var line strings.Builder
+	col := 0
+	for i, p := range append(parts, warn) {
+		if p == "" {
+			continue
+		}
+		style := ansiDim
+		if i == len(parts) {
+			style = ansiYellow
+		}
+		w := runewidth.StringWidth(p)
+		switch {
+		case col == 0:
+		case width > 0 && col+3+w > width:
+			line.WriteString("\n")
+			col = 0
+		default:
+			line.WriteString(v.t.paint(ansiDim, " · "))
+			col += 3
+		}
+		line.WriteString(v.t.paint(style, p))
+		col += w
 	}
 	v.endLine()
-	v.write(line + "\n")
+	v.write(line.String() + "\n")
 }
 
 // diffPreviewLines bounds the diff shown under an edit.

@@ -153,10 +153,10 @@ func pauseTimeout(ctx context.Context) (resume func()) {
 // table, math, coroutine and a reduced os, each built on first use
 // (libs.go), and the lunar module.
 func (h *hook) newState() {
-	// A small data stack that grows on demand: most hooks are small, and
-	// lunar may load dozens of them.
+	// A small data stack (256 values, 4 KB) that grows on demand: most
+	// hooks are small, and lunar may load dozens of them.
 	L := glua.NewState(glua.Options{SkipOpenLibs: true, MinimizeStackMemory: true,
-		RegistrySize: 1024, RegistryGrowStep: 1024, RegistryMaxSize: 256 * 1024})
+		RegistrySize: 256, RegistryGrowStep: 1024, RegistryMaxSize: 256 * 1024})
 	h.L = L
 	h.installLibs(L)
 }

@@ -1,0 +1,89 @@
+// Package initialisation of the binary, as GODEBUG=inittrace=1 reports
+// it: what every lunar process pays before main, --version included.
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// initBudget bounds the allocations of all package initialisation: 6,100
+// today, 8,149 when goldmark/extension's regexps were compiled at init.
+const initBudget = 7000
+
+type pkgInit struct {
+	pkg    string
+	allocs int
+}
+
+// packageInits runs lunar --version with inittrace and returns the inits
+// in the order they ran.
+func packageInits(t *testing.T) []pkgInit {
+	t.Helper()
+	cmd := exec.Command(lunarBin, "--version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	var inits []pkgInit
+	sc := bufio.NewScanner(&stderr)
+	for sc.Scan() {
+		// init PKG @T ms, C ms clock, B bytes, A allocs
+		f := strings.Fields(sc.Text())
+		if len(f) < 10 || f[0] != "init" || f[len(f)-1] != "allocs" {
+			continue
+		}
+		n, err := strconv.Atoi(f[len(f)-2])
+		require.NoError(t, err, sc.Text())
+		inits = append(inits, pkgInit{pkg: f[1], allocs: n})
+	}
+	require.NotEmpty(t, inits, "no inittrace lines in:\n%s", stderr.String())
+	return inits
+}
+
+func TestPackageInit(t *testing.T) {
+	inits := packageInits(t)
+	index := func(pkg string) int {
+		return slices.IndexFunc(inits, func(i pkgInit) bool { return i.pkg == pkg })
+	}
+
+	// goldmark/extension compiles its linkify and table regexps at init;
+	// lunar has its own copy of the extensions it uses (session/export/internal/gfm).
+	assert.Equal(t, -1, index("github.com/yuin/goldmark/extension"), "goldmark/extension is linked into the binary")
+
+	// The main goroutine's stack is grown before the inits that recurse
+	// deeply (internal/startstack).
+	grow := index("github.com/lunar-cli/lunar/internal/startstack")
+	require.GreaterOrEqual(t, grow, 0)
+	for _, deep := range []string{"github.com/yuin/goldmark/util", "github.com/yuin/goldmark/parser", "go.yaml.in/yaml/v4"} {
+		if i := index(deep); i >= 0 {
+			assert.Less(t, grow, i, "startstack initialised after %s", deep)
+		}
+	}
+
+	total := 0
+	for _, i := range inits {
+		total += i.allocs
+	}
+	if !assert.Less(t, total, initBudget, "allocations of package initialisation") {
+		sorted := slices.Clone(inits)
+		sort.Slice(sorted, func(a, b int) bool { return sorted[a].allocs > sorted[b].allocs })
+		var top strings.Builder
+		for _, i := range sorted[:min(15, len(sorted))] {
+			fmt.Fprintf(&top, "%6d %s\n", i.allocs, i.pkg)
+		}
+		t.Logf("largest:\n%s", top.String())
+	}
+}

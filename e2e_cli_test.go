@@ -123,7 +123,7 @@ func TestCLIModelPatternAndThinking(t *testing.T) {
 	var levels []string
 	for _, en := range s.Entries() {
 		if en.Type == "thinking_level_change" {
-			levels = append(levels, en.ThinkingLevel)
+			levels = append(levels, en.ThinkingLevel())
 		}
 	}
 	assert.Equal(t, []string{"high"}, levels)

@@ -115,10 +115,10 @@ func TestCompactManualOneShot(t *testing.T) {
 	cs := compactions(s)
 	require.Len(t, cs, 1)
 	c := cs[0]
-	assert.Equal(t, "## Goal\nAnswer three questions.", c.Summary)
-	assert.False(t, c.FromHook)
-	assert.Greater(t, c.TokensBefore, 0)
-	kept := s.Get(c.FirstKeptEntryID)
+	assert.Equal(t, "## Goal\nAnswer three questions.", c.Summary())
+	assert.False(t, c.FromHook())
+	assert.Greater(t, c.TokensBefore(), 0)
+	kept := s.Get(c.FirstKeptEntryID())
 	require.NotNil(t, kept)
 	assert.Equal(t, question(3), kept.Message.Text(), "the last turn is kept")
 
@@ -177,7 +177,7 @@ func TestCompactAutoAfterTurn(t *testing.T) {
 	assert.Contains(t, lastUserText(t, e.srv.Requests()[n+1]), "<conversation>")
 	cs := compactions(e.onlySession())
 	require.Len(t, cs, 1)
-	assert.Equal(t, "## Goal\nauto summary", cs[0].Summary)
+	assert.Equal(t, "## Goal\nauto summary", cs[0].Summary())
 
 	var types []string
 	var end map[string]any
@@ -200,7 +200,7 @@ func TestCompactAutoAfterTurn(t *testing.T) {
 	assert.Equal(t, false, end["willRetry"])
 	res := end["result"].(map[string]any)
 	assert.Equal(t, "## Goal\nauto summary", res["summary"])
-	assert.Equal(t, cs[0].FirstKeptEntryID, res["firstKeptEntryId"])
+	assert.Equal(t, cs[0].FirstKeptEntryID(), res["firstKeptEntryId"])
 
 	// Disabled: no compaction.
 	e.hkConfig(`{"compaction": {"enabled": false, "reserve_tokens": 1047000, "keep_recent_tokens": 50}}`)
@@ -284,9 +284,9 @@ end)
 	assert.Len(t, e.srv.Requests(), n, "a hook's summary needs no model call")
 	cs := compactions(e.onlySession())
 	require.Len(t, cs, 2)
-	assert.Regexp(t, `^hook summary of \d+ messages$`, cs[1].Summary)
-	assert.True(t, cs[1].FromHook)
-	assert.JSONEq(t, `{"by":"hook"}`, string(cs[1].Details))
+	assert.Regexp(t, `^hook summary of \d+ messages$`, cs[1].Summary())
+	assert.True(t, cs[1].FromHook())
+	assert.JSONEq(t, `{"by":"hook"}`, string(cs[1].Details()))
 	assert.Contains(t, r.stderr, "compacted from_hook=true")
 }
 

@@ -241,25 +241,25 @@ func (h *piDiff) checkBuild(t *testing.T, b piDiffBuild) {
 	require.Len(t, cs, 2)
 	require.Len(t, b.summaries, 2)
 
-	first := s.Get(cs[0].FirstKeptEntryID)
+	first := s.Get(cs[0].FirstKeptEntryID())
 	require.NotNil(t, first)
 	require.NotNil(t, first.Message)
 	assert.Equal(t, session.RoleAssistant, first.Message.Role, "the first compaction splits a turn")
 	require.NotEmpty(t, first.Message.Content)
 	assert.Equal(t, `{"command":"echo hi"}`, string(first.Message.Content[0].Arguments))
 	sum := piDiffScript[3].summary
-	assert.Equal(t, sum+"\n\n---\n\n**Turn Context (split turn):**\n\n"+sum, cs[0].Summary)
+	assert.Equal(t, sum+"\n\n---\n\n**Turn Context (split turn):**\n\n"+sum, cs[0].Summary())
 	assert.Len(t, b.summaries[0], 2, "history and turn prefix are summarised apart")
-	assert.False(t, cs[0].FromHook)
+	assert.False(t, cs[0].FromHook())
 
-	second := s.Get(cs[1].FirstKeptEntryID)
+	second := s.Get(cs[1].FirstKeptEntryID())
 	require.NotNil(t, second)
 	require.NotNil(t, second.Message)
 	assert.Equal(t, session.RoleUser, second.Message.Role)
 	assert.True(t, strings.HasPrefix(second.Message.Text(), "t4: "), second.Message.Text())
-	assert.Equal(t, piDiffScript[6].summary, cs[1].Summary)
+	assert.Equal(t, piDiffScript[6].summary, cs[1].Summary())
 	require.Len(t, b.summaries[1], 1)
-	assert.Contains(t, lastUserText(t, b.summaries[1][0]), "<previous-summary>\n"+cs[0].Summary+"\n</previous-summary>",
+	assert.Contains(t, lastUserText(t, b.summaries[1][0]), "<previous-summary>\n"+cs[0].Summary()+"\n</previous-summary>",
 		"the second compaction updates the first summary")
 }
 
@@ -407,13 +407,13 @@ func (h *piDiff) compareNext(file string) {
 	var kept []*session.Message
 	on := false
 	for _, e := range s.Entries() {
-		on = on || e.ID == last.FirstKeptEntryID
+		on = on || e.ID == last.FirstKeptEntryID()
 		if on && e.Type == session.TypeMessage {
 			kept = append(kept, e.Message)
 		}
 	}
 	require.Len(t, lmsgs, 1+len(kept)+1)
-	assert.Equal(t, piDiffWireMsg{Role: "user", Texts: []string{compactedPrefix + last.Summary + "\n</summary>"}}, lmsgs[0])
+	assert.Equal(t, piDiffWireMsg{Role: "user", Texts: []string{compactedPrefix + last.Summary() + "\n</summary>"}}, lmsgs[0])
 	for i, m := range kept {
 		want := map[string]string{session.RoleUser: "user", session.RoleAssistant: "assistant", session.RoleToolResult: "tool"}[m.Role]
 		assert.Equal(t, want, lmsgs[1+i].Role, "message %d", 1+i)

@@ -188,7 +188,7 @@ func (h *piDiff) compareRequests(file string) {
 			kind := e.Type
 			switch {
 			case e.Type == session.TypeThinkingLevelChange:
-				kind += ":" + e.ThinkingLevel
+				kind += ":" + e.ThinkingLevel()
 			case e.Message != nil:
 				kind += ":" + e.Message.Role
 			}

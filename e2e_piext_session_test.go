@@ -29,7 +29,7 @@ func piHook(t *testing.T, name string) string {
 func customEntries(s *session.Session, customType string) []*session.Entry {
 	var out []*session.Entry
 	for _, e := range s.Entries() {
-		if e.Type == session.TypeCustom && e.CustomType == customType {
+		if e.Type == session.TypeCustom && e.CustomType() == customType {
 			out = append(out, e)
 		}
 	}
@@ -56,7 +56,7 @@ func TestPiExtTodoSurvivesResumeAndBranch(t *testing.T) {
 	s := e.onlySession()
 	todos := customEntries(s, "todo")
 	require.Len(t, todos, 3, "one custom entry per change")
-	assert.JSONEq(t, `{"todos":[{"id":1,"text":"write tests","done":false}],"next_id":2}`, string(todos[0].Data))
+	assert.JSONEq(t, `{"todos":[{"id":1,"text":"write tests","done":false}],"next_id":2}`, string(todos[0].Data()))
 
 	// A new process: session.start (reason resume) rebuilds the list.
 	r = e.run("", "-c", "-e", hook, "-p", "/todos")

@@ -135,8 +135,8 @@ func TestPruneOneShot(t *testing.T) {
 	assert.Equal(t, []string{big, small, other}, stored)
 	choices := hkEntries(sess, session.TypeCustom)
 	require.Len(t, choices, 6)
-	assert.Equal(t, "prune", choices[0].CustomType)
-	assert.JSONEq(t, fmt.Sprintf(`{"action":"drop","ids":[%q]}`, stored0ID(t, sess)), string(choices[0].Data))
+	assert.Equal(t, "prune", choices[0].CustomType())
+	assert.JSONEq(t, fmt.Sprintf(`{"action":"drop","ids":[%q]}`, stored0ID(t, sess)), string(choices[0].Data()))
 
 	// A branch from before the choices sees every result whole.
 	var done3 string

@@ -147,7 +147,7 @@ func TestStackSeedTrace(t *testing.T) {
 	assert.NotContains(t, lastUserText(t, reqs[0]), "/pop", "no pop yet: the usual compaction")
 	c1 := compactions(e.onlySession())
 	require.Len(t, c1, 1)
-	assert.Equal(t, question(4), e.onlySession().Get(c1[0].FirstKeptEntryID).Message.Text())
+	assert.Equal(t, question(4), e.onlySession().Get(c1[0].FirstKeptEntryID()).Message.Text())
 	assert.Equal(t, cat([]string{compacted("C1")}, turns(4, 5), []string{userQ(6)}), wire(t, s.turn(6)))
 	assert.Equal(t, cat([]string{compacted("C1")}, turns(4, 6), []string{userQ(7)}), wire(t, s.turn(7)))
 
@@ -176,8 +176,8 @@ func TestStackSeedTrace(t *testing.T) {
 		transcriptOf(8, 8)), conversation(t, reqs[0]))
 	c2 := compactions(e.onlySession())
 	require.Len(t, c2, 2)
-	assert.Equal(t, question(9), e.onlySession().Get(c2[1].FirstKeptEntryID).Message.Text())
-	assert.True(t, c2[1].FromHook)
+	assert.Equal(t, question(9), e.onlySession().Get(c2[1].FirstKeptEntryID()).Message.Text())
+	assert.True(t, c2[1].FromHook())
 	// Result: [C2, msg11, msg12].
 	assert.Equal(t, cat([]string{compacted("C2")}, turns(9, 10), []string{userQ(11)}), wire(t, s.turn(11)))
 
@@ -209,7 +209,7 @@ func TestStackSeedTrace(t *testing.T) {
 	pops := hkEntries(sess, session.TypeCustom)
 	require.Len(t, pops, 4)
 	for _, p := range pops {
-		assert.Equal(t, "stack_pop", p.CustomType)
+		assert.Equal(t, "stack_pop", p.CustomType())
 	}
 	var users int
 	for _, en := range sess.Path("") {

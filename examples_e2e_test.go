@@ -87,9 +87,9 @@ func customData(t *testing.T, s *session.Session, customType string) []map[strin
 	t.Helper()
 	var out []map[string]any
 	for _, e := range s.Path("") {
-		if e.Type == session.TypeCustom && e.CustomType == customType {
+		if e.Type == session.TypeCustom && e.CustomType() == customType {
 			var m map[string]any
-			require.NoError(t, json.Unmarshal(e.Data, &m))
+			require.NoError(t, json.Unmarshal(e.Data(), &m))
 			out = append(out, m)
 		}
 	}
@@ -367,9 +367,9 @@ func TestExampleCustomCompaction(t *testing.T) {
 
 	cs := compactions(e.onlySession())
 	require.Len(t, cs, 1)
-	assert.Equal(t, "## Goal\ncheap summary", cs[0].Summary)
-	assert.True(t, cs[0].FromHook)
-	assert.JSONEq(t, `{"model": "openai/gpt-4.1-mini", "by": "custom-compaction"}`, string(cs[0].Details))
+	assert.Equal(t, "## Goal\ncheap summary", cs[0].Summary())
+	assert.True(t, cs[0].FromHook())
+	assert.JSONEq(t, `{"model": "openai/gpt-4.1-mini", "by": "custom-compaction"}`, string(cs[0].Details()))
 
 	// The next compaction updates the notes; a model that fails hands the
 	// summary back to lunar (the current model, its own prompt).
@@ -396,8 +396,8 @@ func TestExampleCustomCompaction(t *testing.T) {
 	assert.Equal(t, "gpt-4.1", last.Field("model"))
 	cs = compactions(e.onlySession())
 	require.Len(t, cs, 3)
-	assert.Equal(t, "## Goal\nby lunar", cs[2].Summary)
-	assert.False(t, cs[2].FromHook)
+	assert.Equal(t, "## Goal\nby lunar", cs[2].Summary())
+	assert.False(t, cs[2].FromHook())
 }
 
 func TestExampleGeminiAuth(t *testing.T) {
@@ -593,7 +593,7 @@ func TestExampleMemoryLocal(t *testing.T) {
 	assert.Contains(t, lastUserText(t, e.srv.Requests()[n+1]), "<conversation>")
 	cs := compactions(e.onlySession())
 	require.Len(t, cs, 1)
-	assert.Equal(t, "## Goal\nIndent with tabs.", cs[0].Summary)
+	assert.Equal(t, "## Goal\nIndent with tabs.", cs[0].Summary())
 	all := facts()
 	require.Len(t, all, 2)
 	assert.Equal(t, "compaction", all[1]["source"])

@@ -385,10 +385,10 @@ func TestHooksShapeTheRequest(t *testing.T) {
 			assert.Equal(t, "go (rewritten by chat.message)", msgs[0].Message.Text())
 			cms := hkEntries(s, session.TypeCustomMessage)
 			require.Len(t, cms, 1)
-			assert.Equal(t, "reminder", cms[0].CustomType)
-			assert.Equal(t, "Remember the hook.", blocksText(cms[0].Content))
-			assert.False(t, cms[0].Display)
-			assert.JSONEq(t, `{"n":1}`, string(cms[0].Details))
+			assert.Equal(t, "reminder", cms[0].CustomType())
+			assert.Equal(t, "Remember the hook.", blocksText(cms[0].Content()))
+			assert.False(t, cms[0].Display())
+			assert.JSONEq(t, `{"n":1}`, string(cms[0].Details()))
 			assert.Equal(t, msgs[0].EntryID, cms[0].ParentID, "injected after the prompt")
 
 			// agent.before_start's system prompt, then chat.system.transform.
@@ -644,16 +644,16 @@ func TestHookSendsAndMessages(t *testing.T) {
 		case session.TypeMessage:
 			types = append(types, en.Message.Role+":"+en.Message.Text())
 		case session.TypeCustomMessage:
-			types = append(types, "custom_message:"+en.CustomType+":"+blocksText(en.Content))
+			types = append(types, "custom_message:"+en.CustomType()+":"+blocksText(en.Content()))
 		case session.TypeCustom:
-			types = append(types, "custom:"+en.CustomType+":"+string(en.Data))
+			types = append(types, "custom:"+en.CustomType()+":"+string(en.Data()))
 		}
 	}
 	assert.Equal(t, []string{"user:go", "assistant:first", "custom_message:note:a quiet note", `custom:hook-state:{"step":1,"items":[]}`,
 		"user:" + attached, "assistant:second", "custom_message:nudge:please continue", "assistant:third"}, types)
 	nudge := hkEntries(s, session.TypeCustomMessage)[1]
-	assert.JSONEq(t, `{"k":1}`, string(nudge.Details))
-	assert.True(t, nudge.Display)
+	assert.JSONEq(t, `{"k":1}`, string(nudge.Details()))
+	assert.True(t, nudge.Display())
 	custom := hkEntries(s, session.TypeCustom)[0]
 	assert.Equal(t, custom.ID, e.hkRecorded("append_entry")[0].obj()["ok"], "append_entry returns the entry id")
 }
@@ -700,7 +700,7 @@ func TestHookCommandsInOneShotMode(t *testing.T) {
 	s := e.onlySession()
 	var models []string
 	for _, en := range hkEntries(s, session.TypeModelChange) {
-		models = append(models, en.Provider+"/"+en.ModelID)
+		models = append(models, en.Provider()+"/"+en.ModelID())
 	}
 	assert.Equal(t, []string{"openai/gpt-4.1", "openai/gpt-4.1-mini"}, models)
 	ctx := s.BuildContext()
@@ -807,8 +807,8 @@ func TestHookSessionAPI(t *testing.T) {
 	got := e.hkRecorded("inspect")[0].obj()
 	labels := hkEntries(s, session.TypeLabel)
 	require.Len(t, labels, 1)
-	assert.Equal(t, firstAnswer, labels[0].TargetID)
-	assert.Equal(t, "important", labels[0].Label)
+	assert.Equal(t, firstAnswer, labels[0].TargetID())
+	assert.Equal(t, "important", labels[0].Label())
 	assert.Equal(t, "important", s.Label(firstAnswer))
 
 	assert.Equal(t, e.cwd, got["cwd"])
@@ -849,8 +849,8 @@ func TestHookSessionAPI(t *testing.T) {
 	sums := hkEntries(s, session.TypeBranchSummary)
 	require.Len(t, sums, 1)
 	assert.Equal(t, firstAnswer, sums[0].ParentID)
-	assert.Equal(t, "summary of the abandoned branch", sums[0].Summary)
-	assert.True(t, sums[0].FromHook)
+	assert.Equal(t, "summary of the abandoned branch", sums[0].Summary())
+	assert.True(t, sums[0].FromHook())
 	texts := hkUserTexts(e.srv.Requests()[2])
 	require.Len(t, texts, 3)
 	assert.Equal(t, "first question", texts[0])

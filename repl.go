@@ -914,7 +914,7 @@ func (r *repl) showCustomSince(mark string) {
 		return
 	}
 	for _, e := range path[start:] {
-		if e.Type != session.TypeCustomMessage || !e.Display {
+		if e.Type != session.TypeCustomMessage || !e.Display() {
 			continue
 		}
 		for _, m := range session.BuildContext([]*session.Entry{e}).Messages {

@@ -54,7 +54,7 @@ func TestREPLCompact(t *testing.T) {
 	var sums []string
 	for _, en := range s.Entries() {
 		if en.Type == session.TypeCompaction {
-			sums = append(sums, en.Summary)
+			sums = append(sums, en.Summary())
 		}
 	}
 	assert.Equal(t, []string{"## Goal\nthree questions"}, sums)
@@ -109,7 +109,7 @@ func TestREPLAutoAndOverflowCompaction(t *testing.T) {
 	var sums []string
 	for _, en := range e.onlySession().Entries() {
 		if en.Type == session.TypeCompaction {
-			sums = append(sums, en.Summary)
+			sums = append(sums, en.Summary())
 		}
 	}
 	assert.Equal(t, []string{"## Goal\nauto", "## Goal\noverflow"}, sums)

@@ -157,7 +157,7 @@ func TestREPLModelNextCyclesConfigList(t *testing.T) {
 	assert.Equal(t, "gpt-4o", e.srv.Requests()[0].Field("model"))
 	var models []string
 	for _, ent := range entriesOfType(e.onlySession(), session.TypeModelChange) {
-		models = append(models, ent.ModelID)
+		models = append(models, ent.ModelID())
 	}
 	assert.Equal(t, []string{"gpt-4.1", "gpt-4o", "gpt-4.1-mini", "gpt-4.1", "gpt-4o"}, models)
 }
@@ -245,7 +245,7 @@ func TestREPLLabelNameForkAndTree(t *testing.T) {
 	assert.Equal(t, "good point", orig.Label(one.ID))
 	labels := entriesOfType(orig, session.TypeLabel)
 	require.Len(t, labels, 1)
-	assert.Equal(t, one.ID, labels[0].TargetID)
+	assert.Equal(t, one.ID, labels[0].TargetID())
 	assert.Equal(t, []string{"question one", "question two"}, userTexts(orig))
 
 	var fork *session.Session
@@ -283,7 +283,7 @@ func TestREPLBranchSummarize(t *testing.T) {
 	sums := entriesOfType(s, session.TypeBranchSummary)
 	require.Len(t, sums, 1)
 	assert.Equal(t, one.ID, sums[0].ParentID)
-	assert.Contains(t, sums[0].Summary, "explore option two")
+	assert.Contains(t, sums[0].Summary(), "explore option two")
 	assert.Equal(t, sums[0].ID, s.LeafID())
 	summaryReq := string(e.srv.Requests()[2].Body)
 	assert.Contains(t, summaryReq, "question two")
@@ -421,8 +421,8 @@ func TestREPLExitFiresShutdownAndFlushes(t *testing.T) {
 			s := e.onlySession()
 			bye := entriesOfType(s, session.TypeCustom)
 			require.Len(t, bye, 1, "session.shutdown ran once and its entry was written")
-			assert.Equal(t, "bye", bye[0].CustomType)
-			assert.JSONEq(t, `{"session_id":"`+s.ID()+`"}`, string(bye[0].Data))
+			assert.Equal(t, "bye", bye[0].CustomType())
+			assert.JSONEq(t, `{"session_id":"`+s.ID()+`"}`, string(bye[0].Data()))
 		})
 	}
 }

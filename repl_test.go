@@ -183,9 +183,9 @@ func TestEntryPreview(t *testing.T) {
 	}{
 		{&session.Entry{Type: session.TypeMessage, Message: user}, "you: hello …"},
 		{&session.Entry{Type: session.TypeMessage, Message: call}, "assistant: (calls bash)"},
-		{&session.Entry{Type: session.TypeModelChange, Provider: "openai", ModelID: "gpt-4.1"}, "model → openai/gpt-4.1"},
-		{&session.Entry{Type: session.TypeThinkingLevelChange, ThinkingLevel: "high"}, "thinking → high"},
-		{&session.Entry{Type: session.TypeBranchSummary, Summary: compaction.BranchSummaryPreamble + "## Goal"}, "branch summary: ## Goal"},
+		{&session.Entry{Type: session.TypeModelChange, Fields: &session.EntryFields{Provider: "openai", ModelID: "gpt-4.1"}}, "model → openai/gpt-4.1"},
+		{&session.Entry{Type: session.TypeThinkingLevelChange, Fields: &session.EntryFields{ThinkingLevel: "high"}}, "thinking → high"},
+		{&session.Entry{Type: session.TypeBranchSummary, Fields: &session.EntryFields{Summary: compaction.BranchSummaryPreamble + "## Goal"}}, "branch summary: ## Goal"},
 		{&session.Entry{Type: "mystery"}, "mystery"},
 	}
 	for _, tt := range tests {
@@ -742,9 +742,9 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 	for _, ent := range s.Entries() {
 		switch ent.Type {
 		case session.TypeModelChange:
-			kinds = append(kinds, "model "+ent.ModelID)
+			kinds = append(kinds, "model "+ent.ModelID())
 		case session.TypeThinkingLevelChange:
-			kinds = append(kinds, "thinking "+ent.ThinkingLevel)
+			kinds = append(kinds, "thinking "+ent.ThinkingLevel())
 		}
 	}
 	assert.Equal(t, []string{"model gpt-4.1", "thinking off", "model gpt-4.1-mini", "thinking high", "model o4-mini", "thinking low"}, kinds)

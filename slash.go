@@ -828,17 +828,17 @@ func entryPreview(e *session.Entry) string {
 			return messagePreview(e.Message)
 		}
 	case session.TypeModelChange:
-		return "model → " + e.Provider + "/" + e.ModelID
+		return "model → " + e.Provider() + "/" + e.ModelID()
 	case session.TypeThinkingLevelChange:
-		return "thinking → " + e.ThinkingLevel
+		return "thinking → " + e.ThinkingLevel()
 	case session.TypeCompaction:
-		return "compaction: " + firstLine(e.Summary, 200)
+		return "compaction: " + firstLine(e.Summary(), 200)
 	case session.TypeBranchSummary:
-		return "branch summary: " + firstLine(strings.TrimPrefix(e.Summary, compaction.BranchSummaryPreamble), 200)
+		return "branch summary: " + firstLine(strings.TrimPrefix(e.Summary(), compaction.BranchSummaryPreamble), 200)
 	case session.TypeCustomMessage:
-		return "[" + e.CustomType + "] " + firstLine(blocksText(e.Content), 200)
+		return "[" + e.CustomType() + "] " + firstLine(blocksText(e.Content()), 200)
 	case session.TypeCustom:
-		return "custom " + e.CustomType
+		return "custom " + e.CustomType()
 	}
 	return e.Type
 }

@@ -67,7 +67,7 @@ func TestResumeRecordsThinkingLevel(t *testing.T) {
 			require.Len(t, entries, before+1)
 			last := entries[len(entries)-1]
 			assert.Equal(t, session.TypeThinkingLevelChange, last.Type)
-			assert.Equal(t, ThinkingHigh, last.ThinkingLevel)
+			assert.Equal(t, ThinkingHigh, last.ThinkingLevel())
 			assert.Equal(t, entries[before-1].ID, last.ParentID, "appended at the leaf")
 			assert.True(t, s.PathSettings().ThinkingLevelSet)
 		})
@@ -83,5 +83,5 @@ func TestSwitchRecordsThinkingLevel(t *testing.T) {
 	entries := rt.Session().Entries()
 	last := entries[len(entries)-1]
 	assert.Equal(t, session.TypeThinkingLevelChange, last.Type)
-	assert.Equal(t, ThinkingMedium, last.ThinkingLevel)
+	assert.Equal(t, ThinkingMedium, last.ThinkingLevel())
 }

@@ -260,7 +260,7 @@ func (rt *Runtime) Branch(ctx context.Context, id string, o BranchOptions) (edit
 		if target.Message != nil {
 			editorText = target.Message.Text()
 		} else {
-			editorText = blocksText(target.Content)
+			editorText = blocksText(target.Content())
 		}
 	}
 

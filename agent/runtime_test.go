@@ -171,7 +171,7 @@ func modelEntries(s *session.Session) []string {
 	var out []string
 	for _, e := range s.Entries() {
 		if e.Type == session.TypeModelChange {
-			out = append(out, e.Provider+"/"+e.ModelID)
+			out = append(out, e.Provider()+"/"+e.ModelID())
 		}
 	}
 	return out
@@ -238,7 +238,7 @@ func TestSetThinking(t *testing.T) {
 	var levels []string
 	for _, e := range rt.Session().Entries() {
 		if e.Type == session.TypeThinkingLevelChange {
-			levels = append(levels, e.ThinkingLevel)
+			levels = append(levels, e.ThinkingLevel())
 		}
 	}
 	assert.Equal(t, []string{"off", "high"}, levels)
@@ -315,9 +315,9 @@ func TestBranchTo(t *testing.T) {
 		leaf := rt.Session().Get(rt.Session().LeafID())
 		require.Equal(t, session.TypeBranchSummary, leaf.Type)
 		assert.Equal(t, ids[1], leaf.ParentID)
-		assert.False(t, leaf.FromHook)
-		assert.Equal(t, compaction.BranchSummaryPreamble+"## Goal\nFix main.go\n\n<modified-files>\nmain.go\n</modified-files>", leaf.Summary)
-		assert.JSONEq(t, `{"readFiles":[],"modifiedFiles":["main.go"]}`, string(leaf.Details))
+		assert.False(t, leaf.FromHook())
+		assert.Equal(t, compaction.BranchSummaryPreamble+"## Goal\nFix main.go\n\n<modified-files>\nmain.go\n</modified-files>", leaf.Summary())
+		assert.JSONEq(t, `{"readFiles":[],"modifiedFiles":["main.go"]}`, string(leaf.Details()))
 
 		reqs := srv.Requests()
 		require.Len(t, reqs, 1)
@@ -338,8 +338,8 @@ func TestBranchTo(t *testing.T) {
 		require.NoError(t, err)
 		leaf := rt.Session().Get(rt.Session().LeafID())
 		require.Equal(t, session.TypeBranchSummary, leaf.Type)
-		assert.Equal(t, "hook summary", leaf.Summary)
-		assert.True(t, leaf.FromHook)
+		assert.Equal(t, "hook summary", leaf.Summary())
+		assert.True(t, leaf.FromHook())
 		assert.Empty(t, srv.Requests())
 	})
 	t.Run("a hook cancels", func(t *testing.T) {

@@ -374,7 +374,7 @@ func TestBeforeCompact(t *testing.T) {
 		Instructions: "Focus on the API.",
 		Preparation: lua.CompactPreparation{Messages: []session.Message{userMsg("a"), userMsg("b")},
 			FirstKeptEntryID: "0000000c", TokensBefore: 4321},
-		PreviousCompactions: []*session.Entry{{Type: session.TypeCompaction, ID: "0000000b", Summary: "old", FirstKeptEntryID: "00000003", TokensBefore: 100}},
+		PreviousCompactions: []*session.Entry{{Type: session.TypeCompaction, ID: "0000000b", Fields: &session.EntryFields{Summary: "old", FirstKeptEntryID: "00000003", TokensBefore: 100}}},
 		Model:               agent.Model{Provider: "openai", ID: "gpt-small"},
 	}
 	res := rt.BeforeCompact(bg, ev)

@@ -24,7 +24,7 @@ func (f *entryFilter) match(e *session.Entry) bool {
 	if f.types != nil && !slices.Contains(f.types, e.Type) {
 		return false
 	}
-	if f.customTypes != nil && (e.CustomType == "" || !slices.Contains(f.customTypes, e.CustomType)) {
+	if f.customTypes != nil && (e.CustomType() == "" || !slices.Contains(f.customTypes, e.CustomType())) {
 		return false
 	}
 	return true

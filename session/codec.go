@@ -167,65 +167,65 @@ func appendEntry(b []byte, e *Entry) ([]byte, error) {
 	case TypeModelChange:
 		b = appendBase(b, e)
 		b = append(b, `,"provider":`...)
-		b = appendJSString(b, e.Provider)
+		b = appendJSString(b, e.Provider())
 		b = append(b, `,"modelId":`...)
-		b = appendJSString(b, e.ModelID)
+		b = appendJSString(b, e.ModelID())
 	case TypeThinkingLevelChange:
 		b = appendBase(b, e)
 		b = append(b, `,"thinkingLevel":`...)
-		b = appendJSString(b, e.ThinkingLevel)
+		b = appendJSString(b, e.ThinkingLevel())
 	case TypeCompaction:
 		b = appendBase(b, e)
 		b = append(b, `,"summary":`...)
-		b = appendJSString(b, e.Summary)
+		b = appendJSString(b, e.Summary())
 		b = append(b, `,"firstKeptEntryId":`...)
-		b = appendJSString(b, e.FirstKeptEntryID)
+		b = appendJSString(b, e.FirstKeptEntryID())
 		b = append(b, `,"tokensBefore":`...)
-		b = appendInt(b, int64(e.TokensBefore))
-		if e.Details != nil {
+		b = appendInt(b, int64(e.TokensBefore()))
+		if e.Details() != nil {
 			b = append(b, `,"details":`...)
-			if b, err = appendRaw(b, "details", e.Details); err != nil {
+			if b, err = appendRaw(b, "details", e.Details()); err != nil {
 				return b, err
 			}
 		}
 		b = append(b, `,"fromHook":`...)
-		b = appendBool(b, e.FromHook)
+		b = appendBool(b, e.FromHook())
 	case TypeBranchSummary:
 		b = appendBase(b, e)
 		b = append(b, `,"fromId":`...)
-		b = appendJSString(b, e.FromID)
+		b = appendJSString(b, e.FromID())
 		b = append(b, `,"summary":`...)
-		b = appendJSString(b, e.Summary)
-		if e.Details != nil {
+		b = appendJSString(b, e.Summary())
+		if e.Details() != nil {
 			b = append(b, `,"details":`...)
-			if b, err = appendRaw(b, "details", e.Details); err != nil {
+			if b, err = appendRaw(b, "details", e.Details()); err != nil {
 				return b, err
 			}
 		}
 		b = append(b, `,"fromHook":`...)
-		b = appendBool(b, e.FromHook)
+		b = appendBool(b, e.FromHook())
 	case TypeCustom:
 		b = append(b, `{"type":"custom","customType":`...)
-		b = appendJSString(b, e.CustomType)
-		if e.Data != nil {
+		b = appendJSString(b, e.CustomType())
+		if e.Data() != nil {
 			b = append(b, `,"data":`...)
-			if b, err = appendRaw(b, "data", e.Data); err != nil {
+			if b, err = appendRaw(b, "data", e.Data()); err != nil {
 				return b, err
 			}
 		}
 		b = appendIDs(append(b, ','), e)
 	case TypeCustomMessage:
 		b = append(b, `{"type":"custom_message","customType":`...)
-		b = appendJSString(b, e.CustomType)
+		b = appendJSString(b, e.CustomType())
 		b = append(b, `,"content":`...)
-		if b, err = appendContent(b, e.Content, e.ContentIsString); err != nil {
+		if b, err = appendContent(b, e.Content(), e.ContentIsString()); err != nil {
 			return b, err
 		}
 		b = append(b, `,"display":`...)
-		b = appendBool(b, e.Display)
-		if e.Details != nil {
+		b = appendBool(b, e.Display())
+		if e.Details() != nil {
 			b = append(b, `,"details":`...)
-			if b, err = appendRaw(b, "details", e.Details); err != nil {
+			if b, err = appendRaw(b, "details", e.Details()); err != nil {
 				return b, err
 			}
 		}
@@ -233,15 +233,15 @@ func appendEntry(b []byte, e *Entry) ([]byte, error) {
 	case TypeLabel:
 		b = appendBase(b, e)
 		b = append(b, `,"targetId":`...)
-		b = appendJSString(b, e.TargetID)
-		if e.Label != "" {
+		b = appendJSString(b, e.TargetID())
+		if e.Label() != "" {
 			b = append(b, `,"label":`...)
-			b = appendJSString(b, e.Label)
+			b = appendJSString(b, e.Label())
 		}
 	case TypeSessionInfo:
 		b = appendBase(b, e)
 		b = append(b, `,"name":`...)
-		b = appendJSString(b, e.Name)
+		b = appendJSString(b, e.Name())
 	default:
 		return b, fmt.Errorf("cannot encode an entry of unknown type %q without its raw line", e.Type)
 	}
@@ -653,39 +653,40 @@ func (d *decoder) entry(e *Entry) (hasID bool, err error) {
 			}
 			return nil
 		case "provider":
-			return d.strVal(&e.Provider, "provider")
+			return d.strVal(&e.fields().Provider, "provider")
 		case "modelId":
-			return d.strVal(&e.ModelID, "modelId")
+			return d.strVal(&e.fields().ModelID, "modelId")
 		case "thinkingLevel":
-			return d.strVal(&e.ThinkingLevel, "thinkingLevel")
+			return d.strVal(&e.fields().ThinkingLevel, "thinkingLevel")
 		case "summary":
-			return d.strVal(&e.Summary, "summary")
+			return d.strVal(&e.fields().Summary, "summary")
 		case "firstKeptEntryId":
-			return d.strVal(&e.FirstKeptEntryID, "firstKeptEntryId")
+			return d.strVal(&e.fields().FirstKeptEntryID, "firstKeptEntryId")
 		case "tokensBefore":
-			return d.intField(&e.TokensBefore, "tokensBefore")
+			return d.intField(&e.fields().TokensBefore, "tokensBefore")
 		case "details":
-			return d.rawVal(&e.Details)
+			return d.rawVal(&e.fields().Details)
 		case "fromHook":
-			return d.boolVal(&e.FromHook, "fromHook")
+			return d.boolVal(&e.fields().FromHook, "fromHook")
 		case "fromId":
-			return d.strVal(&e.FromID, "fromId")
+			return d.strVal(&e.fields().FromID, "fromId")
 		case "customType":
-			return d.strVal(&e.CustomType, "customType")
+			return d.strVal(&e.fields().CustomType, "customType")
 		case "data":
-			return d.rawVal(&e.Data)
+			return d.rawVal(&e.fields().Data)
 		case "content":
 			var err error
-			e.Content, e.ContentIsString, err = d.content()
+			f := e.fields()
+			f.Content, f.ContentIsString, err = d.content()
 			return err
 		case "display":
-			return d.boolVal(&e.Display, "display")
+			return d.boolVal(&e.fields().Display, "display")
 		case "targetId":
-			return d.strVal(&e.TargetID, "targetId")
+			return d.strVal(&e.fields().TargetID, "targetId")
 		case "label":
-			return d.strVal(&e.Label, "label")
+			return d.strVal(&e.fields().Label, "label")
 		case "name":
-			return d.strVal(&e.Name, "name")
+			return d.strVal(&e.fields().Name, "name")
 		}
 		return d.skip(0)
 	})

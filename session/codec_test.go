@@ -53,80 +53,80 @@ func TestEncodeEntryTypes(t *testing.T) {
 	}{
 		{"model_change", func() Entry {
 			e := base(TypeModelChange)
-			e.Provider, e.ModelID = "anthropic", "claude-sonnet-4-5"
+			e.fields().Provider, e.fields().ModelID = "anthropic", "claude-sonnet-4-5"
 			return e
 		}(), `{"type":"model_change",` + baseIDs + `,"provider":"anthropic","modelId":"claude-sonnet-4-5"}`},
 		{"thinking_level_change", func() Entry {
 			e := base(TypeThinkingLevelChange)
-			e.ThinkingLevel = "high"
+			e.fields().ThinkingLevel = "high"
 			return e
 		}(), `{"type":"thinking_level_change",` + baseIDs + `,"thinkingLevel":"high"}`},
 		{"compaction without details", func() Entry {
 			e := base(TypeCompaction)
-			e.Summary, e.FirstKeptEntryID, e.TokensBefore = "S", "cccccccc", 1234
+			e.fields().Summary, e.fields().FirstKeptEntryID, e.fields().TokensBefore = "S", "cccccccc", 1234
 			return e
 		}(), `{"type":"compaction",` + baseIDs + `,"summary":"S","firstKeptEntryId":"cccccccc","tokensBefore":1234,"fromHook":false}`},
 		{"compaction with details from a hook", func() Entry {
 			e := base(TypeCompaction)
-			e.Summary, e.FirstKeptEntryID, e.TokensBefore = "S", "cccccccc", 1
-			e.Details, e.FromHook = json.RawMessage(`{ "readFiles": ["a"], "n": 1.50 }`), true
+			e.fields().Summary, e.fields().FirstKeptEntryID, e.fields().TokensBefore = "S", "cccccccc", 1
+			e.fields().Details, e.fields().FromHook = json.RawMessage(`{ "readFiles": ["a"], "n": 1.50 }`), true
 			return e
 		}(), `{"type":"compaction",` + baseIDs + `,"summary":"S","firstKeptEntryId":"cccccccc","tokensBefore":1,"details":{"readFiles":["a"],"n":1.5},"fromHook":true}`},
 		{"branch_summary", func() Entry {
 			e := base(TypeBranchSummary)
-			e.FromID, e.Summary = "cccccccc", "tried X"
+			e.fields().FromID, e.fields().Summary = "cccccccc", "tried X"
 			return e
 		}(), `{"type":"branch_summary",` + baseIDs + `,"fromId":"cccccccc","summary":"tried X","fromHook":false}`},
 		{"branch_summary with details", func() Entry {
 			e := base(TypeBranchSummary)
-			e.FromID, e.Summary, e.Details, e.FromHook = "root", "s", json.RawMessage(`{"modifiedFiles":[]}`), true
+			e.fields().FromID, e.fields().Summary, e.fields().Details, e.fields().FromHook = "root", "s", json.RawMessage(`{"modifiedFiles":[]}`), true
 			return e
 		}(), `{"type":"branch_summary",` + baseIDs + `,"fromId":"root","summary":"s","details":{"modifiedFiles":[]},"fromHook":true}`},
 		{"custom with data", func() Entry {
 			e := base(TypeCustom)
-			e.CustomType, e.Data = "prune", json.RawMessage(`{"drop":["x"]}`)
+			e.fields().CustomType, e.fields().Data = "prune", json.RawMessage(`{"drop":["x"]}`)
 			return e
 		}(), `{"type":"custom","customType":"prune","data":{"drop":["x"]},` + baseIDs + `}`},
 		{"custom without data", func() Entry {
 			e := base(TypeCustom)
-			e.CustomType = "marker"
+			e.fields().CustomType = "marker"
 			return e
 		}(), `{"type":"custom","customType":"marker",` + baseIDs + `}`},
 		{"custom with null data", func() Entry {
 			e := base(TypeCustom)
-			e.CustomType, e.Data = "marker", json.RawMessage(`null`)
+			e.fields().CustomType, e.fields().Data = "marker", json.RawMessage(`null`)
 			return e
 		}(), `{"type":"custom","customType":"marker","data":null,` + baseIDs + `}`},
 		{"custom_message with string content", func() Entry {
 			e := base(TypeCustomMessage)
-			e.CustomType, e.Content, e.ContentIsString, e.Display = "memory", []ContentBlock{{Type: BlockText, Text: "remember"}}, true, true
-			e.Details = json.RawMessage(`{"k":"v"}`)
+			e.fields().CustomType, e.fields().Content, e.fields().ContentIsString, e.fields().Display = "memory", []ContentBlock{{Type: BlockText, Text: "remember"}}, true, true
+			e.fields().Details = json.RawMessage(`{"k":"v"}`)
 			return e
 		}(), `{"type":"custom_message","customType":"memory","content":"remember","display":true,"details":{"k":"v"},` + baseIDs + `}`},
 		{"custom_message with blocks", func() Entry {
 			e := base(TypeCustomMessage)
-			e.CustomType = "todo"
-			e.Content = []ContentBlock{{Type: BlockText, Text: "a"}, {Type: BlockImage, Data: "iVBO", MimeType: "image/png"}}
+			e.fields().CustomType = "todo"
+			e.fields().Content = []ContentBlock{{Type: BlockText, Text: "a"}, {Type: BlockImage, Data: "iVBO", MimeType: "image/png"}}
 			return e
 		}(), `{"type":"custom_message","customType":"todo","content":[{"type":"text","text":"a"},{"type":"image","data":"iVBO","mimeType":"image/png"}],"display":false,` + baseIDs + `}`},
 		{"label", func() Entry {
 			e := base(TypeLabel)
-			e.TargetID, e.Label = "cccccccc", "start"
+			e.fields().TargetID, e.fields().Label = "cccccccc", "start"
 			return e
 		}(), `{"type":"label",` + baseIDs + `,"targetId":"cccccccc","label":"start"}`},
 		{"label cleared", func() Entry {
 			e := base(TypeLabel)
-			e.TargetID = "cccccccc"
+			e.fields().TargetID = "cccccccc"
 			return e
 		}(), `{"type":"label",` + baseIDs + `,"targetId":"cccccccc"}`},
 		{"session_info", func() Entry {
 			e := base(TypeSessionInfo)
-			e.Name = "Refactor"
+			e.fields().Name = "Refactor"
 			return e
 		}(), `{"type":"session_info",` + baseIDs + `,"name":"Refactor"}`},
 		{"first entry has a null parent", func() Entry {
 			e := base(TypeThinkingLevelChange)
-			e.ParentID, e.ThinkingLevel = "", "off"
+			e.ParentID, e.fields().ThinkingLevel = "", "off"
 			return e
 		}(), `{"type":"thinking_level_change","id":"aaaaaaaa","parentId":null,"timestamp":"2025-06-01T10:00:00.000Z","thinkingLevel":"off"}`},
 	}
@@ -343,24 +343,24 @@ func TestPiV3Decoded(t *testing.T) {
 	assert.True(t, cancelled.ExcludeFromContext)
 
 	cm := get("d0e1f2a3")
-	assert.True(t, cm.ContentIsString)
-	assert.True(t, cm.Display)
-	assert.Equal(t, "memory", cm.CustomType)
+	assert.True(t, cm.ContentIsString())
+	assert.True(t, cm.Display())
+	assert.Equal(t, "memory", cm.CustomType())
 	cm2 := get("e1f2a3b4")
-	assert.False(t, cm2.ContentIsString)
-	assert.Nil(t, cm2.Details)
+	assert.False(t, cm2.ContentIsString())
+	assert.Nil(t, cm2.Details())
 
-	assert.JSONEq(t, `{"drop":["toolu_01ABC"],"keep":{"n":3}}`, string(get("f2a3b4c5").Data))
-	assert.Nil(t, get("a3b4c5d6").Data)
+	assert.JSONEq(t, `{"drop":["toolu_01ABC"],"keep":{"n":3}}`, string(get("f2a3b4c5").Data()))
+	assert.Nil(t, get("a3b4c5d6").Data())
 
 	comp := get("e7f8a9b0")
-	assert.Equal(t, "a7b8c9d0", comp.FirstKeptEntryID)
-	assert.Equal(t, 123456, comp.TokensBefore)
-	assert.False(t, comp.FromHook)
+	assert.Equal(t, "a7b8c9d0", comp.FirstKeptEntryID())
+	assert.Equal(t, 123456, comp.TokensBefore())
+	assert.False(t, comp.FromHook())
 	bs := get("c1d2e3f4")
-	assert.Equal(t, "d4e5f6a7", bs.FromID)
-	assert.True(t, bs.FromHook)
-	assert.Equal(t, "root", get("e3f4a5b6").FromID)
+	assert.Equal(t, "d4e5f6a7", bs.FromID())
+	assert.True(t, bs.FromHook())
+	assert.Equal(t, "root", get("e3f4a5b6").FromID())
 	assert.Equal(t, "", get("e3f4a5b6").ParentID)
 
 	// Labels: c3d4e5f6 labelled, the label of d4e5f6a7 cleared (never set).

@@ -31,9 +31,9 @@ func BuildContext(path []*Entry) Context {
 	for i, e := range path {
 		switch e.Type {
 		case TypeThinkingLevelChange:
-			c.ThinkingLevel = e.ThinkingLevel
+			c.ThinkingLevel = e.ThinkingLevel()
 		case TypeModelChange:
-			c.Provider, c.ModelID = e.Provider, e.ModelID
+			c.Provider, c.ModelID = e.Provider(), e.ModelID()
 		case TypeMessage:
 			if e.Message != nil && e.Message.Role == RoleAssistant {
 				c.Provider, c.ModelID = e.Message.Provider, e.Message.Model
@@ -66,7 +66,7 @@ func contextSpan(path []*Entry, compaction int) (comp *Entry, kept, after []*Ent
 	}
 	comp = path[compaction]
 	for i, e := range path[:compaction] {
-		if e.ID == comp.FirstKeptEntryID {
+		if e.ID == comp.FirstKeptEntryID() {
 			kept = path[i:compaction]
 			break
 		}
@@ -76,7 +76,7 @@ func contextSpan(path []*Entry, compaction int) (comp *Entry, kept, after []*Ent
 
 // compactionMessage is the compactionSummary message of a compaction entry.
 func compactionMessage(e *Entry) Message {
-	return Message{Role: RoleCompactionSummary, Summary: e.Summary, TokensBefore: e.TokensBefore, Timestamp: isoMillis(e.Timestamp)}
+	return Message{Role: RoleCompactionSummary, Summary: e.Summary(), TokensBefore: e.TokensBefore(), Timestamp: isoMillis(e.Timestamp)}
 }
 
 // LLMContext is what ConvertContextToLLM(BuildContext(path).Messages)
@@ -145,9 +145,9 @@ func PathSettingsOf(path []*Entry) PathSettings {
 	for _, e := range path {
 		switch e.Type {
 		case TypeThinkingLevelChange:
-			p.ThinkingLevel, p.ThinkingLevelSet = e.ThinkingLevel, true
+			p.ThinkingLevel, p.ThinkingLevelSet = e.ThinkingLevel(), true
 		case TypeModelChange:
-			p.Provider, p.ModelID = e.Provider, e.ModelID
+			p.Provider, p.ModelID = e.Provider(), e.ModelID()
 		case TypeMessage:
 			if e.Message != nil {
 				p.HasMessages = true
@@ -158,7 +158,7 @@ func PathSettingsOf(path []*Entry) PathSettings {
 		case TypeCustomMessage, TypeCompaction:
 			p.HasMessages = true
 		case TypeBranchSummary:
-			p.HasMessages = p.HasMessages || e.Summary != ""
+			p.HasMessages = p.HasMessages || e.Summary() != ""
 		}
 	}
 	return p
@@ -173,13 +173,13 @@ func appendContext(msgs []ContextMessage, e *Entry) []ContextMessage {
 		}
 	case TypeCustomMessage:
 		msgs = append(msgs, ContextMessage{EntryID: e.ID, Message: Message{
-			Role: RoleCustom, CustomType: e.CustomType, Content: e.Content, ContentIsString: e.ContentIsString,
-			Display: e.Display, Details: e.Details, Timestamp: isoMillis(e.Timestamp),
+			Role: RoleCustom, CustomType: e.CustomType(), Content: e.Content(), ContentIsString: e.ContentIsString(),
+			Display: e.Display(), Details: e.Details(), Timestamp: isoMillis(e.Timestamp),
 		}})
 	case TypeBranchSummary:
-		if e.Summary != "" {
+		if e.Summary() != "" {
 			msgs = append(msgs, ContextMessage{Message: Message{
-				Role: RoleBranchSummary, Summary: e.Summary, FromID: e.FromID, Timestamp: isoMillis(e.Timestamp),
+				Role: RoleBranchSummary, Summary: e.Summary(), FromID: e.FromID(), Timestamp: isoMillis(e.Timestamp),
 			}})
 		}
 	}

@@ -29,18 +29,18 @@ func msgEntry(m *Message) *Entry { return &Entry{Type: TypeMessage, Message: m} 
 func TestContextEntryRules(t *testing.T) {
 	exit := 1
 	path := chain(
-		&Entry{Type: TypeModelChange, Provider: "openai", ModelID: "gpt-5"},
-		&Entry{Type: TypeThinkingLevelChange, ThinkingLevel: "low"},
+		&Entry{Type: TypeModelChange, Fields: &EntryFields{Provider: "openai", ModelID: "gpt-5"}},
+		&Entry{Type: TypeThinkingLevelChange, Fields: &EntryFields{ThinkingLevel: "low"}},
 		msgEntry(userMsg("u1")),
 		msgEntry(assistantMsg("a1")),
 		msgEntry(&Message{Role: RoleToolResult, ToolCallID: "c", ToolName: "bash", Content: []ContentBlock{{Type: BlockText, Text: "r1"}}}),
 		msgEntry(&Message{Role: RoleBashExecution, Command: "ls", Output: "x", ExitCode: &exit}),
-		&Entry{Type: TypeCustom, CustomType: "state", Data: json.RawMessage(`1`)},
-		&Entry{Type: TypeCustomMessage, CustomType: "memory", Content: []ContentBlock{{Type: BlockText, Text: "cm"}}, ContentIsString: true, Display: true, Details: json.RawMessage(`{"k":1}`)},
-		&Entry{Type: TypeLabel, TargetID: "e0000003", Label: "l"},
-		&Entry{Type: TypeSessionInfo, Name: "n"},
-		&Entry{Type: TypeBranchSummary, FromID: "e0000004", Summary: "bs"},
-		&Entry{Type: TypeBranchSummary, FromID: "root", Summary: ""},
+		&Entry{Type: TypeCustom, Fields: &EntryFields{CustomType: "state", Data: json.RawMessage(`1`)}},
+		&Entry{Type: TypeCustomMessage, Fields: &EntryFields{CustomType: "memory", Content: []ContentBlock{{Type: BlockText, Text: "cm"}}, ContentIsString: true, Display: true, Details: json.RawMessage(`{"k":1}`)}},
+		&Entry{Type: TypeLabel, Fields: &EntryFields{TargetID: "e0000003", Label: "l"}},
+		&Entry{Type: TypeSessionInfo, Fields: &EntryFields{Name: "n"}},
+		&Entry{Type: TypeBranchSummary, Fields: &EntryFields{FromID: "e0000004", Summary: "bs"}},
+		&Entry{Type: TypeBranchSummary, Fields: &EntryFields{FromID: "root", Summary: ""}},
 		&Entry{Type: "stack_pop"},
 		msgEntry(&Message{Role: RoleCustom, CustomType: "hook", Content: []ContentBlock{{Type: BlockText, Text: "migrated"}}}),
 		&Entry{Type: TypeMessage}, // a message entry without a message (bad file)
@@ -76,10 +76,10 @@ func TestContextThinkingLevelAndModel(t *testing.T) {
 	assert.Equal(t, "", c.Provider+c.ModelID)
 
 	c = BuildContext(chain(
-		&Entry{Type: TypeThinkingLevelChange, ThinkingLevel: "high"},
+		&Entry{Type: TypeThinkingLevelChange, Fields: &EntryFields{ThinkingLevel: "high"}},
 		msgEntry(assistantMsg("a")),
-		&Entry{Type: TypeModelChange, Provider: "openai", ModelID: "gpt-5"},
-		&Entry{Type: TypeThinkingLevelChange, ThinkingLevel: "minimal"},
+		&Entry{Type: TypeModelChange, Fields: &EntryFields{Provider: "openai", ModelID: "gpt-5"}},
+		&Entry{Type: TypeThinkingLevelChange, Fields: &EntryFields{ThinkingLevel: "minimal"}},
 	))
 	assert.Equal(t, "minimal", c.ThinkingLevel, "the last change wins")
 	assert.Equal(t, "openai/gpt-5", c.Provider+"/"+c.ModelID, "a model change after the assistant wins")
@@ -100,13 +100,13 @@ func TestContextThinkingLevelAndModel(t *testing.T) {
 
 func TestContextCompaction(t *testing.T) {
 	u1, a1, u2, a2 := msgEntry(userMsg("u1")), msgEntry(assistantMsg("a1")), msgEntry(userMsg("u2")), msgEntry(assistantMsg("a2"))
-	cm := &Entry{Type: TypeCustomMessage, CustomType: "note", Content: []ContentBlock{{Type: BlockText, Text: "kept note"}}}
-	bs := &Entry{Type: TypeBranchSummary, FromID: "x", Summary: "kept branch"}
+	cm := &Entry{Type: TypeCustomMessage, Fields: &EntryFields{CustomType: "note", Content: []ContentBlock{{Type: BlockText, Text: "kept note"}}}}
+	bs := &Entry{Type: TypeBranchSummary, Fields: &EntryFields{FromID: "x", Summary: "kept branch"}}
 	u3, a3 := msgEntry(userMsg("u3")), msgEntry(assistantMsg("a3"))
-	comp := &Entry{Type: TypeCompaction, Summary: "C1", TokensBefore: 5000}
+	comp := &Entry{Type: TypeCompaction, Fields: &EntryFields{Summary: "C1", TokensBefore: 5000}}
 	u4, a4 := msgEntry(userMsg("u4")), msgEntry(assistantMsg("a4"))
 	path := chain(u1, a1, u2, a2, cm, bs, u3, a3, comp, u4, a4)
-	comp.FirstKeptEntryID = u2.ID
+	comp.fields().FirstKeptEntryID = u2.ID
 
 	c := BuildContext(path)
 	assert.Equal(t, []string{"compactionSummary:C1", "user:u2", "assistant:a2", "custom:kept note", "branchSummary:kept branch", "user:u3", "assistant:a3", "user:u4", "assistant:a4"}, texts(c.Messages))
@@ -115,23 +115,23 @@ func TestContextCompaction(t *testing.T) {
 	assert.Equal(t, u2.ID, c.Messages[1].EntryID)
 
 	// The latest compaction on the path is the one that counts.
-	comp2 := &Entry{Type: TypeCompaction, Summary: "C2", TokensBefore: 9000}
+	comp2 := &Entry{Type: TypeCompaction, Fields: &EntryFields{Summary: "C2", TokensBefore: 9000}}
 	u5 := msgEntry(userMsg("u5"))
 	path2 := chain(u1, a1, u2, a2, cm, bs, u3, a3, comp, u4, a4, comp2, u5)
-	comp.FirstKeptEntryID = u2.ID
-	comp2.FirstKeptEntryID = u4.ID
+	comp.fields().FirstKeptEntryID = u2.ID
+	comp2.fields().FirstKeptEntryID = u4.ID
 	assert.Equal(t, []string{"compactionSummary:C2", "user:u4", "assistant:a4", "user:u5"}, texts(BuildContext(path2).Messages))
 
 	// The kept range may reach back over an earlier compaction: that
 	// compaction entry itself is not a message.
-	comp2.FirstKeptEntryID = a3.ID
+	comp2.fields().FirstKeptEntryID = a3.ID
 	assert.Equal(t, []string{"compactionSummary:C2", "assistant:a3", "user:u4", "assistant:a4", "user:u5"}, texts(BuildContext(path2).Messages))
 
 	// A firstKeptEntryId that is not before the compaction on the path
 	// keeps nothing before it.
-	comp2.FirstKeptEntryID = "missing0"
+	comp2.fields().FirstKeptEntryID = "missing0"
 	assert.Equal(t, []string{"compactionSummary:C2", "user:u5"}, texts(BuildContext(path2).Messages))
-	comp2.FirstKeptEntryID = u5.ID
+	comp2.fields().FirstKeptEntryID = u5.ID
 	assert.Equal(t, []string{"compactionSummary:C2", "user:u5"}, texts(BuildContext(path2).Messages))
 
 	// A compaction on another branch does not count.
@@ -204,13 +204,13 @@ func TestSeed000Linear(t *testing.T) {
 	for i := 1; i <= 12; i++ {
 		msg[i] = m(i)
 	}
-	c1 := &Entry{Type: TypeCompaction, Summary: "C1", TokensBefore: 100}
+	c1 := &Entry{Type: TypeCompaction, Fields: &EntryFields{Summary: "C1", TokensBefore: 100}}
 	pop := &Entry{Type: "stack_pop", Raw: []byte(`{"type":"stack_pop","backToIndex":2,"summary":"S1","prePopSummary":"P1"}`)}
-	c2 := &Entry{Type: TypeCompaction, Summary: "C2", TokensBefore: 200}
+	c2 := &Entry{Type: TypeCompaction, Fields: &EntryFields{Summary: "C2", TokensBefore: 200}}
 
 	// Compaction triggers after msg5, keeping msg4 on: [C1, msg4, msg5].
 	path := chain(msg[1], msg[2], msg[3], msg[4], msg[5], c1)
-	c1.FirstKeptEntryID = msg[4].ID
+	c1.fields().FirstKeptEntryID = msg[4].ID
 	assert.Equal(t, []string{"compactionSummary:C1", "assistant:msg4", "user:msg5"}, texts(BuildContext(path).Messages))
 
 	// The user continues: [C1, msg4, msg5, msg6, msg7].
@@ -224,7 +224,7 @@ func TestSeed000Linear(t *testing.T) {
 
 	// Another compaction keeping msg11 on: [C2, msg11, msg12].
 	path = chain(msg[1], msg[2], msg[3], msg[4], msg[5], c1, msg[6], msg[7], pop, msg[10], msg[11], msg[12], c2)
-	c2.FirstKeptEntryID = msg[11].ID
+	c2.fields().FirstKeptEntryID = msg[11].ID
 	assert.Equal(t, []string{"compactionSummary:C2", "user:msg11", "assistant:msg12"}, texts(BuildContext(path).Messages))
 }
 

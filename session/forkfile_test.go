@@ -116,11 +116,11 @@ func TestLLMContext(t *testing.T) {
 	u1, a1, u2, a2 := msgEntry(userMsg("u1")), msgEntry(assistantMsg("a1")), msgEntry(userMsg("u2")), msgEntry(assistantMsg("a2"))
 	bash := msgEntry(&Message{Role: RoleBashExecution, Command: "ls", Output: "x", ExitCode: &exit})
 	hidden := msgEntry(&Message{Role: RoleBashExecution, Command: "secret", ExcludeFromContext: true})
-	cm := &Entry{Type: TypeCustomMessage, CustomType: "note", Content: []ContentBlock{{Type: BlockText, Text: "kept note"}}, ContentIsString: true}
-	bs := &Entry{Type: TypeBranchSummary, FromID: "x", Summary: "kept branch"}
-	empty := &Entry{Type: TypeBranchSummary, FromID: "root"}
-	label := &Entry{Type: TypeLabel, TargetID: "e0000001", Label: "l"}
-	comp := &Entry{Type: TypeCompaction, Summary: "C1", TokensBefore: 5000}
+	cm := &Entry{Type: TypeCustomMessage, Fields: &EntryFields{CustomType: "note", Content: []ContentBlock{{Type: BlockText, Text: "kept note"}}, ContentIsString: true}}
+	bs := &Entry{Type: TypeBranchSummary, Fields: &EntryFields{FromID: "x", Summary: "kept branch"}}
+	empty := &Entry{Type: TypeBranchSummary, Fields: &EntryFields{FromID: "root"}}
+	label := &Entry{Type: TypeLabel, Fields: &EntryFields{TargetID: "e0000001", Label: "l"}}
+	comp := &Entry{Type: TypeCompaction, Fields: &EntryFields{Summary: "C1", TokensBefore: 5000}}
 	u3, a3 := msgEntry(userMsg("u3")), msgEntry(assistantMsg("a3"))
 	legacy := msgEntry(&Message{Role: RoleCustom, CustomType: "hook", Content: []ContentBlock{{Type: BlockText, Text: "migrated"}}})
 	path := chain(u1, a1, u2, bash, hidden, a2, cm, bs, empty, label, comp, u3, legacy, a3)
@@ -136,7 +136,7 @@ func TestLLMContext(t *testing.T) {
 		{"empty", "", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			comp.FirstKeptEntryID = c.firstKept
+			comp.fields().FirstKeptEntryID = c.firstKept
 			want := ConvertContextToLLM(BuildContext(c.path).Messages)
 			got := LLMContext(c.path)
 			require.Len(t, got, len(want))

@@ -40,8 +40,8 @@ func TestInPlaceStrings(t *testing.T) {
 	assert.Equal(t, "short\nescape", e1.Message.Content[1].Text)
 	assert.Equal(t, `{"diff":"`+long+`"}`, string(e1.Message.Details))
 	assert.Equal(t, longText+"/ A \x1f", e2.Message.Text())
-	assert.Equal(t, longText, e3.Summary)
-	assert.Equal(t, longText, e4.Summary)
+	assert.Equal(t, longText, e3.Summary())
+	assert.Equal(t, longText, e4.Summary())
 
 	for i, e := range []*Entry{e1, e2, e3, e4} {
 		assert.Equal(t, lines[i+1], string(e.line()), "entry %d", i)

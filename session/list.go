@@ -171,7 +171,7 @@ func scanInfo(path string) (Info, bool) {
 		}
 		switch e.Type {
 		case TypeSessionInfo:
-			in.Name = strings.Clone(strings.TrimSpace(e.Name))
+			in.Name = strings.Clone(strings.TrimSpace(e.Name()))
 		case TypeMessage:
 			in.MessageCount++
 			if in.FirstMessage == "" && e.Message != nil && e.Message.Role == RoleUser {

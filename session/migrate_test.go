@@ -132,8 +132,8 @@ func TestMigrateFixtures(t *testing.T) {
 					types[e.Type]++
 				}
 				if e.Type == TypeCompaction {
-					comps = append(comps, [2]string{e.ID, e.FirstKeptEntryID})
-					kept := s.Get(e.FirstKeptEntryID)
+					comps = append(comps, [2]string{e.ID, e.FirstKeptEntryID()})
+					kept := s.Get(e.FirstKeptEntryID())
 					require.NotNil(t, kept)
 					assert.Equal(t, RoleUser, kept.Message.Role)
 				}

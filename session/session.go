@@ -285,19 +285,19 @@ func (s *Session) parentOf(e *Entry) int32 {
 func (s *Session) noteEntry(e *Entry) {
 	switch e.Type {
 	case TypeLabel:
-		if e.Label != "" {
-			st, ok := s.labels[e.TargetID]
+		if e.Label() != "" {
+			st, ok := s.labels[e.TargetID()]
 			if !ok {
 				s.labelSeq++
 				st.seq = s.labelSeq
 			}
-			st.label, st.timestamp = e.Label, e.Timestamp
-			s.labels[e.TargetID] = st
+			st.label, st.timestamp = e.Label(), e.Timestamp
+			s.labels[e.TargetID()] = st
 		} else {
-			delete(s.labels, e.TargetID)
+			delete(s.labels, e.TargetID())
 		}
 	case TypeSessionInfo:
-		s.name = strings.TrimSpace(e.Name)
+		s.name = strings.TrimSpace(e.Name())
 	case TypeMessage:
 		if e.Message != nil && e.Message.Role == RoleAssistant {
 			s.hasAssistant = true
@@ -379,8 +379,8 @@ func (s *Session) appendLocked(e *Entry) (string, error) {
 		return "", errors.New("append: message entry without a message")
 	case e.Type == TypeMessage && !writableRoles[e.Message.Role]:
 		return "", fmt.Errorf("append: messages with role %q are not stored (summaries are compaction and branch_summary entries)", e.Message.Role)
-	case e.Type == TypeLabel && !s.hasID(e.TargetID):
-		return "", fmt.Errorf("append label: entry %q not found", e.TargetID)
+	case e.Type == TypeLabel && !s.hasID(e.TargetID()):
+		return "", fmt.Errorf("append label: entry %q not found", e.TargetID())
 	}
 	e.ID = NewEntryID(s.hasID)
 	e.ParentID = s.leafID()
@@ -420,38 +420,38 @@ func (s *Session) AppendMessage(m *Message) (string, error) {
 
 // AppendModelChange appends a model_change entry.
 func (s *Session) AppendModelChange(provider, modelID string) (string, error) {
-	return s.Append(&Entry{Type: TypeModelChange, Provider: provider, ModelID: modelID})
+	return s.Append(&Entry{Type: TypeModelChange, Fields: &EntryFields{Provider: provider, ModelID: modelID}})
 }
 
 // AppendThinkingLevel appends a thinking_level_change entry.
 func (s *Session) AppendThinkingLevel(level string) (string, error) {
-	return s.Append(&Entry{Type: TypeThinkingLevelChange, ThinkingLevel: level})
+	return s.Append(&Entry{Type: TypeThinkingLevelChange, Fields: &EntryFields{ThinkingLevel: level}})
 }
 
 // AppendCustom appends a custom entry (hook state, never sent to the
 // model). data may be nil (no data key).
 func (s *Session) AppendCustom(customType string, data json.RawMessage) (string, error) {
-	return s.Append(&Entry{Type: TypeCustom, CustomType: customType, Data: data})
+	return s.Append(&Entry{Type: TypeCustom, Fields: &EntryFields{CustomType: customType, Data: data}})
 }
 
 // AppendCustomMessage appends a custom_message entry, which context
 // building turns into a custom (user-role) message. details may be nil.
 func (s *Session) AppendCustomMessage(customType string, content []ContentBlock, display bool, details json.RawMessage) (string, error) {
-	return s.Append(&Entry{Type: TypeCustomMessage, CustomType: customType, Content: content, Display: display, Details: details})
+	return s.Append(&Entry{Type: TypeCustomMessage, Fields: &EntryFields{CustomType: customType, Content: content, Display: display, Details: details}})
 }
 
 // AppendCompaction appends a compaction entry: context building replaces
 // everything on the path before firstKeptEntryID with summary. fromHook
 // marks summaries supplied by a hook.
 func (s *Session) AppendCompaction(summary, firstKeptEntryID string, tokensBefore int, details json.RawMessage, fromHook bool) (string, error) {
-	return s.Append(&Entry{Type: TypeCompaction, Summary: summary, FirstKeptEntryID: firstKeptEntryID,
-		TokensBefore: tokensBefore, Details: details, FromHook: fromHook})
+	return s.Append(&Entry{Type: TypeCompaction,
+		Fields: &EntryFields{Summary: summary, FirstKeptEntryID: firstKeptEntryID, TokensBefore: tokensBefore, Details: details, FromHook: fromHook}})
 }
 
 // SetLabel labels the entry targetID (an empty label clears it) by
 // appending a label entry; the latest label entry for a target wins.
 func (s *Session) SetLabel(targetID, label string) (string, error) {
-	return s.Append(&Entry{Type: TypeLabel, TargetID: targetID, Label: label})
+	return s.Append(&Entry{Type: TypeLabel, Fields: &EntryFields{TargetID: targetID, Label: label}})
 }
 
 // Label returns the current label of an entry ("" if none).
@@ -465,7 +465,7 @@ func (s *Session) Label(id string) string {
 // breaks become spaces and the name is trimmed; an empty name clears it.
 func (s *Session) SetName(name string) (string, error) {
 	name = strings.TrimSpace(strings.Join(strings.FieldsFunc(name, func(r rune) bool { return r == '\n' || r == '\r' }), " "))
-	return s.Append(&Entry{Type: TypeSessionInfo, Name: name})
+	return s.Append(&Entry{Type: TypeSessionInfo, Fields: &EntryFields{Name: name}})
 }
 
 // Name returns the session name from the latest session_info entry.

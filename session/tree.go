@@ -125,7 +125,7 @@ func (s *Session) BranchWithSummary(id, summary string, details json.RawMessage,
 	}
 	old := s.leaf
 	s.leaf = leaf
-	newID, err := s.appendLocked(&Entry{Type: TypeBranchSummary, FromID: fromID, Summary: summary, Details: details, FromHook: fromHook})
+	newID, err := s.appendLocked(&Entry{Type: TypeBranchSummary, Fields: &EntryFields{FromID: fromID, Summary: summary, Details: details, FromHook: fromHook}})
 	if err != nil && newID == "" {
 		s.leaf = old
 	}
@@ -239,7 +239,7 @@ func (s *Session) Fork(id, dir string) (*Session, error) {
 	}
 	sort.Slice(labels, func(a, b int) bool { return labels[a].st.seq < labels[b].st.seq })
 	for _, l := range labels {
-		e := &Entry{Type: TypeLabel, ID: NewEntryID(ns.hasID), ParentID: prev, Timestamp: l.st.timestamp, TargetID: l.target, Label: l.st.label}
+		e := &Entry{Type: TypeLabel, ID: NewEntryID(ns.hasID), ParentID: prev, Timestamp: l.st.timestamp, Fields: &EntryFields{TargetID: l.target, Label: l.st.label}}
 		line, err := appendEntry(nil, e)
 		if err != nil {
 			return nil, fmt.Errorf("fork: %w", err)

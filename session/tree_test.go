@@ -64,7 +64,7 @@ func TestAppendAdvancesLeaf(t *testing.T) {
 	assert.Contains(t, string(s.Get(e).Raw), `"text":"three"`)
 
 	// An explicit timestamp is kept.
-	id, err := s.Append(&Entry{Type: TypeCustom, CustomType: "x", Timestamp: "2020-01-01T00:00:00.000Z"})
+	id, err := s.Append(&Entry{Type: TypeCustom, Timestamp: "2020-01-01T00:00:00.000Z", Fields: &EntryFields{CustomType: "x"}})
 	require.NoError(t, err)
 	assert.Equal(t, "2020-01-01T00:00:00.000Z", s.Get(id).Timestamp)
 }
@@ -138,7 +138,7 @@ func TestBranchWithSummary(t *testing.T) {
 	e := s.Get(id)
 	assert.Equal(t, TypeBranchSummary, e.Type)
 	assert.Equal(t, b, e.ParentID)
-	assert.Equal(t, b, e.FromID)
+	assert.Equal(t, b, e.FromID())
 	assert.Equal(t, id, s.LeafID())
 	assert.Equal(t, `{"type":"branch_summary","id":"`+id+`","parentId":"`+b+`","timestamp":"`+e.Timestamp+`","fromId":"`+b+`","summary":"explored c","details":{"readFiles":[],"modifiedFiles":["x.go"]},"fromHook":false}`, string(e.Raw))
 	ctx := s.BuildContext()
@@ -151,8 +151,8 @@ func TestBranchWithSummary(t *testing.T) {
 	require.NoError(t, err)
 	r := s.Get(root)
 	assert.Equal(t, "", r.ParentID)
-	assert.Equal(t, "root", r.FromID)
-	assert.True(t, r.FromHook)
+	assert.Equal(t, "root", r.FromID())
+	assert.True(t, r.FromHook())
 	assert.Contains(t, string(r.Raw), `"parentId":null,`)
 	assert.Equal(t, []string{"branchSummary:all of it"}, texts(s.BuildContext().Messages))
 
@@ -358,8 +358,8 @@ func TestForkAtEntryAndInMemory(t *testing.T) {
 	path := f.Path("")
 	require.Len(t, path, 4)
 	assert.Equal(t, []string{"10000001", "10000002"}, entryIDs(path[:2]))
-	assert.Equal(t, "10000001", path[2].TargetID)
-	assert.Equal(t, "10000002", path[3].TargetID)
+	assert.Equal(t, "10000001", path[2].TargetID())
+	assert.Equal(t, "10000002", path[3].TargetID())
 
 	_, err = s.Fork("nope", "")
 	assert.ErrorContains(t, err, `entry "nope" not found`)

@@ -62,8 +62,7 @@ func BenchmarkPrepare(b *testing.B) {
 		for i := 2000; i < len(path); i += 2000 {
 			e := path[i]
 			*e = session.Entry{Type: session.TypeCompaction, ID: e.ID, ParentID: e.ParentID, Timestamp: e.Timestamp,
-				Summary: "## Goal\nwork", FirstKeptEntryID: path[i-300].ID, TokensBefore: 150000,
-				Details: json.RawMessage(`{"readFiles":["a.go"],"modifiedFiles":["b.go"]}`)}
+				Fields: &session.EntryFields{Summary: "## Goal\nwork", FirstKeptEntryID: path[i-300].ID, TokensBefore: 150000, Details: json.RawMessage(`{"readFiles":["a.go"],"modifiedFiles":["b.go"]}`)}}
 		}
 		return path
 	}

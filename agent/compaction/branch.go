@@ -54,8 +54,8 @@ func BranchEntries(s *session.Session, oldLeaf, target string) []*session.Entry 
 func PrepareBranch(entries []*session.Entry, budget int) ([]session.Message, FileOps) {
 	ops := NewFileOps()
 	for _, e := range entries {
-		if e.Type == session.TypeBranchSummary && !e.FromHook {
-			ops.AddDetails(e.Details)
+		if e.Type == session.TypeBranchSummary && !e.FromHook() {
+			ops.AddDetails(e.Details())
 		}
 	}
 	var rev []session.Message

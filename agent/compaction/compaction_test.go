@@ -481,12 +481,12 @@ func TestCompact(t *testing.T) {
 func TestPrepareBranch(t *testing.T) {
 	big := strings.Repeat("w", 4000) // 1000 tokens
 	entries := []*session.Entry{
-		{Type: session.TypeBranchSummary, Summary: "earlier", Details: json.RawMessage(`{"readFiles":["old.go"],"modifiedFiles":["mod.go"]}`)},
-		{Type: session.TypeBranchSummary, Summary: "hook's", FromHook: true, Details: json.RawMessage(`{"readFiles":["hook.go"]}`)},
+		{Type: session.TypeBranchSummary, Fields: &session.EntryFields{Summary: "earlier", Details: json.RawMessage(`{"readFiles":["old.go"],"modifiedFiles":["mod.go"]}`)}},
+		{Type: session.TypeBranchSummary, Fields: &session.EntryFields{Summary: "hook's", FromHook: true, Details: json.RawMessage(`{"readFiles":["hook.go"]}`)}},
 		{Type: session.TypeMessage, Message: userMsg(big)},
 		{Type: session.TypeMessage, Message: assistantMsg("ok", toolCall("read", `{"path":"new.go"}`))},
 		{Type: session.TypeMessage, Message: &session.Message{Role: session.RoleToolResult, Content: []session.ContentBlock{{Type: session.BlockText, Text: big}}}},
-		{Type: session.TypeLabel, TargetID: "x", Label: "l"},
+		{Type: session.TypeLabel, Fields: &session.EntryFields{TargetID: "x", Label: "l"}},
 		{Type: session.TypeMessage, Message: userMsg("last")},
 	}
 	msgs, ops := PrepareBranch(entries, 500)
@@ -503,7 +503,7 @@ func TestPrepareBranch(t *testing.T) {
 
 	// A summary that does not fit is still taken while under 90 % of the budget.
 	withSummary := []*session.Entry{
-		{Type: session.TypeCompaction, Summary: strings.Repeat("s", 2000), Timestamp: "2025-01-02T03:04:05.678Z"},
+		{Type: session.TypeCompaction, Timestamp: "2025-01-02T03:04:05.678Z", Fields: &session.EntryFields{Summary: strings.Repeat("s", 2000)}},
 		{Type: session.TypeMessage, Message: userMsg(strings.Repeat("u", 1600))},
 	}
 	msgs, _ = PrepareBranch(withSummary, 500)

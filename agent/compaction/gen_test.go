@@ -48,8 +48,8 @@ func generateSession(t testing.TB, dir string, seed uint64, steps int) string {
 	require.NoError(t, err)
 	g := &generator{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), s: s,
 		t: time.Date(2025, 6, 1, 10, 0, 0, 0, time.UTC)}
-	g.add(&session.Entry{Type: session.TypeModelChange, Provider: "anthropic", ModelID: "claude-sonnet-4-5"})
-	g.add(&session.Entry{Type: session.TypeThinkingLevelChange, ThinkingLevel: "medium"})
+	g.add(&session.Entry{Type: session.TypeModelChange, Fields: &session.EntryFields{Provider: "anthropic", ModelID: "claude-sonnet-4-5"}})
+	g.add(&session.Entry{Type: session.TypeThinkingLevelChange, Fields: &session.EntryFields{ThinkingLevel: "medium"}})
 	for range steps {
 		g.step()
 	}
@@ -141,24 +141,24 @@ func (g *generator) step() {
 		if g.r.IntN(3) == 0 {
 			content = append(content, session.ContentBlock{Type: session.BlockImage, Data: "iVBORw0KGgo=", MimeType: "image/png"})
 		}
-		e := &session.Entry{Type: session.TypeCustomMessage, CustomType: "note", Content: content, Display: g.r.IntN(2) == 0}
+		e := &session.Entry{Type: session.TypeCustomMessage, Fields: &session.EntryFields{CustomType: "note", Content: content, Display: g.r.IntN(2) == 0}}
 		if g.r.IntN(2) == 0 && len(content) == 1 {
-			e.ContentIsString = true
+			e.Fields.ContentIsString = true
 		}
 		g.add(e)
 	case n < 70:
-		g.add(&session.Entry{Type: session.TypeCustom, CustomType: "state", Data: json.RawMessage(`{"n":1}`)})
+		g.add(&session.Entry{Type: session.TypeCustom, Fields: &session.EntryFields{CustomType: "state", Data: json.RawMessage(`{"n":1}`)}})
 	case n < 74:
 		ids := g.ids()
 		if len(ids) > 0 {
-			g.add(&session.Entry{Type: session.TypeLabel, TargetID: ids[g.r.IntN(len(ids))], Label: "mark"})
+			g.add(&session.Entry{Type: session.TypeLabel, Fields: &session.EntryFields{TargetID: ids[g.r.IntN(len(ids))], Label: "mark"}})
 		}
 	case n < 76:
-		g.add(&session.Entry{Type: session.TypeSessionInfo, Name: "synthetic " + g.text(10)})
+		g.add(&session.Entry{Type: session.TypeSessionInfo, Fields: &session.EntryFields{Name: "synthetic " + g.text(10)}})
 	case n < 78:
-		g.add(&session.Entry{Type: session.TypeModelChange, Provider: "openai", ModelID: "gpt-4.1"})
+		g.add(&session.Entry{Type: session.TypeModelChange, Fields: &session.EntryFields{Provider: "openai", ModelID: "gpt-4.1"}})
 	case n < 80:
-		g.add(&session.Entry{Type: session.TypeThinkingLevelChange, ThinkingLevel: "high"})
+		g.add(&session.Entry{Type: session.TypeThinkingLevelChange, Fields: &session.EntryFields{ThinkingLevel: "high"}})
 	case n < 88:
 		g.compaction()
 	default:
@@ -303,8 +303,8 @@ func (g *generator) compaction() {
 	if g.r.IntN(10) == 0 {
 		summary = ""
 	}
-	g.add(&session.Entry{Type: session.TypeCompaction, Summary: summary, FirstKeptEntryID: kept,
-		TokensBefore: 50000 + g.r.IntN(100000), Details: details, FromHook: g.r.IntN(5) == 0})
+	g.add(&session.Entry{Type: session.TypeCompaction,
+		Fields: &session.EntryFields{Summary: summary, FirstKeptEntryID: kept, TokensBefore: 50000 + g.r.IntN(100000), Details: details, FromHook: g.r.IntN(5) == 0}})
 }
 
 // branch moves the leaf back, with a branch summary or without.

@@ -86,13 +86,13 @@ func (b *builder) compaction(summary, firstKept, details string, fromHook bool) 
 	if details != "" {
 		d = json.RawMessage(details)
 	}
-	return b.add(&session.Entry{Type: session.TypeCompaction, Summary: summary, FirstKeptEntryID: firstKept,
-		TokensBefore: 90000, Details: d, FromHook: fromHook})
+	return b.add(&session.Entry{Type: session.TypeCompaction,
+		Fields: &session.EntryFields{Summary: summary, FirstKeptEntryID: firstKept, TokensBefore: 90000, Details: d, FromHook: fromHook}})
 }
 
 func (b *builder) customMessage(text string) string {
-	return b.add(&session.Entry{Type: session.TypeCustomMessage, CustomType: "note",
-		Content: []session.ContentBlock{{Type: session.BlockText, Text: text}}, Display: true})
+	return b.add(&session.Entry{Type: session.TypeCustomMessage,
+		Fields: &session.EntryFields{CustomType: "note", Content: []session.ContentBlock{{Type: session.BlockText, Text: text}}, Display: true}})
 }
 
 func (b *builder) branchSummary(target, summary, details string) string {
@@ -158,10 +158,10 @@ func crafted(t testing.TB) map[string]string {
 	b.assistant(words(2000), 0, "edit r.go")
 	b.result(words(1000))
 	b.customMessage("note " + words(4000))
-	b.entry(&session.Entry{Type: session.TypeModelChange, Provider: "anthropic", ModelID: "claude-sonnet-4-5"})
+	b.entry(&session.Entry{Type: session.TypeModelChange, Fields: &session.EntryFields{Provider: "anthropic", ModelID: "claude-sonnet-4-5"}})
 	b.assistant(words(3000), 0)
 	b.branchSummary(b.s.LeafID(), BranchSummaryPreamble+"explored", `{"readFiles":["x.go"],"modifiedFiles":["y.go"]}`)
-	b.entry(&session.Entry{Type: session.TypeLabel, TargetID: first, Label: "start"})
+	b.entry(&session.Entry{Type: session.TypeLabel, Fields: &session.EntryFields{TargetID: first, Label: "start"}})
 	b.assistant(words(5000), 0, "write z.go")
 	b.result(words(2000))
 	files[b.done()] = "turn-starts"

@@ -53,11 +53,11 @@ func TestSerializeConversation(t *testing.T) {
 func TestPrepareBranchEntriesBudget(t *testing.T) {
 	big := strings.Repeat("w", 4000) // about 1000 tokens
 	entries := []*session.Entry{
-		{Type: session.TypeBranchSummary, Summary: "earlier", Details: json.RawMessage(`{"readFiles":["old.go"],"modifiedFiles":["mod.go"]}`)},
+		{Type: session.TypeBranchSummary, Fields: &session.EntryFields{Summary: "earlier", Details: json.RawMessage(`{"readFiles":["old.go"],"modifiedFiles":["mod.go"]}`)}},
 		{Type: session.TypeMessage, Message: userPtr(big)},
 		{Type: session.TypeMessage, Message: assistant("ok", session.ContentBlock{Type: session.BlockToolCall, Name: "read", Arguments: json.RawMessage(`{"path":"new.go"}`)})},
 		{Type: session.TypeMessage, Message: &session.Message{Role: session.RoleToolResult, Content: []session.ContentBlock{{Type: session.BlockText, Text: big}}}},
-		{Type: session.TypeLabel, TargetID: "x", Label: "l"},
+		{Type: session.TypeLabel, Fields: &session.EntryFields{TargetID: "x", Label: "l"}},
 		{Type: session.TypeMessage, Message: userPtr("last")},
 	}
 	msgs, ops := compaction.PrepareBranch(entries, 500)

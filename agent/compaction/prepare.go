@@ -80,16 +80,16 @@ func prepare(path []*session.Entry, s Settings) (*Preparation, error) {
 	start := 0
 	if prev >= 0 {
 		c := path[prev]
-		p.PreviousSummary = c.Summary
+		p.PreviousSummary = c.Summary()
 		start = prev + 1
 		for i, e := range path {
-			if e.ID == c.FirstKeptEntryID {
+			if e.ID == c.FirstKeptEntryID() {
 				start = i
 				break
 			}
 		}
-		if !c.FromHook {
-			p.FileOps.AddDetails(c.Details)
+		if !c.FromHook() {
+			p.FileOps.AddDetails(c.Details())
 		}
 	}
 
@@ -134,7 +134,7 @@ func pathContextTokens(path []*session.Entry) int {
 	} else {
 		kept := c
 		for i, e := range path[:c] {
-			if e.ID == path[c].FirstKeptEntryID {
+			if e.ID == path[c].FirstKeptEntryID() {
 				kept = i
 				break
 			}
@@ -158,7 +158,7 @@ func pathContextTokens(path []*session.Entry) int {
 		}
 	}
 	if c >= 0 {
-		tokens += session.EstimateTokens(&session.Message{Role: session.RoleCompactionSummary, Summary: path[c].Summary})
+		tokens += session.EstimateTokens(&session.Message{Role: session.RoleCompactionSummary, Summary: path[c].Summary()})
 	}
 	return tokens
 }
@@ -170,13 +170,13 @@ func contextMessage(e *session.Entry, scratch *session.Message) *session.Message
 	case session.TypeMessage:
 		return e.Message
 	case session.TypeCustomMessage:
-		*scratch = session.Message{Role: session.RoleCustom, Content: e.Content}
+		*scratch = session.Message{Role: session.RoleCustom, Content: e.Content()}
 		return scratch
 	case session.TypeBranchSummary:
-		if e.Summary == "" {
+		if e.Summary() == "" {
 			return nil
 		}
-		*scratch = session.Message{Role: session.RoleBranchSummary, Summary: e.Summary}
+		*scratch = session.Message{Role: session.RoleBranchSummary, Summary: e.Summary()}
 		return scratch
 	}
 	return nil
@@ -215,12 +215,12 @@ func entryMessage(e *session.Entry) session.Message {
 	case session.TypeMessage:
 		return *e.Message
 	case session.TypeCustomMessage:
-		return session.Message{Role: session.RoleCustom, CustomType: e.CustomType, Content: e.Content,
-			ContentIsString: e.ContentIsString, Display: e.Display, Details: e.Details, Timestamp: entryMillis(e)}
+		return session.Message{Role: session.RoleCustom, CustomType: e.CustomType(), Content: e.Content(),
+			ContentIsString: e.ContentIsString(), Display: e.Display(), Details: e.Details(), Timestamp: entryMillis(e)}
 	case session.TypeBranchSummary:
-		return session.Message{Role: session.RoleBranchSummary, Summary: e.Summary, FromID: e.FromID, Timestamp: entryMillis(e)}
+		return session.Message{Role: session.RoleBranchSummary, Summary: e.Summary(), FromID: e.FromID(), Timestamp: entryMillis(e)}
 	case session.TypeCompaction:
-		return session.Message{Role: session.RoleCompactionSummary, Summary: e.Summary, TokensBefore: e.TokensBefore, Timestamp: entryMillis(e)}
+		return session.Message{Role: session.RoleCompactionSummary, Summary: e.Summary(), TokensBefore: e.TokensBefore(), Timestamp: entryMillis(e)}
 	}
 	return session.Message{}
 }

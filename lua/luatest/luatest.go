@@ -121,7 +121,7 @@ func (s *Session) SetLabel(id, label string) (string, error) {
 	} else {
 		s.labels[id] = label
 	}
-	return s.append(&session.Entry{Type: session.TypeLabel, TargetID: id, Label: label}), nil
+	return s.append(&session.Entry{Type: session.TypeLabel, Fields: &session.EntryFields{TargetID: id, Label: label}}), nil
 }
 
 // SetName implements lua.Session.
@@ -129,7 +129,7 @@ func (s *Session) SetName(name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.name = name
-	return s.append(&session.Entry{Type: session.TypeSessionInfo, Name: name}), nil
+	return s.append(&session.Entry{Type: session.TypeSessionInfo, Fields: &session.EntryFields{Name: name}}), nil
 }
 
 // Name implements lua.Session.
@@ -143,14 +143,14 @@ func (s *Session) Name() string {
 func (s *Session) AppendCustom(customType string, data json.RawMessage) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.append(&session.Entry{Type: session.TypeCustom, CustomType: customType, Data: data}), nil
+	return s.append(&session.Entry{Type: session.TypeCustom, Fields: &session.EntryFields{CustomType: customType, Data: data}}), nil
 }
 
 // AppendCustomMessage implements lua.Session.
 func (s *Session) AppendCustomMessage(customType string, content []session.ContentBlock, display bool, details json.RawMessage) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.append(&session.Entry{Type: session.TypeCustomMessage, CustomType: customType, Content: content, Display: display, Details: details}), nil
+	return s.append(&session.Entry{Type: session.TypeCustomMessage, Fields: &session.EntryFields{CustomType: customType, Content: content, Display: display, Details: details}}), nil
 }
 
 // Custom returns the data of the custom entries of a type, in order.
@@ -159,8 +159,8 @@ func (s *Session) Custom(customType string) []json.RawMessage {
 	defer s.mu.Unlock()
 	var out []json.RawMessage
 	for _, e := range s.entries {
-		if e.Type == session.TypeCustom && e.CustomType == customType {
-			out = append(out, e.Data)
+		if e.Type == session.TypeCustom && e.CustomType() == customType {
+			out = append(out, e.Data())
 		}
 	}
 	return out

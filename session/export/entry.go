@@ -46,57 +46,57 @@ func (r *entryRenderer) entry(i int) {
 		r.open(i, kind, "Compaction", "")
 		b := &r.buf
 		b.WriteString(`<div class="body"><p class="summary-head">Earlier context (`)
-		b.WriteString(group(e.TokensBefore))
+		b.WriteString(group(e.TokensBefore()))
 		b.WriteString(` tokens) was replaced by this summary`)
-		if e.FromHook {
+		if e.FromHook() {
 			b.WriteString(` (from a hook)`)
 		}
 		b.WriteString(`.</p><details class="summary"><summary>Summary</summary>`)
-		r.markdown(e.Summary, false)
-		r.files(e.Details)
+		r.markdown(e.Summary(), false)
+		r.files(e.Details())
 		b.WriteString("</details></div>")
 		r.close()
 	case session.TypeBranchSummary:
 		r.open(i, kind, "Branch summary", "")
 		b := &r.buf
 		b.WriteString(`<div class="body"><p class="summary-head">Summary of a branch this conversation came back from`)
-		if e.FromHook {
+		if e.FromHook() {
 			b.WriteString(` (from a hook)`)
 		}
 		b.WriteString(`:</p>`)
-		r.markdown(e.Summary, false)
-		r.files(e.Details)
+		r.markdown(e.Summary(), false)
+		r.files(e.Details())
 		b.WriteString("</div>")
 		r.close()
 	case session.TypeModelChange:
-		r.note(i, kind, "Model", modelName(e.Provider, e.ModelID))
+		r.note(i, kind, "Model", modelName(e.Provider(), e.ModelID()))
 	case session.TypeThinkingLevelChange:
-		r.note(i, kind, "Thinking level", e.ThinkingLevel)
+		r.note(i, kind, "Thinking level", e.ThinkingLevel())
 	case session.TypeSessionInfo:
-		if e.Name == "" {
+		if e.Name() == "" {
 			r.note(i, kind, "Session name", "(cleared)")
 		} else {
-			r.note(i, kind, "Session name", e.Name)
+			r.note(i, kind, "Session name", e.Name())
 		}
 	case session.TypeLabel:
 		r.open(i, kind, "Label", "")
 		b := &r.buf
 		b.WriteString(`<span class="note-text">`)
-		if e.Label == "" {
+		if e.Label() == "" {
 			b.WriteString("cleared on ")
 		} else {
 			b.WriteString("“")
-			escapeTo(b, e.Label)
+			escapeTo(b, e.Label())
 			b.WriteString("” on ")
 		}
-		r.entryLink(e.TargetID)
+		r.entryLink(e.TargetID())
 		b.WriteString("</span>")
 		r.close()
 	case session.TypeCustom:
-		r.open(i, kind, "Hook state", e.CustomType)
-		if len(e.Data) > 0 {
+		r.open(i, kind, "Hook state", e.CustomType())
+		if len(e.Data()) > 0 {
 			r.buf.WriteString(`<details class="data"><summary>data</summary>`)
-			r.json(e.Data)
+			r.json(e.Data())
 			r.buf.WriteString("</details>")
 		}
 		r.close()

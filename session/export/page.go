@@ -156,7 +156,7 @@ func (p *page) pathTo(i int) []int {
 // looked for among c's ancestors as context building does; c itself when
 // it is not there (then nothing before the compaction is kept).
 func (p *page) firstKept(c int) int {
-	id := p.order[c].FirstKeptEntryID
+	id := p.order[c].FirstKeptEntryID()
 	steps := 0
 	for j := p.parent[c]; j >= 0 && steps <= len(p.order); j, steps = p.parent[j], steps+1 {
 		if p.order[j].ID == id {
@@ -171,8 +171,8 @@ func (p *page) firstKept(c int) int {
 func customMessage(e *session.Entry) *session.Message {
 	switch {
 	case e.Type == session.TypeCustomMessage:
-		return &session.Message{Role: session.RoleCustom, CustomType: e.CustomType, Content: e.Content,
-			ContentIsString: e.ContentIsString, Display: e.Display, Details: e.Details}
+		return &session.Message{Role: session.RoleCustom, CustomType: e.CustomType(), Content: e.Content(),
+			ContentIsString: e.ContentIsString(), Display: e.Display(), Details: e.Details()}
 	case e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == session.RoleCustom:
 		return e.Message
 	}
@@ -225,7 +225,7 @@ func (p *page) totals() totals {
 		}
 		switch e.Type {
 		case session.TypeModelChange:
-			model(e.Provider, e.ModelID)
+			model(e.Provider(), e.ModelID())
 		case session.TypeCompaction:
 			t.compactions++
 		case session.TypeBranchSummary:
@@ -447,24 +447,24 @@ func (p *page) preview(i int) string {
 		}
 		return m.Role
 	case session.TypeCustomMessage:
-		return firstLine("["+e.CustomType+"] "+joinText(e.Content), max)
+		return firstLine("["+e.CustomType()+"] "+joinText(e.Content()), max)
 	case session.TypeCompaction:
-		return "compaction: " + group(e.TokensBefore) + " tokens summarised"
+		return "compaction: " + group(e.TokensBefore()) + " tokens summarised"
 	case session.TypeBranchSummary:
-		return firstLine("branch summary: "+e.Summary, max)
+		return firstLine("branch summary: "+e.Summary(), max)
 	case session.TypeModelChange:
-		return "model: " + modelName(e.Provider, e.ModelID)
+		return "model: " + modelName(e.Provider(), e.ModelID())
 	case session.TypeThinkingLevelChange:
-		return "thinking: " + e.ThinkingLevel
+		return "thinking: " + e.ThinkingLevel()
 	case session.TypeCustom:
-		return "state: " + e.CustomType
+		return "state: " + e.CustomType()
 	case session.TypeLabel:
-		if e.Label == "" {
+		if e.Label() == "" {
 			return "label cleared"
 		}
-		return firstLine("label: "+e.Label, max)
+		return firstLine("label: "+e.Label(), max)
 	case session.TypeSessionInfo:
-		return firstLine("name: "+e.Name, max)
+		return firstLine("name: "+e.Name(), max)
 	}
 	return firstLine(e.Type, max)
 }

@@ -39,6 +39,7 @@ type app struct {
 
 	project        *projectFiles // what the project's .lunar/ holds
 	projectTrusted bool          // the user trusted it (trustProject)
+	hookPrep       *hookPrep     // hooks being prepared (prepareHooks), until loadHooks
 	modelDefaulted bool          // nothing chose the model (DefaultModel's fallback)
 	// thinkingFromModel: --model's ":level" suffix chose the thinking level.
 	thinkingFromModel bool
@@ -103,6 +104,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if opts.Resume && !interactive {
 		return a.fail(&usageError{"--resume picks a session interactively; in one-shot mode use --session ID or --continue"})
 	}
+	a.prepareHooks()
 	var prompts []initialPrompt
 	if interactive {
 		prompts, err = a.argPrompts(opts.prompts())
@@ -255,6 +257,10 @@ func (a *app) temperature() *float64 {
 }
 
 func (a *app) close() {
+	if a.hookPrep != nil && a.hookPrep.prepared != nil {
+		a.hookPrep.prepared.Close() // set-up failed before loading them
+		a.hookPrep = nil
+	}
 	if a.runtime != nil {
 		a.runtime.Close()
 		a.runtime = nil

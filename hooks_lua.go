@@ -18,15 +18,22 @@ import (
 	"github.com/lunar-cli/lunar/session"
 )
 
-// loadHooks discovers and loads the hooks; the project's hooks only when
-// trustProject trusted the folder. Hook problems (load errors and
-// warnings, later handler failures) go to report; they never stop lunar.
-func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
+// hookPrep is the hooks found and being prepared in the background
+// (prepareHooks), for loadHooks.
+type hookPrep struct {
+	prepared *lua.Prepared
+	warnings []string
+	err      error
+}
+
+// discoverHooks finds the hooks to load; the project's only when
+// trustProject trusted the folder.
+func (a *app) discoverHooks() ([]lua.Source, []string, error) {
 	project := ""
 	if a.projectTrusted {
 		project = a.cwd
 	}
-	sources, warnings, err := lua.Discover(lua.DiscoverOptions{
+	return lua.Discover(lua.DiscoverOptions{
 		GlobalDir:  filepath.Join(a.paths.Config, "hooks.d"),
 		ProjectDir: project,
 		Files:      a.opts.Hooks,
@@ -34,10 +41,36 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 		NoHooks:    a.opts.NoHooks,
 		Trust:      true, // trustProject decided
 	})
-	if err != nil {
-		return nil, err
+}
+
+// prepareHooks finds the hooks and starts creating their states and
+// compiling them in the background (lua.Prepare): that work overlaps the
+// rest of the set-up (session, tools, terminal) instead of following it.
+// loadHooks then only runs their main chunks. Call it once the project's
+// trust is decided.
+func (a *app) prepareHooks() {
+	sources, warnings, err := a.discoverHooks()
+	a.hookPrep = &hookPrep{warnings: warnings, err: err}
+	if err == nil {
+		a.hookPrep.prepared = lua.Prepare(sources)
 	}
-	for _, w := range warnings {
+}
+
+// loadHooks loads the hooks (those prepareHooks prepared, if it ran).
+// Hook problems (load errors and warnings, later handler failures) go to
+// report; they never stop lunar.
+func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
+	prep := a.hookPrep
+	a.hookPrep = nil
+	var sources []lua.Source
+	if prep == nil {
+		prep = &hookPrep{}
+		sources, prep.warnings, prep.err = a.discoverHooks()
+	}
+	if prep.err != nil {
+		return nil, prep.err
+	}
+	for _, w := range prep.warnings {
 		a.warnf("%s", w)
 	}
 	opts := lua.Options{
@@ -61,6 +94,9 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 			return
 		}
 		fmt.Fprintf(a.stderr, "[%s] %s: %s\n", level, hook, msg)
+	}
+	if prep.prepared != nil {
+		return prep.prepared.Load(opts), nil
 	}
 	return lua.Load(sources, opts), nil
 }

@@ -49,15 +49,18 @@ func TestLoadConcurrentlyAsSequentially(t *testing.T) {
 		prompt string
 		cmds   []string
 	}
-	load := func(concurrent bool) outcome {
+	load := func(mode string) outcome {
 		var mu sync.Mutex
 		var o outcome
 		add := func(s string) { mu.Lock(); o.lines = append(o.lines, s); mu.Unlock() }
 		opts := Options{Report: add, Log: func(hook, level, msg string) { add(hook + " " + level + " " + msg) }}
 		var r *Runtime
-		if concurrent {
+		switch mode {
+		case "concurrent":
 			r = Load(srcs, opts)
-		} else {
+		case "prepared": // in the background, then loaded
+			r = Prepare(srcs).Load(opts)
+		default:
 			r = newRuntime(opts)
 			for _, src := range srcs {
 				r.loadHook(src)
@@ -75,18 +78,29 @@ func TestLoadConcurrentlyAsSequentially(t *testing.T) {
 		}
 		return o
 	}
-	want := load(false)
+	want := load("sequential")
 	require.NotEmpty(t, want.lines)
 	assert.Contains(t, strings.Join(want.lines, "\n"), "07-hook.lua:1: syntax error", "the syntax error is reported")
 	assert.Contains(t, strings.Join(want.lines, "\n"), "boom at load")
-	for range 5 {
-		got := load(true)
+	for i := range 6 {
+		got := load([]string{"concurrent", "prepared"}[i%2])
 		assert.Equal(t, want.lines, got.lines)
 		assert.Equal(t, want.report, got.report)
 		assert.Equal(t, want.prompt, got.prompt)
 		assert.Equal(t, want.cmds, got.cmds)
 	}
 	assert.True(t, strings.HasPrefix(want.prompt, "base 0 1 2 3 4 5 6 8 9 10 12 13"), want.prompt)
+}
+
+// TestPreparedNotLoadedIsClosed: hooks prepared and never loaded (lunar
+// failed to set up) have their states released.
+func TestPreparedNotLoadedIsClosed(t *testing.T) {
+	p := Prepare(loadOrderSources(3))
+	p.Close()
+	for _, h := range p.hooks {
+		assert.Nil(t, h.L)
+	}
+	p.Close() // twice is harmless
 }
 
 func TestParallelCallsEachIndexOnce(t *testing.T) {

@@ -100,18 +100,76 @@ type snapshot struct {
 // run one after another in load order, so that registrations, duplicate
 // names, warnings and reports are exactly those of a sequential load.
 func Load(sources []Source, opts Options) *Runtime {
-	r := newRuntime(opts)
-	hooks := make([]*hook, len(sources))
+	p := newPrepared(sources)
+	p.prepare()
+	return p.load(opts)
+}
+
+// Prepared is hooks whose states are created and sources compiled in the
+// background (Prepare).
+type Prepared struct {
+	hooks  []*hook
+	chunks []chunk
+	done   chan struct{}
+	used   bool
+}
+
+// Prepare starts creating the sources' states and compiling them, as Load
+// does, and returns at once: none of it depends on the Options, so the
+// caller can set up the rest (session, tools, terminal) meanwhile. Load
+// then runs the main chunks; Close releases hooks never loaded.
+func Prepare(sources []Source) *Prepared {
+	p := newPrepared(sources)
+	go p.prepare()
+	return p
+}
+
+func newPrepared(sources []Source) *Prepared {
+	p := &Prepared{hooks: make([]*hook, len(sources)), chunks: make([]chunk, len(sources)), done: make(chan struct{})}
 	for i, src := range sources {
-		hooks[i] = r.addHook(src)
+		p.hooks[i] = &hook{index: i, src: src}
 	}
-	chunks := make([]chunk, len(hooks))
-	parallel(len(hooks), func(i int) { chunks[i] = hooks[i].prepare() })
-	for i, h := range hooks {
-		r.runMain(h, chunks[i])
+	return p
+}
+
+func (p *Prepared) prepare() {
+	parallel(len(p.hooks), func(i int) { p.chunks[i] = p.hooks[i].prepare() })
+	close(p.done)
+}
+
+// Load waits for the preparation and loads the hooks into a new Runtime,
+// as Load does. It may be called once.
+func (p *Prepared) Load(opts Options) *Runtime {
+	<-p.done
+	return p.load(opts)
+}
+
+func (p *Prepared) load(opts Options) *Runtime {
+	if p.used {
+		panic("lua: Prepared.Load called twice")
+	}
+	p.used = true
+	r := newRuntime(opts)
+	for _, h := range p.hooks {
+		h.rt = r
+	}
+	r.hooks = p.hooks
+	for i, h := range p.hooks {
+		r.runMain(h, p.chunks[i])
 	}
 	r.rebuild()
 	return r
+}
+
+// Close releases the states of hooks prepared and not loaded.
+func (p *Prepared) Close() {
+	<-p.done
+	if !p.used {
+		p.used = true
+		for _, h := range p.hooks {
+			h.close()
+		}
+	}
 }
 
 func newRuntime(opts Options) *Runtime {

@@ -7,6 +7,8 @@
 #   2. lunar -p (session written) vs a minimal Go client sending the same
 #                                    request (testdata/bench/rawpost)
 #   3. lunar -p with 30 trivial global hooks vs without them
+#   4. the REPL's first prompt (start -> "> " in a pseudo-terminal) with
+#      30 trivial global hooks vs without them
 #
 # plus each command's peak RSS and the size of the release binary.
 #
@@ -93,7 +95,7 @@ paired() {
 '
 	set -- $(printf '%s\n' "$@")
 	IFS=$old
-	"$tmp/paired" -n "$rounds" "$@"
+	"$tmp/paired" -n "$rounds" ${pty:+-pty "$pty"} "$@"
 }
 echo
 echo "== startup: lunar --version vs hello-world"
@@ -105,3 +107,6 @@ paired "rawpost=$tmp/rawpost $url $tmp/request.jsonl" "$(run lunar-p "$tmp/home0
 echo
 echo "== 30 trivial global hooks"
 paired "$(run lunar-p "$tmp/home0" --base-url "$url" -p hi)" "$(run lunar-p-30hooks "$tmp/home30" --base-url "$url" -p hi)"
+echo
+echo "== REPL: start to first prompt, 30 trivial global hooks (wall: until the prompt; cpu: the whole process)"
+pty='\n> ' paired "$(run repl "$tmp/home0" --base-url "$url" --yes)" "$(run repl-30hooks "$tmp/home30" --base-url "$url" --yes)"

@@ -10,10 +10,17 @@
 // A command is split on spaces; leading VAR=value words set its
 // environment (on top of paired's own). stdout and stderr are discarded
 // unless the command fails, which stops the run.
+//
+// With -pty MARKER each command runs in a pseudo-terminal (TERM=xterm-256color,
+// NO_COLOR=1): its wall time is the time from start until MARKER appears
+// in its output (e.g. the REPL's first prompt, "\n> "); it is then sent
+// Ctrl+D and waited for, and its CPU time and peak RSS are the whole
+// process's.
 package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -22,7 +29,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/creack/pty"
 )
+
+// marker, when set (-pty), is what ends a command's wall time: see the
+// package comment.
+var marker string
 
 type command struct {
 	label string
@@ -36,7 +49,9 @@ type command struct {
 func main() {
 	rounds := flag.Int("n", 21, "rounds (each runs every command once)")
 	warmup := flag.Int("w", 2, "warm-up rounds, not counted")
+	flag.StringVar(&marker, "pty", "", "run in a pseudo-terminal; wall time ends when this text appears (\\n: newline)")
 	flag.Parse()
+	marker = strings.ReplaceAll(marker, `\n`, "\n")
 	var cmds []*command
 	for _, spec := range flag.Args() {
 		label, line, ok := strings.Cut(spec, "=")
@@ -85,11 +100,63 @@ func main() {
 func (c *command) run() (wall, cpu time.Duration, rssKiB int64, err error) {
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
 	cmd.Env = append(os.Environ(), c.env...)
+	if marker != "" {
+		return c.runPTY(cmd)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	err = cmd.Run()
 	wall = time.Since(start)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("%v\n%s", err, out.Bytes())
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if ru != nil {
+		rssKiB = ru.Maxrss
+	}
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rssKiB, nil
+}
+
+// runPTY runs cmd in a pseudo-terminal until marker appears, then sends
+// Ctrl+D and waits for it to exit.
+func (c *command) runPTY(cmd *exec.Cmd) (wall, cpu time.Duration, rssKiB int64, err error) {
+	cmd.Env = append(cmd.Env, "TERM=xterm-256color", "NO_COLOR=1")
+	start := time.Now()
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer tty.Close()
+	var out bytes.Buffer
+	buf := make([]byte, 4096)
+	_ = tty.SetReadDeadline(time.Now().Add(15 * time.Second))
+	for !bytes.Contains(out.Bytes(), []byte(marker)) {
+		n, rerr := tty.Read(buf)
+		out.Write(buf[:n])
+		if rerr != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return 0, 0, 0, fmt.Errorf("waiting for %q: %v\n%s", marker, rerr, out.Bytes())
+		}
+	}
+	wall = time.Since(start)
+	tty.Write([]byte{4}) // Ctrl+D
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	go func() { // drain, so that the process never blocks writing
+		for {
+			if _, err := tty.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		err = errors.Join(errors.New("did not exit after Ctrl+D"), <-done)
+	}
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("%v\n%s", err, out.Bytes())
 	}

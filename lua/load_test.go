@@ -37,11 +37,11 @@ lunar.on("chat.system.transform", function(ev) return { system_prompt = ev.syste
 	return srcs
 }
 
-// TestLoadConcurrentlyAsSequentially checks that loading concurrently
-// gives what loading one hook after another gives: the same reports and
-// log lines in the same order, the same registrations, handlers in file
-// order.
-func TestLoadConcurrentlyAsSequentially(t *testing.T) {
+// TestLoadPreparedAsSequentially checks that loading hooks prepared
+// first (in the background) gives what loading one hook after another
+// gives: the same reports and log lines in the same order, the same
+// registrations, handlers in file order.
+func TestLoadPreparedAsSequentially(t *testing.T) {
 	srcs := loadOrderSources(40)
 	type outcome struct {
 		lines  []string
@@ -56,7 +56,7 @@ func TestLoadConcurrentlyAsSequentially(t *testing.T) {
 		opts := Options{Report: add, Log: func(hook, level, msg string) { add(hook + " " + level + " " + msg) }}
 		var r *Runtime
 		switch mode {
-		case "concurrent":
+		case "load":
 			r = Load(srcs, opts)
 		case "prepared": // in the background, then loaded
 			r = Prepare(srcs).Load(opts)
@@ -83,7 +83,7 @@ func TestLoadConcurrentlyAsSequentially(t *testing.T) {
 	assert.Contains(t, strings.Join(want.lines, "\n"), "07-hook.lua:1: syntax error", "the syntax error is reported")
 	assert.Contains(t, strings.Join(want.lines, "\n"), "boom at load")
 	for i := range 6 {
-		got := load([]string{"concurrent", "prepared"}[i%2])
+		got := load([]string{"load", "prepared"}[i%2])
 		assert.Equal(t, want.lines, got.lines)
 		assert.Equal(t, want.report, got.report)
 		assert.Equal(t, want.prompt, got.prompt)
@@ -101,15 +101,4 @@ func TestPreparedNotLoadedIsClosed(t *testing.T) {
 		assert.Nil(t, h.L)
 	}
 	p.Close() // twice is harmless
-}
-
-func TestParallelCallsEachIndexOnce(t *testing.T) {
-	for _, n := range []int{0, 1, 2, 3, 100} {
-		seen := make([]int, n)
-		var mu sync.Mutex
-		parallel(n, func(i int) { mu.Lock(); seen[i]++; mu.Unlock() })
-		for i, c := range seen {
-			assert.Equal(t, 1, c, "n=%d i=%d", n, i)
-		}
-	}
 }

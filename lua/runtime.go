@@ -17,7 +17,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -95,10 +94,9 @@ type snapshot struct {
 // load is reported (Options.Report) and listed with its error in Report;
 // the others load regardless. Call Close when done.
 //
-// The hooks' states are created and their sources compiled concurrently
-// (each hook has its own state; they share nothing); the main chunks then
-// run one after another in load order, so that registrations, duplicate
-// names, warnings and reports are exactly those of a sequential load.
+// The hooks' states are created and their sources compiled first (see
+// Prepare: it does that in the background), then the main chunks run one
+// after another in load order.
 func Load(sources []Source, opts Options) *Runtime {
 	p := newPrepared(sources)
 	p.prepare()
@@ -133,7 +131,11 @@ func newPrepared(sources []Source) *Prepared {
 }
 
 func (p *Prepared) prepare() {
-	parallel(len(p.hooks), func(i int) { p.chunks[i] = p.hooks[i].prepare() })
+	// One after another: on two cores, preparing on two goroutines was
+	// no faster (the caller sets up meanwhile) and peaked 2 MB higher.
+	for i, h := range p.hooks {
+		p.chunks[i] = h.prepare()
+	}
 	close(p.done)
 }
 
@@ -215,7 +217,7 @@ type chunk struct {
 }
 
 // prepare creates the hook's state and compiles its source. It touches
-// nothing outside the hook: hooks are prepared concurrently.
+// nothing outside the hook: hooks are prepared in the background.
 func (h *hook) prepare() chunk {
 	start := time.Now()
 	h.newState()
@@ -242,28 +244,6 @@ func (r *Runtime) runMain(h *hook, c chunk) {
 	r.regMu.Lock()
 	h.loaded = true
 	r.regMu.Unlock()
-}
-
-// parallel calls fn(0) … fn(n-1) on up to GOMAXPROCS goroutines and
-// returns when all have returned.
-func parallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // loadFailed records a load error and drops whatever the hook registered.

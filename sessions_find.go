@@ -23,23 +23,28 @@ const minShortID = 8
 func shortIDs(ids []string) map[string]string {
 	out := make(map[string]string, len(ids))
 	for _, id := range ids {
-		n := min(minShortID, len(id))
-		for _, other := range ids {
-			if other == id {
-				continue
-			}
-			common := 0
-			for common < len(id) && common < len(other) && id[common] == other[common] {
-				common++
-			}
-			n = max(n, min(common+1, len(id)))
-		}
-		if n < len(id) && id[n-1] == '-' {
-			n++
-		}
-		out[id] = id[:n]
+		out[id] = shortID(id, ids)
 	}
 	return out
+}
+
+// shortID is id's entry of shortIDs(ids).
+func shortID(id string, ids []string) string {
+	n := min(minShortID, len(id))
+	for _, other := range ids {
+		if other == id {
+			continue
+		}
+		common := 0
+		for common < len(id) && common < len(other) && id[common] == other[common] {
+			common++
+		}
+		n = max(n, min(common+1, len(id)))
+	}
+	if n < len(id) && id[n-1] == '-' {
+		n++
+	}
+	return id[:n]
 }
 
 func sessionIDs(infos []session.Info) []string {
@@ -51,7 +56,8 @@ func sessionIDs(infos []session.Info) []string {
 }
 
 // shortSessionID abbreviates id among the sessions of this folder (their
-// file names hold their ids: nothing is read).
+// file names hold their ids: nothing is read). The banner shows it before
+// the first prompt: one pass over the ids, not shortIDs' one per id.
 func (a *app) shortSessionID(id string) string {
 	ids := []string{id}
 	entries, _ := os.ReadDir(a.sessionDir())
@@ -63,7 +69,7 @@ func (a *app) shortSessionID(id string) string {
 			}
 		}
 	}
-	return shortIDs(ids)[id]
+	return shortID(id, ids)
 }
 
 // matchSessions finds the sessions query names, trying in turn: an id

@@ -44,6 +44,42 @@ func BenchmarkLoad30Hooks(b *testing.B) {
 	}
 }
 
+// trivialHook is the whole-process start-up benchmarks' hook (package
+// main's bench_startup_e2e_test.go, testdata/bench/startup.sh): it counts
+// turns and offers a command.
+const trivialHook = `-- a trivial hook: counts turns, offers a command
+local turns = 0
+lunar.on("turn.end", function() turns = turns + 1 end)
+lunar.command("turns%02d", { description = "turns so far", handler = function() return nil end })
+`
+
+// BenchmarkLoad30Trivial loads 30 trivial hooks, and also fires their
+// turn.end once (what a one-shot run does with them).
+func BenchmarkLoad30Trivial(b *testing.B) {
+	var srcs []lua.Source
+	for i := range 30 {
+		srcs = append(srcs, lua.Source{Name: fmt.Sprintf("%02d-trivial.lua", i), Origin: lua.OriginGlobal, Code: fmt.Appendf(nil, trivialHook, i)})
+	}
+	turnEnd := agent.Event{Type: agent.EventTurnEnd, Message: &session.Message{Role: session.RoleAssistant,
+		Content: []session.ContentBlock{{Type: session.BlockText, Text: "done"}}, Usage: &session.Usage{Input: 1}}}
+	for _, turn := range []bool{false, true} {
+		name := "load"
+		if turn {
+			name = "load+turn.end"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				rt := lua.Load(srcs, lua.Options{Report: func(m string) { b.Fatal(m) }})
+				if turn {
+					rt.Notify(bg, turnEnd)
+				}
+				rt.Close()
+			}
+		})
+	}
+}
+
 // noopHook listens to every event and does nothing.
 func noopRuntime(tb testing.TB) *lua.Runtime {
 	var code string

@@ -5,8 +5,6 @@ package main
 
 import (
 	"os"
-
-	_ "github.com/lunar-cli/lunar/internal/startstack" // before the dependencies' initialisation; see there
 )
 
 // version is set at build time with -ldflags "-X main.version=…".

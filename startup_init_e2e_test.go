@@ -64,8 +64,8 @@ func TestPackageInit(t *testing.T) {
 	assert.Equal(t, -1, index("github.com/yuin/goldmark/extension"), "goldmark/extension is linked into the binary")
 
 	// The main goroutine's stack is grown before the inits that recurse
-	// deeply (internal/startstack).
-	grow := index("github.com/lunar-cli/lunar/internal/startstack")
+	// deeply (agent/internal/startstack).
+	grow := index("github.com/lunar-cli/lunar/agent/internal/startstack")
 	require.GreaterOrEqual(t, grow, 0)
 	for _, deep := range []string{"github.com/yuin/goldmark/util", "github.com/yuin/goldmark/parser", "go.yaml.in/yaml/v4"} {
 		if i := index(deep); i >= 0 {

@@ -15,7 +15,7 @@
 // Go initialises packages in dependency order, choosing among the ready
 // ones by import path; this package imports nothing, so it is ready
 // first and comes before github.com/yuin/... and go.yaml.in/... (the
-// e2e test TestPackageInit checks the order). main imports it for that
+// e2e test TestPackageInit checks the order). agent imports it for that
 // side effect only.
 package startstack
 

@@ -290,6 +290,7 @@ func (h *hook) libLoader(L *glua.LState) int {
 	if err != nil {
 		L.RaiseError("%s", err.Error())
 	}
+	trimProto(fn.Proto)
 	L.Push(fn)
 	return 1
 }

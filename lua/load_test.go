@@ -9,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	glua "github.com/yuin/gopher-lua"
+
+	"github.com/lunar-cli/lunar/agent"
 )
 
 // loadOrderSources are hooks whose load has order-dependent effects:
@@ -101,4 +104,30 @@ func TestPreparedNotLoadedIsClosed(t *testing.T) {
 		assert.Nil(t, h.L)
 	}
 	p.Close() // twice is harmless
+}
+
+// TestCompiledChunksKeepNoCompilerBuffers: a loaded hook's functions hold
+// their code, not the compiler's 1,024-entry buffers, and errors still
+// name their lines.
+func TestCompiledChunksKeepNoCompilerBuffers(t *testing.T) {
+	var reports []string
+	r := Load([]Source{{Name: "t.lua", Code: []byte("local n = 0\nlunar.on(\"turn.start\", function()\n  n = n + 1\n  error(\"boom \" .. n)\nend)\n")}},
+		Options{Report: func(m string) { reports = append(reports, m) }})
+	defer r.Close()
+	require.Len(t, r.hooks, 1)
+	var walk func(p *glua.FunctionProto)
+	n := 0
+	walk = func(p *glua.FunctionProto) {
+		n++
+		assert.Less(t, cap(p.Code), 64)
+		assert.Less(t, cap(p.DbgSourcePositions), 64)
+		assert.Len(t, p.DbgSourcePositions, len(p.Code))
+		for _, f := range p.FunctionPrototypes {
+			walk(f)
+		}
+	}
+	walk(r.listeners(evTurnStart)[0].fn.Proto) // nested in the main chunk
+	assert.Equal(t, 1, n)
+	r.Notify(context.Background(), agent.Event{Type: agent.EventTurnStart})
+	assert.Equal(t, []string{"hook t.lua: turn.start: t.lua:4: boom 1"}, reports)
 }

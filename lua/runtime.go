@@ -222,7 +222,28 @@ func (h *hook) prepare() chunk {
 	start := time.Now()
 	h.newState()
 	fn, err := h.L.Load(bytes.NewReader(h.src.Code), h.src.Name)
+	if err == nil {
+		trimProto(fn.Proto)
+	}
 	return chunk{fn: fn, err: err, took: time.Since(start)}
+}
+
+// trimProto copies a compiled function's slices (and its nested
+// functions') to their length. gopher-lua's compiler leaves them in the
+// buffers it compiled into, 1,024 instructions and as many line numbers
+// (12 KB) and more per function, which a hook would keep for the session:
+// 30 trivial hooks held 2 MB.
+func trimProto(p *glua.FunctionProto) {
+	p.Code = slices.Clone(p.Code)
+	p.Constants = slices.Clone(p.Constants)
+	p.FunctionPrototypes = slices.Clone(p.FunctionPrototypes)
+	p.DbgSourcePositions = slices.Clone(p.DbgSourcePositions)
+	p.DbgLocals = slices.Clone(p.DbgLocals)
+	p.DbgCalls = slices.Clone(p.DbgCalls)
+	p.DbgUpvalues = slices.Clone(p.DbgUpvalues)
+	for _, f := range p.FunctionPrototypes {
+		trimProto(f)
+	}
 }
 
 // runMain runs a prepared hook's main chunk.

@@ -97,7 +97,7 @@ func TestAbortKeepsPartialReplyInBothAPIs(t *testing.T) {
 			require.Len(t, msgs, 2)
 			m := msgs[1].Message
 			assert.Equal(t, session.StopAborted, m.StopReason)
-			assert.Equal(t, "Request was aborted", m.ErrorMessage)
+			assert.Equal(t, "Request was aborted", m.ErrorMessage())
 			assert.Equal(t, "Once upon a time", m.Text())
 			require.Equal(t, session.BlockThinking, m.Content[0].Type)
 			assert.Equal(t, "pondering", m.Content[0].Thinking)

@@ -51,7 +51,7 @@ func TestFaultStalledStreamEndsTheReply(t *testing.T) {
 			require.Len(t, msgs, 2)
 			assert.Equal(t, session.StopError, msgs[1].Message.StopReason)
 			assert.Equal(t, "partial answer", msgs[1].Message.Text(), "the partial reply is kept")
-			assert.Contains(t, msgs[1].Message.ErrorMessage, "sent nothing for 500 ms")
+			assert.Contains(t, msgs[1].Message.ErrorMessage(), "sent nothing for 500 ms")
 		})
 	}
 }

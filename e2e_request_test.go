@@ -295,7 +295,7 @@ func TestReplyEndingInError(t *testing.T) {
 				msgs := e.onlySession().BuildContext().Messages
 				require.Len(t, msgs, 2)
 				assert.Equal(t, session.StopError, msgs[1].Message.StopReason)
-				assert.NotEmpty(t, msgs[1].Message.ErrorMessage)
+				assert.NotEmpty(t, msgs[1].Message.ErrorMessage())
 			})
 		}
 	}

@@ -975,9 +975,8 @@ func (r *repl) shell(command string, exclude bool) {
 	if res.Truncated && res.FullOutputPath != "" {
 		r.printf("%s\n", r.term.paint(ansiDim, "(output truncated; full output in "+res.FullOutputPath+")"))
 	}
-	m := &session.Message{Role: session.RoleBashExecution, Command: command, Output: res.Output, ExitCode: res.ExitCode,
-		Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath,
-		ExcludeFromContext: exclude, Timestamp: time.Now().UnixMilli()}
+	m := &session.Message{Role: session.RoleBashExecution, Timestamp: time.Now().UnixMilli(),
+		Extra: &session.MessageExtra{Command: command, Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath, ExcludeFromContext: exclude}}
 	if err := r.a.rt.RecordBash(m); err != nil {
 		r.errorf("saving command output: %v", err)
 	}
@@ -1274,19 +1273,19 @@ func messagePreview(m *session.Message) string {
 			return "assistant: (calls " + strings.Join(names, ", ") + ")"
 		}
 		if m.StopReason == session.StopError {
-			return "assistant: (error: " + firstLine(m.ErrorMessage, 150) + ")"
+			return "assistant: (error: " + firstLine(m.ErrorMessage(), 150) + ")"
 		}
 		return "assistant: (no text)"
 	case session.RoleToolResult:
 		return m.ToolName + " result: " + firstLine(m.Text(), 200)
 	case session.RoleBashExecution:
-		return "!" + firstLine(m.Command, 200)
+		return "!" + firstLine(m.Command(), 200)
 	case session.RoleCustom:
-		return "[" + m.CustomType + "] " + firstLine(m.Text(), 200)
+		return "[" + m.CustomType() + "] " + firstLine(m.Text(), 200)
 	case session.RoleBranchSummary:
-		return "branch summary: " + firstLine(strings.TrimPrefix(m.Summary, compaction.BranchSummaryPreamble), 200)
+		return "branch summary: " + firstLine(strings.TrimPrefix(m.Summary(), compaction.BranchSummaryPreamble), 200)
 	case session.RoleCompactionSummary:
-		return "compaction summary: " + firstLine(m.Summary, 200)
+		return "compaction summary: " + firstLine(m.Summary(), 200)
 	}
 	return ""
 }

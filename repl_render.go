@@ -307,7 +307,7 @@ func (v *view) compaction(c *agent.CompactionEvent) {
 func (v *view) event(ev agent.Event) {
 	var custom string
 	if (ev.Type == agent.EventMessageEnd) && ev.Message != nil && ev.Message.Role == session.RoleCustom {
-		if !ev.Message.Display {
+		if !ev.Message.Display() {
 			return
 		}
 		custom = v.renderCustom(ev.Message) // may run Lua: outside the lock
@@ -456,7 +456,7 @@ func (v *view) messageEnd(m *session.Message, custom string) {
 		switch m.StopReason {
 		case session.StopError:
 			v.startSection("note")
-			v.write(v.styled(ansiRed, "error: "+m.ErrorMessage))
+			v.write(v.styled(ansiRed, "error: "+m.ErrorMessage()))
 			v.errShown = true
 		case session.StopAborted:
 			if !v.abortSeen {
@@ -480,7 +480,7 @@ func (v *view) renderCustom(m *session.Message) string {
 			return s
 		}
 	}
-	return v.t.paint(ansiDim, "["+m.CustomType+"]") + " " + m.Text()
+	return v.t.paint(ansiDim, "["+m.CustomType()+"]") + " " + m.Text()
 }
 
 // toolResult prints the first lines of a tool's output under its call.

@@ -667,14 +667,14 @@ func TestREPLBangCommandsAreStored(t *testing.T) {
 		}
 	}
 	require.Len(t, bash, 2)
-	assert.Equal(t, "echo hi from shell", bash[0].Command)
-	assert.Equal(t, "hi from shell\n", bash[0].Output)
-	require.NotNil(t, bash[0].ExitCode)
-	assert.Equal(t, 0, *bash[0].ExitCode)
-	assert.False(t, bash[0].ExcludeFromContext)
-	assert.True(t, bash[1].ExcludeFromContext)
-	require.NotNil(t, bash[1].ExitCode)
-	assert.Equal(t, 3, *bash[1].ExitCode)
+	assert.Equal(t, "echo hi from shell", bash[0].Command())
+	assert.Equal(t, "hi from shell\n", bash[0].Output())
+	require.NotNil(t, bash[0].ExitCode())
+	assert.Equal(t, 0, *bash[0].ExitCode())
+	assert.False(t, bash[0].ExcludeFromContext())
+	assert.True(t, bash[1].ExcludeFromContext())
+	require.NotNil(t, bash[1].ExitCode())
+	assert.Equal(t, 3, *bash[1].ExitCode())
 }
 
 func TestREPLMultiLineInput(t *testing.T) {

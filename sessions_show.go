@@ -60,8 +60,8 @@ func transcript(s *session.Session) string {
 					fmt.Fprintf(&b, "→ `%s`\n\n", toolCallSummary(c.Name, c.Arguments))
 				}
 			}
-			if m.StopReason == session.StopError && m.ErrorMessage != "" {
-				fmt.Fprintf(&b, "*error: %s*\n\n", m.ErrorMessage)
+			if m.StopReason == session.StopError && m.ErrorMessage() != "" {
+				fmt.Fprintf(&b, "*error: %s*\n\n", m.ErrorMessage())
 			}
 		case session.RoleToolResult:
 			mark := "result"
@@ -70,12 +70,12 @@ func transcript(s *session.Session) string {
 			}
 			fmt.Fprintf(&b, "%s of `%s`:\n\n%s\n", mark, m.ToolName, fence(cutLines(strings.TrimRight(m.Text(), "\n"), maxShownResult)))
 		case session.RoleBashExecution:
-			fmt.Fprintf(&b, "\n## !%s%s\n\n%s\n", m.Command, when, fence(cutLines(strings.TrimRight(m.Output, "\n"), maxShownResult)))
+			fmt.Fprintf(&b, "\n## !%s%s\n\n%s\n", m.Command(), when, fence(cutLines(strings.TrimRight(m.Output(), "\n"), maxShownResult)))
 		case session.RoleCompactionSummary, session.RoleBranchSummary:
-			fmt.Fprintf(&b, "\n## summary of earlier messages\n\n%s\n", strings.TrimSpace(m.Summary))
+			fmt.Fprintf(&b, "\n## summary of earlier messages\n\n%s\n", strings.TrimSpace(m.Summary()))
 		case session.RoleCustom:
-			if m.Display {
-				fmt.Fprintf(&b, "\n## [%s]\n\n%s\n", m.CustomType, strings.TrimSpace(m.Text()))
+			if m.Display() {
+				fmt.Fprintf(&b, "\n## [%s]\n\n%s\n", m.CustomType(), strings.TrimSpace(m.Text()))
 			}
 		}
 	}

@@ -100,7 +100,7 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 		ev := stream.Current()
 		switch ev.Type {
 		case "message_start":
-			msg.ResponseID = ev.Message.ID
+			msg.SetResponseID(ev.Message.ID)
 			u := &ev.Message.Usage
 			usage.input, usage.output = int(u.InputTokens), int(u.OutputTokens)
 			usage.cacheRead, usage.cacheWrite = int(u.CacheReadInputTokens), int(u.CacheCreationInputTokens)

@@ -195,7 +195,7 @@ func TestAnthropicStopReasons(t *testing.T) {
 			if tc.err == "" {
 				assert.NoError(t, err)
 			} else {
-				assert.Equal(t, tc.err, msg.ErrorMessage)
+				assert.Equal(t, tc.err, msg.ErrorMessage())
 				assert.Equal(t, "x", msg.Text())
 			}
 		})

@@ -284,7 +284,7 @@ func TestOpenAIMessagesAsPi(t *testing.T) {
 			nil, []session.Message{uText("one", "two"), uString("plain"), uString("")},
 			`[{"role":"user","content":[{"type":"text","text":"one"},{"type":"text","text":"two"}]},{"role":"user","content":"plain"},{"role":"user","content":""}]`},
 		{"an empty custom message is one empty text part",
-			nil, session.ConvertToLLM([]session.Message{{Role: session.RoleCustom, CustomType: "note", ContentIsString: true, Content: []session.ContentBlock{wText("")}}}),
+			nil, session.ConvertToLLM([]session.Message{{Role: session.RoleCustom, ContentIsString: true, Content: []session.ContentBlock{wText("")}, Extra: &session.MessageExtra{CustomType: "note"}}}),
 			`[{"role":"user","content":[{"type":"text","text":""}]}]`},
 		{"a user message without parts is left out",
 			nil, []session.Message{{Role: session.RoleUser, Content: []session.ContentBlock{}}, uText("q")},

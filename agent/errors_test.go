@@ -35,7 +35,7 @@ func TestProviderErrorMessage(t *testing.T) {
 
 func TestIsContextOverflow(t *testing.T) {
 	errMsg := func(text string) *session.Message {
-		return &session.Message{Role: session.RoleAssistant, StopReason: session.StopError, ErrorMessage: text, Usage: &session.Usage{}}
+		return &session.Message{Role: session.RoleAssistant, StopReason: session.StopError, Usage: &session.Usage{}, Extra: &session.MessageExtra{ErrorMessage: text}}
 	}
 	ok := func(stop string, input, cacheRead, output int) *session.Message {
 		return &session.Message{Role: session.RoleAssistant, StopReason: stop, Usage: &session.Usage{Input: input, CacheRead: cacheRead, Output: output}}

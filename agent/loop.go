@@ -187,8 +187,8 @@ func (r *run) appendMessage(m session.Message) error {
 }
 
 func (r *run) appendCustom(cm CustomMessage) error {
-	m := session.Message{Role: session.RoleCustom, CustomType: cm.CustomType, Content: cm.Content,
-		Display: cm.Display, Details: cm.Details, Timestamp: time.Now().UnixMilli()}
+	m := session.Message{Role: session.RoleCustom, Content: cm.Content, Details: cm.Details, Timestamp: time.Now().UnixMilli(),
+		Extra: &session.MessageExtra{CustomType: cm.CustomType, Display: cm.Display}}
 	r.a.emit(Event{Type: EventMessageStart, Message: &m})
 	if _, err := r.a.Session.AppendCustomMessage(cm.CustomType, cm.Content, cm.Display, cm.Details); err != nil {
 		return fmt.Errorf("session: %w", err)
@@ -261,13 +261,13 @@ func (r *run) turn() (bool, error) {
 		msg = &session.Message{Role: session.RoleAssistant, API: req.Model.API, Provider: req.Model.Provider,
 			Model: req.Model.ID, StopReason: session.StopError, Timestamp: time.Now().UnixMilli(), Usage: &session.Usage{}}
 		if serr != nil {
-			msg.ErrorMessage = serr.Error()
+			msg.SetErrorMessage(serr.Error())
 		}
 	}
 	if ctx.Err() != nil && msg.StopReason != session.StopAborted && (serr != nil || msg.StopReason == session.StopError) {
 		msg.StopReason = session.StopAborted
-		if msg.ErrorMessage == "" {
-			msg.ErrorMessage = "Request was aborted"
+		if msg.ErrorMessage() == "" {
+			msg.SetErrorMessage("Request was aborted")
 		}
 	}
 	partialStart(msg)
@@ -288,7 +288,7 @@ func (r *run) turn() (bool, error) {
 		return false, r.endTurn(msg, nil, ErrAborted)
 	case session.StopError:
 		if serr == nil {
-			serr = errors.New(msg.ErrorMessage)
+			serr = errors.New(msg.ErrorMessage())
 		}
 		if IsContextOverflow(msg, req.Model.ContextWindow) {
 			serr = &overflowError{serr}

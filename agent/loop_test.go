@@ -130,7 +130,8 @@ func TestPromptProviderErrorIsKept(t *testing.T) {
 	p := &scriptedProvider{replies: []func(context.Context, func(StreamEvent)) (*session.Message, error){
 		func(context.Context, func(StreamEvent)) (*session.Message, error) {
 			m := assistant(text("part"))
-			m.StopReason, m.ErrorMessage = session.StopError, "boom"
+			m.StopReason = session.StopError
+			m.SetErrorMessage("boom")
 			return m, errors.New("openai: 500 boom")
 		},
 	}}
@@ -150,7 +151,8 @@ func TestPromptContextOverflowIsMarked(t *testing.T) {
 		func(context.Context, func(StreamEvent)) (*session.Message, error) {
 			m := assistant()
 			msg := "openai: 400 bad request (context_length_exceeded): This model's maximum context length is 1000 tokens."
-			m.StopReason, m.ErrorMessage = session.StopError, msg
+			m.StopReason = session.StopError
+			m.SetErrorMessage(msg)
 			return m, errors.New(msg)
 		},
 	}}

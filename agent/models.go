@@ -445,7 +445,8 @@ func (unsupportedProvider) Stream(_ context.Context, req *Request, _ func(Stream
 	msg := newAssistantMessage(req.Model)
 	err := fmt.Errorf("%s: unsupported api %q (want %q or %q)", providerName(req.Model, "lunar"), req.Model.API,
 		APIOpenAICompletions, APIAnthropicMessages)
-	msg.StopReason, msg.ErrorMessage = session.StopError, err.Error()
+	msg.StopReason = session.StopError
+	msg.SetErrorMessage(err.Error())
 	return msg, err
 }
 

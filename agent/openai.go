@@ -91,8 +91,8 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 	tools := map[int64]int{} // tool_calls index → content index
 	for stream.Next() {
 		chunk := stream.Current()
-		if msg.ResponseID == "" && chunk.ID != "" {
-			msg.ResponseID = chunk.ID
+		if msg.ResponseID() == "" && chunk.ID != "" {
+			msg.SetResponseID(chunk.ID)
 		}
 		if chunk.JSON.Usage.Valid() {
 			openAIUsage(msg, req.Model, &chunk.Usage)

@@ -35,8 +35,8 @@ func llmConversation(api string) []session.Message {
 			}},
 		{Role: session.RoleToolResult, ToolCallID: "call_1", ToolName: "bash", Content: []session.ContentBlock{{Type: session.BlockText, Text: "x.png"}}},
 		{Role: session.RoleToolResult, ToolCallID: "call_2", ToolName: "read", Content: []session.ContentBlock{img}, IsError: true},
-		{Role: session.RoleAssistant, API: api, Provider: "fake", Model: "fake-model", StopReason: session.StopError,
-			ErrorMessage: "boom", Content: []session.ContentBlock{{Type: session.BlockText, Text: "dropped"}}},
+		{Role: session.RoleAssistant, API: api, Provider: "fake", Model: "fake-model", StopReason: session.StopError, Content: []session.ContentBlock{{Type: session.BlockText, Text: "dropped"}},
+			Extra: &session.MessageExtra{ErrorMessage: "boom"}},
 		llmUser("Thanks, go on."),
 	}
 }
@@ -217,7 +217,7 @@ func TestOpenAIFinishReasons(t *testing.T) {
 		assert.Equal(t, tc.want, msg.StopReason)
 		if tc.err != "" {
 			require.Error(t, err)
-			assert.Equal(t, tc.err, msg.ErrorMessage)
+			assert.Equal(t, tc.err, msg.ErrorMessage())
 		} else {
 			assert.NoError(t, err)
 		}
@@ -237,7 +237,7 @@ func TestOpenAIRefusalIsText(t *testing.T) {
 	msg, err := (&OpenAIProvider{}).Stream(context.Background(), req, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "I cannot help.", msg.Text())
-	assert.Equal(t, "c1", msg.ResponseID)
+	assert.Equal(t, "c1", msg.ResponseID())
 }
 
 // BenchmarkOpenAIStream streams a 2,000-chunk reply through the SDK.

@@ -189,14 +189,14 @@ func (b *streamBuilder) fail(ctx context.Context, err error) error {
 	b.open = -1
 	if cerr := ctx.Err(); cerr != nil {
 		b.msg.StopReason = session.StopAborted
-		b.msg.ErrorMessage = abortedMessage
+		b.msg.SetErrorMessage(abortedMessage)
 		if errors.Is(err, cerr) {
 			return err
 		}
 		return cerr
 	}
 	b.msg.StopReason = session.StopError
-	b.msg.ErrorMessage = err.Error()
+	b.msg.SetErrorMessage(err.Error())
 	return err
 }
 

@@ -254,8 +254,8 @@ func TestStreamPlainText(t *testing.T) {
 			assert.Equal(t, "fake", msg.Provider)
 			assert.Equal(t, "fake-model", msg.Model)
 			assert.Equal(t, session.StopStop, msg.StopReason)
-			assert.Empty(t, msg.ErrorMessage)
-			assert.NotEmpty(t, msg.ResponseID)
+			assert.Empty(t, msg.ErrorMessage())
+			assert.NotEmpty(t, msg.ResponseID())
 			assert.NotZero(t, msg.Timestamp)
 			assert.Equal(t, []session.ContentBlock{{Type: session.BlockText, Text: "Hello brave new world"}}, msg.Content)
 			assert.Equal(t, []string{StreamStart, StreamTextStart, StreamTextDelta, StreamTextDelta, StreamTextDelta, StreamTextDelta, StreamTextEnd}, rec.types)
@@ -389,7 +389,7 @@ func TestStreamServerErrorForever(t *testing.T) {
 			require.Error(t, err)
 			assert.Len(t, srv.Requests(), 3, "1 try + 2 retries")
 			assert.Equal(t, session.StopError, msg.StopReason)
-			assert.Equal(t, err.Error(), msg.ErrorMessage)
+			assert.Equal(t, err.Error(), msg.ErrorMessage())
 			assert.Empty(t, rec.types, "nothing streamed")
 			var pe *ProviderError
 			require.ErrorAs(t, err, &pe)
@@ -432,8 +432,8 @@ func TestStreamErrorMessages(t *testing.T) {
 					want = tc.anthr
 				}
 				assert.True(t, strings.HasPrefix(err.Error(), want), "got %q, want prefix %q", err.Error(), want)
-				assert.NotContains(t, msg.ErrorMessage, "sk-test-secret1")
-				assert.NotContains(t, msg.ErrorMessage, "\n")
+				assert.NotContains(t, msg.ErrorMessage(), "sk-test-secret1")
+				assert.NotContains(t, msg.ErrorMessage(), "\n")
 				assert.Equal(t, tc.rate, IsRateLimit(err))
 			})
 		}
@@ -448,7 +448,7 @@ func TestStreamContextOverflowIsRecognised(t *testing.T) {
 			msg, err, _ := llmStream(t, srv, api, nil)
 			require.Error(t, err)
 			assert.Len(t, srv.Requests(), 1, "a 400 is not retried")
-			assert.True(t, IsContextOverflow(msg, 200000), msg.ErrorMessage)
+			assert.True(t, IsContextOverflow(msg, 200000), msg.ErrorMessage())
 			assert.False(t, IsRateLimit(err))
 		})
 	}
@@ -463,7 +463,7 @@ func TestStreamInStreamError(t *testing.T) {
 			require.Error(t, err)
 			assert.Equal(t, session.StopError, msg.StopReason)
 			assert.Equal(t, "partial answer", msg.Text())
-			assert.Equal(t, "fake: stream error (overloaded_error): Overloaded", msg.ErrorMessage)
+			assert.Equal(t, "fake: stream error (overloaded_error): Overloaded", msg.ErrorMessage())
 			var pe *ProviderError
 			require.ErrorAs(t, err, &pe)
 			assert.True(t, pe.Stream)
@@ -480,7 +480,7 @@ func TestStreamDisconnectKeepsPartialText(t *testing.T) {
 			require.Error(t, err)
 			assert.Equal(t, session.StopError, msg.StopReason)
 			assert.Equal(t, "half a", msg.Text())
-			assert.True(t, strings.HasPrefix(msg.ErrorMessage, "fake: stream interrupted: "), msg.ErrorMessage)
+			assert.True(t, strings.HasPrefix(msg.ErrorMessage(), "fake: stream interrupted: "), msg.ErrorMessage())
 			require.Len(t, msg.ToolCalls(), 1)
 			assert.Equal(t, `{"command":"ls"}`, string(msg.ToolCalls()[0].Arguments))
 		})
@@ -505,7 +505,7 @@ func TestStreamAbortDuringHang(t *testing.T) {
 			msg, err := llmProvider(api, 2).Stream(ctx, req, rec.emit)
 			require.ErrorIs(t, err, context.Canceled)
 			assert.Equal(t, session.StopAborted, msg.StopReason)
-			assert.Equal(t, "Request was aborted", msg.ErrorMessage)
+			assert.Equal(t, "Request was aborted", msg.ErrorMessage())
 			assert.Equal(t, "streaming along", msg.Text())
 			assert.Len(t, srv.Requests(), 1)
 		})
@@ -550,5 +550,5 @@ func TestUnsupportedAPI(t *testing.T) {
 	msg, err := p.Stream(context.Background(), &Request{Model: Model{Provider: "x", ID: "y", API: "smoke-signals"}}, nil)
 	require.Error(t, err)
 	assert.Equal(t, session.StopError, msg.StopReason)
-	assert.Contains(t, msg.ErrorMessage, `x: unsupported api "smoke-signals"`)
+	assert.Contains(t, msg.ErrorMessage(), `x: unsupported api "smoke-signals"`)
 }

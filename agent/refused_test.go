@@ -41,8 +41,8 @@ func TestLocalRefusalIsNotRetried(t *testing.T) {
 			assert.True(t, IsDialError(err), "%v", err)
 			assert.Less(t, elapsed, 400*time.Millisecond, "no retry: the first backoff alone is 500 ms")
 			assert.Equal(t, session.StopError, msg.StopReason, "a refusal is an error, not an abort")
-			assert.Contains(t, msg.ErrorMessage, "connection refused")
-			assert.NotContains(t, msg.ErrorMessage, "attempts")
+			assert.Contains(t, msg.ErrorMessage(), "connection refused")
+			assert.NotContains(t, msg.ErrorMessage(), "attempts")
 		})
 	}
 }

@@ -354,7 +354,7 @@ func (rt *Runtime) Complete(ctx context.Context, cr CompleteRequest) (string, er
 		return "", err
 	}
 	if msg.StopReason == session.StopError {
-		return "", fmt.Errorf("%s: %s", ModelSpec(m), msg.ErrorMessage)
+		return "", fmt.Errorf("%s: %s", ModelSpec(m), msg.ErrorMessage())
 	}
 	var parts []string
 	for _, b := range msg.Content {

@@ -156,7 +156,7 @@ func TestStallAfterHeadersEndsTheReplyKeepingWhatArrived(t *testing.T) {
 			want := "fake: stream interrupted: " + hostOf(t, srv.URL()) + " sent nothing for 300 ms"
 			assert.Equal(t, want, err.Error())
 			assert.Equal(t, session.StopError, msg.StopReason)
-			assert.Equal(t, want, msg.ErrorMessage)
+			assert.Equal(t, want, msg.ErrorMessage())
 			assert.Equal(t, "half an answer", msg.Text(), "what arrived is kept")
 			assert.Len(t, srv.Requests(), 1, "a stream that stalls is not sent again")
 			assert.Less(t, elapsed, 5*time.Second)

@@ -149,7 +149,7 @@ func TestBundledHooksApplyPopAndPrune(t *testing.T) {
 	got := rt.Context(bg, msgs)
 	require.Len(t, got, 30-6+1, "the last two turns (six messages) give way to one summary")
 	assert.Equal(t, session.RoleBranchSummary, got[len(got)-1].Message.Role)
-	assert.Equal(t, "S", got[len(got)-1].Message.Summary)
+	assert.Equal(t, "S", got[len(got)-1].Message.Summary())
 	assert.Equal(t, "[tool output dropped by /prune: 48 bytes, 5 lines]", got[2].Message.Text())
 	assert.Equal(t, msgs[3:24], got[3:24])
 }

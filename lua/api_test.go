@@ -93,16 +93,17 @@ func TestCommands(t *testing.T) {
 
 func TestRenderer(t *testing.T) {
 	rt, reps := loadHooks(t, newHost(t), lua.Options{}, "renderer.lua")
-	m := &session.Message{Role: session.RoleCustom, CustomType: "memory", Content: []session.ContentBlock{{Type: session.BlockText, Text: "fact"}},
-		ContentIsString: true, Display: true, Timestamp: 1}
+	m := &session.Message{Role: session.RoleCustom, Content: []session.ContentBlock{{Type: session.BlockText, Text: "fact"}},
+		ContentIsString: true, Timestamp: 1,
+		Extra: &session.MessageExtra{CustomType: "memory", Display: true}}
 	text, ok := rt.Render(m, false)
 	assert.True(t, ok)
 	assert.Equal(t, "[memory] fact", text)
 	text, _ = rt.Render(m, true)
 	assert.Equal(t, "[memory+] fact", text)
-	_, ok = rt.Render(&session.Message{Role: session.RoleCustom, CustomType: "silent"}, false)
+	_, ok = rt.Render(&session.Message{Role: session.RoleCustom, Extra: &session.MessageExtra{CustomType: "silent"}}, false)
 	assert.False(t, ok, "nil: the default rendering")
-	_, ok = rt.Render(&session.Message{Role: session.RoleCustom, CustomType: "other"}, false)
+	_, ok = rt.Render(&session.Message{Role: session.RoleCustom, Extra: &session.MessageExtra{CustomType: "other"}}, false)
 	assert.False(t, ok)
 	assert.Empty(t, reps.Lines())
 }

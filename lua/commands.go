@@ -74,7 +74,7 @@ type commandKey struct{}
 // custom type; ok is false when there is none or it failed (reported) or
 // returned nil, and the front end then prints the message its own way.
 func (r *Runtime) Render(m *session.Message, expanded bool) (text string, ok bool) {
-	rd := r.snap.Load().renderers[m.CustomType]
+	rd := r.snap.Load().renderers[m.CustomType()]
 	if rd == nil {
 		return "", false
 	}
@@ -98,9 +98,9 @@ func (r *Runtime) Render(m *session.Message, expanded bool) (text string, ok boo
 		}
 		return nil
 	})
-	r.trace(h, "renderer "+m.CustomType, start, err)
+	r.trace(h, "renderer "+m.CustomType(), start, err)
 	if err != nil {
-		r.report(fmt.Sprintf("hook %s: renderer %s: %v", h.src.Name, m.CustomType, err))
+		r.report(fmt.Sprintf("hook %s: renderer %s: %v", h.src.Name, m.CustomType(), err))
 		return "", false
 	}
 	return text, ok

@@ -233,9 +233,9 @@ func TestBeforeStartCollectsMessagesAndChainsSystemPrompt(t *testing.T) {
 
 func contextMessages() []agent.ContextMessage {
 	return []agent.ContextMessage{
-		{EntryID: "", Message: session.Message{Role: session.RoleCompactionSummary, Summary: "earlier work", TokensBefore: 500, Timestamp: 5}},
+		{EntryID: "", Message: session.Message{Role: session.RoleCompactionSummary, Timestamp: 5, Extra: &session.MessageExtra{Summary: "earlier work", TokensBefore: 500}}},
 		{EntryID: "00000001", Message: userMsg("first question")},
-		{EntryID: "00000002", Message: session.Message{Role: session.RoleCustom, CustomType: "memory", Content: []session.ContentBlock{{Type: session.BlockText, Text: "fact"}}, Display: true, Timestamp: 6}},
+		{EntryID: "00000002", Message: session.Message{Role: session.RoleCustom, Content: []session.ContentBlock{{Type: session.BlockText, Text: "fact"}}, Timestamp: 6, Extra: &session.MessageExtra{CustomType: "memory", Display: true}}},
 		{EntryID: "00000003", Message: session.Message{Role: session.RoleAssistant, Content: []session.ContentBlock{{Type: session.BlockText, Text: "answer"}},
 			API: agent.APIOpenAICompletions, Provider: "openai", Model: "gpt-test", StopReason: session.StopStop, Usage: &session.Usage{Input: 3, Output: 4, TotalTokens: 7}, Timestamp: 7}},
 	}

@@ -292,13 +292,13 @@ func appendMessage(b []byte, m *Message) ([]byte, error) {
 		}
 		str(`,"stopReason":`, m.StopReason)
 		timestamp()
-		optStr(`,"responseModel":`, m.ResponseModel)
-		optStr(`,"responseId":`, m.ResponseID)
-		if m.Diagnostics != nil && err == nil {
+		optStr(`,"responseModel":`, m.ResponseModel())
+		optStr(`,"responseId":`, m.ResponseID())
+		if m.Diagnostics() != nil && err == nil {
 			b = append(b, `,"diagnostics":`...)
-			b, err = appendRaw(b, "diagnostics", m.Diagnostics)
+			b, err = appendRaw(b, "diagnostics", m.Diagnostics())
 		}
-		optStr(`,"errorMessage":`, m.ErrorMessage)
+		optStr(`,"errorMessage":`, m.ErrorMessage())
 	case RoleToolResult:
 		str(`,"toolCallId":`, m.ToolCallID)
 		str(`,"toolName":`, m.ToolName)
@@ -308,36 +308,36 @@ func appendMessage(b []byte, m *Message) ([]byte, error) {
 		b = appendBool(b, m.IsError)
 		timestamp()
 	case RoleBashExecution:
-		str(`,"command":`, m.Command)
-		str(`,"output":`, m.Output)
-		if m.ExitCode != nil {
+		str(`,"command":`, m.Command())
+		str(`,"output":`, m.Output())
+		if m.ExitCode() != nil {
 			b = append(b, `,"exitCode":`...)
-			b = appendInt(b, int64(*m.ExitCode))
+			b = appendInt(b, int64(*m.ExitCode()))
 		}
 		b = append(b, `,"cancelled":`...)
-		b = appendBool(b, m.Cancelled)
+		b = appendBool(b, m.Cancelled())
 		b = append(b, `,"truncated":`...)
-		b = appendBool(b, m.Truncated)
-		optStr(`,"fullOutputPath":`, m.FullOutputPath)
+		b = appendBool(b, m.Truncated())
+		optStr(`,"fullOutputPath":`, m.FullOutputPath())
 		timestamp()
-		if m.ExcludeFromContext {
+		if m.ExcludeFromContext() {
 			b = append(b, `,"excludeFromContext":true`...)
 		}
 	case RoleCustom:
-		str(`,"customType":`, m.CustomType)
+		str(`,"customType":`, m.CustomType())
 		content()
 		b = append(b, `,"display":`...)
-		b = appendBool(b, m.Display)
+		b = appendBool(b, m.Display())
 		details()
 		timestamp()
 	case RoleBranchSummary:
-		str(`,"summary":`, m.Summary)
-		str(`,"fromId":`, m.FromID)
+		str(`,"summary":`, m.Summary())
+		str(`,"fromId":`, m.FromID())
 		timestamp()
 	case RoleCompactionSummary:
-		str(`,"summary":`, m.Summary)
+		str(`,"summary":`, m.Summary())
 		b = append(b, `,"tokensBefore":`...)
-		b = appendInt(b, int64(m.TokensBefore))
+		b = appendInt(b, int64(m.TokensBefore()))
 		timestamp()
 	default:
 		if m.Content != nil {
@@ -736,13 +736,13 @@ func (d *decoder) message(m *Message) error {
 		case "stopReason":
 			return d.strVal(&m.StopReason, "stopReason")
 		case "responseModel":
-			return d.strVal(&m.ResponseModel, "responseModel")
+			return d.strVal(&m.extra().ResponseModel, "responseModel")
 		case "responseId":
-			return d.strVal(&m.ResponseID, "responseId")
+			return d.strVal(&m.extra().ResponseID, "responseId")
 		case "diagnostics":
-			return d.rawVal(&m.Diagnostics)
+			return d.rawVal(&m.extra().Diagnostics)
 		case "errorMessage":
-			return d.strVal(&m.ErrorMessage, "errorMessage")
+			return d.strVal(&m.extra().ErrorMessage, "errorMessage")
 		case "toolCallId":
 			return d.strVal(&m.ToolCallID, "toolCallId")
 		case "toolName":
@@ -752,9 +752,9 @@ func (d *decoder) message(m *Message) error {
 		case "isError":
 			return d.boolVal(&m.IsError, "isError")
 		case "command":
-			return d.strVal(&m.Command, "command")
+			return d.strVal(&m.extra().Command, "command")
 		case "output":
-			return d.strVal(&m.Output, "output")
+			return d.strVal(&m.extra().Output, "output")
 		case "exitCode":
 			if null, err := d.isNull(); null || err != nil {
 				return err
@@ -767,26 +767,26 @@ func (d *decoder) message(m *Message) error {
 				return err
 			}
 			n := int(v)
-			m.ExitCode = &n
+			m.extra().ExitCode = &n
 			return nil
 		case "cancelled":
-			return d.boolVal(&m.Cancelled, "cancelled")
+			return d.boolVal(&m.extra().Cancelled, "cancelled")
 		case "truncated":
-			return d.boolVal(&m.Truncated, "truncated")
+			return d.boolVal(&m.extra().Truncated, "truncated")
 		case "fullOutputPath":
-			return d.strVal(&m.FullOutputPath, "fullOutputPath")
+			return d.strVal(&m.extra().FullOutputPath, "fullOutputPath")
 		case "excludeFromContext":
-			return d.boolVal(&m.ExcludeFromContext, "excludeFromContext")
+			return d.boolVal(&m.extra().ExcludeFromContext, "excludeFromContext")
 		case "customType":
-			return d.strVal(&m.CustomType, "customType")
+			return d.strVal(&m.extra().CustomType, "customType")
 		case "display":
-			return d.boolVal(&m.Display, "display")
+			return d.boolVal(&m.extra().Display, "display")
 		case "summary":
-			return d.strVal(&m.Summary, "summary")
+			return d.strVal(&m.extra().Summary, "summary")
 		case "fromId":
-			return d.strVal(&m.FromID, "fromId")
+			return d.strVal(&m.extra().FromID, "fromId")
 		case "tokensBefore":
-			return d.intField(&m.TokensBefore, "tokensBefore")
+			return d.intField(&m.extra().TokensBefore, "tokensBefore")
 		}
 		return d.skip(0)
 	})

@@ -154,7 +154,8 @@ func TestEncodeMessageRoles(t *testing.T) {
 			{Type: BlockToolCall, ID: "call_1", Name: "read", Arguments: json.RawMessage(`{"path":"a.go","limit":2e1}`), ThoughtSignature: "th"},
 		}, API: "anthropic-messages", Provider: "anthropic", Model: "claude-sonnet-4-5",
 			Usage:      &Usage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4, TotalTokens: 10, Cost: Cost{Input: 0.000123, Output: 1e-7, CacheRead: 0.1, CacheWrite: 0, Total: 0.30000000000000004}},
-			StopReason: StopToolUse, Timestamp: 7, ResponseModel: "claude-sonnet-4-5-2025", ResponseID: "msg_1", Diagnostics: json.RawMessage(`{"retries":1}`), ErrorMessage: "boom"},
+			StopReason: StopToolUse, Timestamp: 7,
+			Extra: &MessageExtra{ResponseModel: "claude-sonnet-4-5-2025", ResponseID: "msg_1", Diagnostics: json.RawMessage(`{"retries":1}`), ErrorMessage: "boom"}},
 			`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","thinkingSignature":"sig"},{"type":"thinking","thinking":"","thinkingSignature":"enc","redacted":true},{"type":"text","text":"ok","textSignature":"ts"},{"type":"toolCall","id":"call_1","name":"read","arguments":{"path":"a.go","limit":20},"thoughtSignature":"th"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{"input":0.000123,"output":1e-7,"cacheRead":0.1,"cacheWrite":0,"total":0.30000000000000004}},"stopReason":"toolUse","timestamp":7,"responseModel":"claude-sonnet-4-5-2025","responseId":"msg_1","diagnostics":{"retries":1},"errorMessage":"boom"}`},
 		{"assistant minimal", Message{Role: RoleAssistant, Content: []ContentBlock{}, API: "openai-completions", Provider: "openai", Model: "gpt", Usage: &Usage{}, StopReason: StopStop, Timestamp: 1},
 			`{"role":"assistant","content":[],"api":"openai-completions","provider":"openai","model":"gpt","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1}`},
@@ -162,19 +163,19 @@ func TestEncodeMessageRoles(t *testing.T) {
 			`{"role":"toolResult","toolCallId":"call_1","toolName":"edit","content":[{"type":"text","text":"done"}],"details":{"diff":"-a\n+b"},"isError":false,"timestamp":8}`},
 		{"toolResult without details", Message{Role: RoleToolResult, ToolCallID: "c", ToolName: "bash", Content: []ContentBlock{{Type: BlockText, Text: "x"}}, IsError: true, Timestamp: 8},
 			`{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":"x"}],"isError":true,"timestamp":8}`},
-		{"bashExecution full", Message{Role: RoleBashExecution, Command: "make", Output: "FAIL\n", ExitCode: &two, Truncated: true, FullOutputPath: "/tmp/o.log", Timestamp: 9},
+		{"bashExecution full", Message{Role: RoleBashExecution, Timestamp: 9, Extra: &MessageExtra{Command: "make", Output: "FAIL\n", ExitCode: &two, Truncated: true, FullOutputPath: "/tmp/o.log"}},
 			`{"role":"bashExecution","command":"make","output":"FAIL\n","exitCode":2,"cancelled":false,"truncated":true,"fullOutputPath":"/tmp/o.log","timestamp":9}`},
-		{"bashExecution cancelled, excluded", Message{Role: RoleBashExecution, Command: "sleep 9", Cancelled: true, Timestamp: 9, ExcludeFromContext: true},
+		{"bashExecution cancelled, excluded", Message{Role: RoleBashExecution, Timestamp: 9, Extra: &MessageExtra{Command: "sleep 9", Cancelled: true, ExcludeFromContext: true}},
 			`{"role":"bashExecution","command":"sleep 9","output":"","cancelled":true,"truncated":false,"timestamp":9,"excludeFromContext":true}`},
-		{"bashExecution exit 0", Message{Role: RoleBashExecution, Command: "true", ExitCode: &zero, Timestamp: 9},
+		{"bashExecution exit 0", Message{Role: RoleBashExecution, Timestamp: 9, Extra: &MessageExtra{Command: "true", ExitCode: &zero}},
 			`{"role":"bashExecution","command":"true","output":"","exitCode":0,"cancelled":false,"truncated":false,"timestamp":9}`},
-		{"custom", Message{Role: RoleCustom, CustomType: "note", Content: []ContentBlock{{Type: BlockText, Text: "n"}}, Display: true, Details: json.RawMessage(`[1]`), Timestamp: 10},
+		{"custom", Message{Role: RoleCustom, Content: []ContentBlock{{Type: BlockText, Text: "n"}}, Details: json.RawMessage(`[1]`), Timestamp: 10, Extra: &MessageExtra{CustomType: "note", Display: true}},
 			`{"role":"custom","customType":"note","content":[{"type":"text","text":"n"}],"display":true,"details":[1],"timestamp":10}`},
-		{"custom string, no details", Message{Role: RoleCustom, CustomType: "note", Content: []ContentBlock{{Type: BlockText, Text: "n"}}, ContentIsString: true, Timestamp: 10},
+		{"custom string, no details", Message{Role: RoleCustom, Content: []ContentBlock{{Type: BlockText, Text: "n"}}, ContentIsString: true, Timestamp: 10, Extra: &MessageExtra{CustomType: "note"}},
 			`{"role":"custom","customType":"note","content":"n","display":false,"timestamp":10}`},
-		{"branchSummary", Message{Role: RoleBranchSummary, Summary: "s", FromID: "root", Timestamp: 11},
+		{"branchSummary", Message{Role: RoleBranchSummary, Timestamp: 11, Extra: &MessageExtra{Summary: "s", FromID: "root"}},
 			`{"role":"branchSummary","summary":"s","fromId":"root","timestamp":11}`},
-		{"compactionSummary", Message{Role: RoleCompactionSummary, Summary: "s", TokensBefore: 99, Timestamp: 12},
+		{"compactionSummary", Message{Role: RoleCompactionSummary, Timestamp: 12, Extra: &MessageExtra{Summary: "s", TokensBefore: 99}},
 			`{"role":"compactionSummary","summary":"s","tokensBefore":99,"timestamp":12}`},
 	}
 	for _, c := range cases {
@@ -215,8 +216,8 @@ func TestDecodeMessageFields(t *testing.T) {
 
 	// bashExecution exitCode null and absent both mean unknown.
 	require.NoError(t, json.Unmarshal([]byte(`{"role":"bashExecution","command":"c","output":"","exitCode":null,"cancelled":true,"truncated":false,"timestamp":1}`), &m))
-	assert.Nil(t, m.ExitCode)
-	assert.True(t, m.Cancelled)
+	assert.Nil(t, m.ExitCode())
+	assert.True(t, m.Cancelled())
 }
 
 func TestEncodingIsJavaScripts(t *testing.T) {
@@ -321,7 +322,7 @@ func TestPiV3Decoded(t *testing.T) {
 
 	a := get("d4e5f6a7").Message
 	assert.Equal(t, StopToolUse, a.StopReason)
-	assert.Equal(t, "msg_01XYZ", a.ResponseID)
+	assert.Equal(t, "msg_01XYZ", a.ResponseID())
 	assert.Equal(t, 0.015393, a.Usage.Cost.Total)
 	assert.Equal(t, 22315, a.Usage.TotalTokens)
 	calls := a.ToolCalls()
@@ -334,13 +335,13 @@ func TestPiV3Decoded(t *testing.T) {
 	assert.True(t, get("f6a7b8c9").Message.IsError)
 
 	bash := get("b8c9d0e1").Message
-	require.NotNil(t, bash.ExitCode)
-	assert.Equal(t, 2, *bash.ExitCode)
-	assert.True(t, bash.Truncated)
-	assert.Equal(t, "/tmp/pi-bash-1.log", bash.FullOutputPath)
+	require.NotNil(t, bash.ExitCode())
+	assert.Equal(t, 2, *bash.ExitCode())
+	assert.True(t, bash.Truncated())
+	assert.Equal(t, "/tmp/pi-bash-1.log", bash.FullOutputPath())
 	cancelled := get("c9d0e1f2").Message
-	assert.Nil(t, cancelled.ExitCode)
-	assert.True(t, cancelled.ExcludeFromContext)
+	assert.Nil(t, cancelled.ExitCode())
+	assert.True(t, cancelled.ExcludeFromContext())
 
 	cm := get("d0e1f2a3")
 	assert.True(t, cm.ContentIsString())

@@ -76,7 +76,7 @@ func contextSpan(path []*Entry, compaction int) (comp *Entry, kept, after []*Ent
 
 // compactionMessage is the compactionSummary message of a compaction entry.
 func compactionMessage(e *Entry) Message {
-	return Message{Role: RoleCompactionSummary, Summary: e.Summary(), TokensBefore: e.TokensBefore(), Timestamp: isoMillis(e.Timestamp)}
+	return Message{Role: RoleCompactionSummary, Timestamp: isoMillis(e.Timestamp), Extra: &MessageExtra{Summary: e.Summary(), TokensBefore: e.TokensBefore()}}
 }
 
 // LLMContext is what ConvertContextToLLM(BuildContext(path).Messages)
@@ -173,13 +173,14 @@ func appendContext(msgs []ContextMessage, e *Entry) []ContextMessage {
 		}
 	case TypeCustomMessage:
 		msgs = append(msgs, ContextMessage{EntryID: e.ID, Message: Message{
-			Role: RoleCustom, CustomType: e.CustomType(), Content: e.Content(), ContentIsString: e.ContentIsString(),
-			Display: e.Display(), Details: e.Details(), Timestamp: isoMillis(e.Timestamp),
+			Role: RoleCustom, Content: e.Content(), ContentIsString: e.ContentIsString(), Details: e.Details(), Timestamp: isoMillis(e.Timestamp),
+			Extra: &MessageExtra{CustomType: e.CustomType(), Display: e.Display()},
 		}})
 	case TypeBranchSummary:
 		if e.Summary() != "" {
 			msgs = append(msgs, ContextMessage{Message: Message{
-				Role: RoleBranchSummary, Summary: e.Summary(), FromID: e.FromID(), Timestamp: isoMillis(e.Timestamp),
+				Role: RoleBranchSummary, Timestamp: isoMillis(e.Timestamp),
+				Extra: &MessageExtra{Summary: e.Summary(), FromID: e.FromID()},
 			}})
 		}
 	}
@@ -224,15 +225,15 @@ func appendLLM(out []Message, m *Message) []Message {
 	case RoleUser, RoleAssistant, RoleToolResult:
 		out = append(out, *m)
 	case RoleBashExecution:
-		if !m.ExcludeFromContext {
+		if !m.ExcludeFromContext() {
 			out = append(out, userText(BashExecutionText(m), m.Timestamp))
 		}
 	case RoleCustom:
 		out = append(out, Message{Role: RoleUser, Content: m.Content, Timestamp: m.Timestamp})
 	case RoleBranchSummary:
-		out = append(out, userText(BranchSummaryPrefix+m.Summary+BranchSummarySuffix, m.Timestamp))
+		out = append(out, userText(BranchSummaryPrefix+m.Summary()+BranchSummarySuffix, m.Timestamp))
 	case RoleCompactionSummary:
-		out = append(out, userText(CompactionSummaryPrefix+m.Summary+CompactionSummarySuffix, m.Timestamp))
+		out = append(out, userText(CompactionSummaryPrefix+m.Summary()+CompactionSummarySuffix, m.Timestamp))
 	}
 	return out
 }
@@ -256,19 +257,19 @@ func userText(text string, ts int64) Message {
 
 // BashExecutionText is the user text pi sends for a bashExecution message.
 func BashExecutionText(m *Message) string {
-	text := "Ran `" + m.Command + "`\n"
-	if m.Output != "" {
-		text += "```\n" + m.Output + "\n```"
+	text := "Ran `" + m.Command() + "`\n"
+	if m.Output() != "" {
+		text += "```\n" + m.Output() + "\n```"
 	} else {
 		text += "(no output)"
 	}
-	if m.Cancelled {
+	if m.Cancelled() {
 		text += "\n\n(command cancelled)"
-	} else if m.ExitCode != nil && *m.ExitCode != 0 {
-		text += "\n\nCommand exited with code " + strconv.Itoa(*m.ExitCode)
+	} else if m.ExitCode() != nil && *m.ExitCode() != 0 {
+		text += "\n\nCommand exited with code " + strconv.Itoa(*m.ExitCode())
 	}
-	if m.Truncated && m.FullOutputPath != "" {
-		text += "\n\n[Output truncated. Full output: " + m.FullOutputPath + "]"
+	if m.Truncated() && m.FullOutputPath() != "" {
+		text += "\n\n[Output truncated. Full output: " + m.FullOutputPath() + "]"
 	}
 	return text
 }
@@ -316,9 +317,9 @@ func EstimateTokens(m *Message) int {
 			}
 		}
 	case RoleBashExecution:
-		chars = utf16Len(m.Command) + utf16Len(m.Output)
+		chars = utf16Len(m.Command()) + utf16Len(m.Output())
 	case RoleBranchSummary, RoleCompactionSummary:
-		chars = utf16Len(m.Summary)
+		chars = utf16Len(m.Summary())
 	default:
 		return 0
 	}

@@ -34,7 +34,7 @@ func TestContextEntryRules(t *testing.T) {
 		msgEntry(userMsg("u1")),
 		msgEntry(assistantMsg("a1")),
 		msgEntry(&Message{Role: RoleToolResult, ToolCallID: "c", ToolName: "bash", Content: []ContentBlock{{Type: BlockText, Text: "r1"}}}),
-		msgEntry(&Message{Role: RoleBashExecution, Command: "ls", Output: "x", ExitCode: &exit}),
+		msgEntry(&Message{Role: RoleBashExecution, Extra: &MessageExtra{Command: "ls", Output: "x", ExitCode: &exit}}),
 		&Entry{Type: TypeCustom, Fields: &EntryFields{CustomType: "state", Data: json.RawMessage(`1`)}},
 		&Entry{Type: TypeCustomMessage, Fields: &EntryFields{CustomType: "memory", Content: []ContentBlock{{Type: BlockText, Text: "cm"}}, ContentIsString: true, Display: true, Details: json.RawMessage(`{"k":1}`)}},
 		&Entry{Type: TypeLabel, Fields: &EntryFields{TargetID: "e0000003", Label: "l"}},
@@ -42,7 +42,7 @@ func TestContextEntryRules(t *testing.T) {
 		&Entry{Type: TypeBranchSummary, Fields: &EntryFields{FromID: "e0000004", Summary: "bs"}},
 		&Entry{Type: TypeBranchSummary, Fields: &EntryFields{FromID: "root", Summary: ""}},
 		&Entry{Type: "stack_pop"},
-		msgEntry(&Message{Role: RoleCustom, CustomType: "hook", Content: []ContentBlock{{Type: BlockText, Text: "migrated"}}}),
+		msgEntry(&Message{Role: RoleCustom, Content: []ContentBlock{{Type: BlockText, Text: "migrated"}}, Extra: &MessageExtra{CustomType: "hook"}}),
 		&Entry{Type: TypeMessage}, // a message entry without a message (bad file)
 	)
 	c := BuildContext(path)
@@ -56,9 +56,9 @@ func TestContextEntryRules(t *testing.T) {
 		}())
 
 	cm := c.Messages[4].Message
-	assert.Equal(t, Message{Role: RoleCustom, CustomType: "memory", Content: []ContentBlock{{Type: BlockText, Text: "cm"}}, ContentIsString: true,
-		Display: true, Details: json.RawMessage(`{"k":1}`), Timestamp: 1748772008000}, cm)
-	assert.Equal(t, Message{Role: RoleBranchSummary, Summary: "bs", FromID: "e0000004", Timestamp: 1748772011000}, c.Messages[5].Message)
+	assert.Equal(t, Message{Role: RoleCustom, Content: []ContentBlock{{Type: BlockText, Text: "cm"}}, ContentIsString: true, Details: json.RawMessage(`{"k":1}`), Timestamp: 1748772008000,
+		Extra: &MessageExtra{CustomType: "memory", Display: true}}, cm)
+	assert.Equal(t, Message{Role: RoleBranchSummary, Timestamp: 1748772011000, Extra: &MessageExtra{Summary: "bs", FromID: "e0000004"}}, c.Messages[5].Message)
 
 	assert.Equal(t, "low", c.ThinkingLevel)
 	assert.Equal(t, "anthropic", c.Provider, "the assistant message after the model change sets the model")
@@ -110,7 +110,7 @@ func TestContextCompaction(t *testing.T) {
 
 	c := BuildContext(path)
 	assert.Equal(t, []string{"compactionSummary:C1", "user:u2", "assistant:a2", "custom:kept note", "branchSummary:kept branch", "user:u3", "assistant:a3", "user:u4", "assistant:a4"}, texts(c.Messages))
-	assert.Equal(t, Message{Role: RoleCompactionSummary, Summary: "C1", TokensBefore: 5000, Timestamp: 1748772009000}, c.Messages[0].Message)
+	assert.Equal(t, Message{Role: RoleCompactionSummary, Timestamp: 1748772009000, Extra: &MessageExtra{Summary: "C1", TokensBefore: 5000}}, c.Messages[0].Message)
 	assert.Equal(t, "", c.Messages[0].EntryID)
 	assert.Equal(t, u2.ID, c.Messages[1].EntryID)
 
@@ -156,22 +156,22 @@ func TestConvertToLLM(t *testing.T) {
 		require.Len(t, out[0].Content, 1)
 		return out[0].Content[0].Text
 	}
-	assert.Equal(t, "Ran `ls`\n```\na\nb\n```", bash(Message{Command: "ls", Output: "a\nb", ExitCode: &zero}))
-	assert.Equal(t, "Ran `true`\n(no output)", bash(Message{Command: "true"}))
-	assert.Equal(t, "Ran `false`\n(no output)\n\nCommand exited with code 1", bash(Message{Command: "false", ExitCode: &one}))
-	assert.Equal(t, "Ran `sleep 9`\n```\npartial\n```\n\n(command cancelled)", bash(Message{Command: "sleep 9", Output: "partial", Cancelled: true, ExitCode: &one}))
-	assert.Equal(t, "Ran `cat big`\n```\ntail\n```\n\n[Output truncated. Full output: /tmp/o.log]", bash(Message{Command: "cat big", Output: "tail", Truncated: true, FullOutputPath: "/tmp/o.log"}))
-	assert.Equal(t, "Ran `cat big`\n```\ntail\n```", bash(Message{Command: "cat big", Output: "tail", Truncated: true}), "no path, no note")
+	assert.Equal(t, "Ran `ls`\n```\na\nb\n```", bash(Message{Extra: &MessageExtra{Command: "ls", Output: "a\nb", ExitCode: &zero}}))
+	assert.Equal(t, "Ran `true`\n(no output)", bash(Message{Extra: &MessageExtra{Command: "true"}}))
+	assert.Equal(t, "Ran `false`\n(no output)\n\nCommand exited with code 1", bash(Message{Extra: &MessageExtra{Command: "false", ExitCode: &one}}))
+	assert.Equal(t, "Ran `sleep 9`\n```\npartial\n```\n\n(command cancelled)", bash(Message{Extra: &MessageExtra{Command: "sleep 9", Output: "partial", Cancelled: true, ExitCode: &one}}))
+	assert.Equal(t, "Ran `cat big`\n```\ntail\n```\n\n[Output truncated. Full output: /tmp/o.log]", bash(Message{Extra: &MessageExtra{Command: "cat big", Output: "tail", Truncated: true, FullOutputPath: "/tmp/o.log"}}))
+	assert.Equal(t, "Ran `cat big`\n```\ntail\n```", bash(Message{Extra: &MessageExtra{Command: "cat big", Output: "tail", Truncated: true}}), "no path, no note")
 
 	msgs := []Message{
 		*userMsg("u"),
 		*assistantMsg("a"),
 		{Role: RoleToolResult, ToolCallID: "c", Content: []ContentBlock{{Type: BlockText, Text: "r"}}, Timestamp: 3},
-		{Role: RoleBashExecution, Command: "secret", Output: "x", ExcludeFromContext: true, Timestamp: 4},
-		{Role: RoleCustom, CustomType: "k", Content: []ContentBlock{{Type: BlockText, Text: "str"}}, ContentIsString: true, Display: true, Timestamp: 5},
-		{Role: RoleCustom, CustomType: "k", Content: []ContentBlock{{Type: BlockText, Text: "t"}, {Type: BlockImage, Data: "d", MimeType: "image/png"}}, Timestamp: 6},
-		{Role: RoleBranchSummary, Summary: "B", FromID: "x", Timestamp: 7},
-		{Role: RoleCompactionSummary, Summary: "C", TokensBefore: 1, Timestamp: 8},
+		{Role: RoleBashExecution, Timestamp: 4, Extra: &MessageExtra{Command: "secret", Output: "x", ExcludeFromContext: true}},
+		{Role: RoleCustom, Content: []ContentBlock{{Type: BlockText, Text: "str"}}, ContentIsString: true, Timestamp: 5, Extra: &MessageExtra{CustomType: "k", Display: true}},
+		{Role: RoleCustom, Content: []ContentBlock{{Type: BlockText, Text: "t"}, {Type: BlockImage, Data: "d", MimeType: "image/png"}}, Timestamp: 6, Extra: &MessageExtra{CustomType: "k"}},
+		{Role: RoleBranchSummary, Timestamp: 7, Extra: &MessageExtra{Summary: "B", FromID: "x"}},
+		{Role: RoleCompactionSummary, Timestamp: 8, Extra: &MessageExtra{Summary: "C", TokensBefore: 1}},
 		{Role: "hookMessage", Timestamp: 9},
 	}
 	out := ConvertToLLM(msgs)
@@ -267,7 +267,7 @@ func TestSeed000Tree(t *testing.T) {
 	require.NoError(t, err)
 	ctx := s.BuildContext()
 	assert.Equal(t, []string{"compactionSummary:C2", "user:msg11", "assistant:msg12"}, texts(ctx.Messages))
-	assert.Equal(t, 200, ctx.Messages[0].Message.TokensBefore)
+	assert.Equal(t, 200, ctx.Messages[0].Message.TokensBefore())
 
 	// The popped branch is still in the file: going back to msg7 brings
 	// the first compaction's context back.
@@ -325,7 +325,7 @@ func TestEstimateTokens(t *testing.T) {
 	assert.Equal(t, 5, EstimateTokens(a), `4 + 4 + "read" + {"p":1}`)
 	img := &Message{Role: RoleToolResult, Content: []ContentBlock{{Type: BlockImage}, {Type: BlockText, Text: "abcd"}}}
 	assert.Equal(t, 1201, EstimateTokens(img))
-	assert.Equal(t, 2, EstimateTokens(&Message{Role: RoleBashExecution, Command: "ls", Output: "abcdef"}))
-	assert.Equal(t, 1, EstimateTokens(&Message{Role: RoleCompactionSummary, Summary: "abc"}))
-	assert.Equal(t, 0, EstimateTokens(&Message{Role: "other", Summary: "abc"}))
+	assert.Equal(t, 2, EstimateTokens(&Message{Role: RoleBashExecution, Extra: &MessageExtra{Command: "ls", Output: "abcdef"}}))
+	assert.Equal(t, 1, EstimateTokens(&Message{Role: RoleCompactionSummary, Extra: &MessageExtra{Summary: "abc"}}))
+	assert.Equal(t, 0, EstimateTokens(&Message{Role: "other", Extra: &MessageExtra{Summary: "abc"}}))
 }

@@ -26,7 +26,7 @@ func TestCrashAtEveryByte(t *testing.T) {
 	// cuts fall inside UTF-8 sequences and escape sequences too.
 	mustAppend(t, s, userMsg("naïve 日本語 😀 \"quoted\" \\ \t\n\u2028 end"))
 	two := 2
-	mustAppend(t, s, &Message{Role: RoleBashExecution, Command: "go test ./...", Output: "FAIL\tpkg\t0.01s\n😀", ExitCode: &two, Timestamp: 9})
+	mustAppend(t, s, &Message{Role: RoleBashExecution, Timestamp: 9, Extra: &MessageExtra{Command: "go test ./...", Output: "FAIL\tpkg\t0.01s\n😀", ExitCode: &two}})
 	require.NoError(t, s.Close())
 	src := s.File()
 	full, err := os.ReadFile(src)

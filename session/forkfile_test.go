@@ -97,9 +97,9 @@ func TestConvertContextToLLM(t *testing.T) {
 	code := 2
 	msgs := []ContextMessage{
 		{EntryID: "a", Message: *userMsg("q")},
-		{Message: Message{Role: RoleBashExecution, Command: "ls", Output: "x", ExitCode: &code}},
-		{Message: Message{Role: RoleBashExecution, Command: "secret", ExcludeFromContext: true}},
-		{Message: Message{Role: RoleCompactionSummary, Summary: "s"}},
+		{Message: Message{Role: RoleBashExecution, Extra: &MessageExtra{Command: "ls", Output: "x", ExitCode: &code}}},
+		{Message: Message{Role: RoleBashExecution, Extra: &MessageExtra{Command: "secret", ExcludeFromContext: true}}},
+		{Message: Message{Role: RoleCompactionSummary, Extra: &MessageExtra{Summary: "s"}}},
 		{EntryID: "b", Message: *assistantMsg("a")},
 	}
 	plain := make([]Message, len(msgs))
@@ -114,15 +114,15 @@ func TestConvertContextToLLM(t *testing.T) {
 func TestLLMContext(t *testing.T) {
 	exit := 1
 	u1, a1, u2, a2 := msgEntry(userMsg("u1")), msgEntry(assistantMsg("a1")), msgEntry(userMsg("u2")), msgEntry(assistantMsg("a2"))
-	bash := msgEntry(&Message{Role: RoleBashExecution, Command: "ls", Output: "x", ExitCode: &exit})
-	hidden := msgEntry(&Message{Role: RoleBashExecution, Command: "secret", ExcludeFromContext: true})
+	bash := msgEntry(&Message{Role: RoleBashExecution, Extra: &MessageExtra{Command: "ls", Output: "x", ExitCode: &exit}})
+	hidden := msgEntry(&Message{Role: RoleBashExecution, Extra: &MessageExtra{Command: "secret", ExcludeFromContext: true}})
 	cm := &Entry{Type: TypeCustomMessage, Fields: &EntryFields{CustomType: "note", Content: []ContentBlock{{Type: BlockText, Text: "kept note"}}, ContentIsString: true}}
 	bs := &Entry{Type: TypeBranchSummary, Fields: &EntryFields{FromID: "x", Summary: "kept branch"}}
 	empty := &Entry{Type: TypeBranchSummary, Fields: &EntryFields{FromID: "root"}}
 	label := &Entry{Type: TypeLabel, Fields: &EntryFields{TargetID: "e0000001", Label: "l"}}
 	comp := &Entry{Type: TypeCompaction, Fields: &EntryFields{Summary: "C1", TokensBefore: 5000}}
 	u3, a3 := msgEntry(userMsg("u3")), msgEntry(assistantMsg("a3"))
-	legacy := msgEntry(&Message{Role: RoleCustom, CustomType: "hook", Content: []ContentBlock{{Type: BlockText, Text: "migrated"}}})
+	legacy := msgEntry(&Message{Role: RoleCustom, Content: []ContentBlock{{Type: BlockText, Text: "migrated"}}, Extra: &MessageExtra{CustomType: "hook"}})
 	path := chain(u1, a1, u2, bash, hidden, a2, cm, bs, empty, label, comp, u3, legacy, a3)
 
 	for _, c := range []struct {

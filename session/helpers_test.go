@@ -109,9 +109,9 @@ func texts(msgs []ContextMessage) []string {
 	for _, m := range msgs {
 		switch m.Message.Role {
 		case RoleBranchSummary, RoleCompactionSummary:
-			out = append(out, m.Message.Role+":"+m.Message.Summary)
+			out = append(out, m.Message.Role+":"+m.Message.Summary())
 		case RoleBashExecution:
-			out = append(out, m.Message.Role+":"+m.Message.Command)
+			out = append(out, m.Message.Role+":"+m.Message.Command())
 		default:
 			out = append(out, m.Message.Role+":"+m.Message.Text())
 		}

@@ -92,6 +92,12 @@ type Usage struct {
 //	branchSummary      Summary, FromID, Timestamp
 //	compactionSummary  Summary, TokensBefore, Timestamp
 //
+// The fields few messages have (an assistant message's error and response
+// details, and those of the rarer roles) are in Extra, nil when they are
+// all zero, and read with the methods of the same names. A long session
+// holds a Message for each of its entries. Copies of a message share its
+// Extra: give a copy a new Extra (WithExtra) to change one of them.
+//
 // Timestamp is Unix milliseconds.
 type Message struct {
 	Role string
@@ -102,11 +108,25 @@ type Message struct {
 	Content         []ContentBlock
 	ContentIsString bool
 
-	API          string
-	Provider     string
-	Model        string
-	Usage        *Usage
-	StopReason   string
+	API        string
+	Provider   string
+	Model      string
+	Usage      *Usage
+	StopReason string
+
+	ToolCallID string
+	ToolName   string
+	Details    json.RawMessage // any JSON value; nil means absent
+	IsError    bool
+
+	Extra *MessageExtra
+
+	Timestamp int64
+}
+
+// MessageExtra holds the fields of a Message that few messages have (see
+// Message).
+type MessageExtra struct {
 	ResponseID   string
 	ErrorMessage string
 	// ResponseModel is the model id the provider reported when it differs
@@ -114,11 +134,6 @@ type Message struct {
 	// verbatim (nil means absent).
 	ResponseModel string
 	Diagnostics   json.RawMessage
-
-	ToolCallID string
-	ToolName   string
-	Details    json.RawMessage // any JSON value; nil means absent
-	IsError    bool
 
 	Command            string
 	Output             string
@@ -134,9 +149,96 @@ type Message struct {
 	Summary      string
 	FromID       string
 	TokensBefore int
-
-	Timestamp int64
 }
+
+// noExtra is what the accessors read for a message without Extra.
+var noExtra MessageExtra
+
+func (m *Message) x() *MessageExtra {
+	if m.Extra == nil {
+		return &noExtra
+	}
+	return m.Extra
+}
+
+// extra returns m.Extra for writing, allocated when nil (for decoding and
+// building messages that no one else holds).
+func (m *Message) extra() *MessageExtra {
+	if m.Extra == nil {
+		m.Extra = new(MessageExtra)
+	}
+	return m.Extra
+}
+
+// WithExtra sets the fields of m's Extra that set changes on a copy of
+// it (or on a new one), so that copies of m that share its Extra keep
+// theirs.
+func (m *Message) WithExtra(set func(*MessageExtra)) {
+	x := new(MessageExtra)
+	if m.Extra != nil {
+		*x = *m.Extra
+	}
+	set(x)
+	m.Extra = x
+}
+
+// SetErrorMessage sets ErrorMessage (on a new Extra: see WithExtra).
+func (m *Message) SetErrorMessage(s string) {
+	m.WithExtra(func(x *MessageExtra) { x.ErrorMessage = s })
+}
+
+// SetResponseID sets ResponseID (on a new Extra: see WithExtra).
+func (m *Message) SetResponseID(s string) { m.WithExtra(func(x *MessageExtra) { x.ResponseID = s }) }
+
+// ResponseID is the provider's id of an assistant message's response.
+func (m *Message) ResponseID() string { return m.x().ResponseID }
+
+// ErrorMessage is the error an assistant message ended with.
+func (m *Message) ErrorMessage() string { return m.x().ErrorMessage }
+
+// ResponseModel is the model the provider reported when it differs from
+// Model.
+func (m *Message) ResponseModel() string { return m.x().ResponseModel }
+
+// Diagnostics is pi's provider diagnostics object (nil: absent).
+func (m *Message) Diagnostics() json.RawMessage { return m.x().Diagnostics }
+
+// Command is a bashExecution's command.
+func (m *Message) Command() string { return m.x().Command }
+
+// Output is a bashExecution's output.
+func (m *Message) Output() string { return m.x().Output }
+
+// ExitCode is a bashExecution's exit code (nil: none).
+func (m *Message) ExitCode() *int { return m.x().ExitCode }
+
+// Cancelled reports whether a bashExecution was cancelled.
+func (m *Message) Cancelled() bool { return m.x().Cancelled }
+
+// Truncated reports whether a bashExecution's output was truncated.
+func (m *Message) Truncated() bool { return m.x().Truncated }
+
+// FullOutputPath is where a truncated bashExecution's whole output is.
+func (m *Message) FullOutputPath() string { return m.x().FullOutputPath }
+
+// ExcludeFromContext reports whether a bashExecution stays out of the
+// model's context.
+func (m *Message) ExcludeFromContext() bool { return m.x().ExcludeFromContext }
+
+// CustomType is a custom message's type.
+func (m *Message) CustomType() string { return m.x().CustomType }
+
+// Display reports whether a custom message is shown.
+func (m *Message) Display() bool { return m.x().Display }
+
+// Summary is a branchSummary's or compactionSummary's summary.
+func (m *Message) Summary() string { return m.x().Summary }
+
+// FromID is the entry a branchSummary summarises the branch from.
+func (m *Message) FromID() string { return m.x().FromID }
+
+// TokensBefore is the context's size before a compaction.
+func (m *Message) TokensBefore() int { return m.x().TokensBefore }
 
 // Text returns the concatenated text blocks of the message.
 func (m *Message) Text() string {

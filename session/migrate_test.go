@@ -157,7 +157,7 @@ func TestMigrateFixtures(t *testing.T) {
 			assert.Equal(t, c.thinking, ctx.ThinkingLevel)
 			assert.Equal(t, c.model, ctx.Provider+"/"+ctx.ModelID)
 			if c.tokensAfter > 0 {
-				assert.Equal(t, c.tokensAfter, ctx.Messages[0].Message.TokensBefore)
+				assert.Equal(t, c.tokensAfter, ctx.Messages[0].Message.TokensBefore())
 			}
 
 			// The migrated session resumes: append, reopen, no second

@@ -144,7 +144,7 @@ func TestBranchWithSummary(t *testing.T) {
 	ctx := s.BuildContext()
 	assert.Equal(t, []string{"user:a", "assistant:b", "branchSummary:explored c"}, texts(ctx.Messages))
 	assert.Equal(t, "", ctx.Messages[2].EntryID, "summaries are synthetic")
-	assert.Equal(t, b, ctx.Messages[2].Message.FromID)
+	assert.Equal(t, b, ctx.Messages[2].Message.FromID())
 
 	// From the root: parentId null, fromId "root".
 	root, err := s.BranchWithSummary("", "all of it", nil, true)

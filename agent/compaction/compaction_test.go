@@ -46,8 +46,8 @@ func TestSerializeConversation(t *testing.T) {
 		{"role":"custom","customType":"n","content":"custom text","display":true,"timestamp":7}
 	]`), &msgs))
 	msgs = append(msgs,
-		session.Message{Role: session.RoleBranchSummary, Summary: "went elsewhere", FromID: "x"},
-		session.Message{Role: session.RoleCompactionSummary, Summary: "before", TokensBefore: 5})
+		session.Message{Role: session.RoleBranchSummary, Extra: &session.MessageExtra{Summary: "went elsewhere", FromID: "x"}},
+		session.Message{Role: session.RoleCompactionSummary, Extra: &session.MessageExtra{Summary: "before", TokensBefore: 5}})
 
 	// Golden text: pi 0.73.1's serializeConversation(convertToLlm(msgs))
 	// run with node on the same messages, its lone surrogate (the cut
@@ -508,7 +508,7 @@ func TestPrepareBranch(t *testing.T) {
 	}
 	msgs, _ = PrepareBranch(withSummary, 500)
 	require.Len(t, msgs, 2, "400 tokens used < 450")
-	assert.Equal(t, session.Message{Role: session.RoleCompactionSummary, Summary: strings.Repeat("s", 2000), Timestamp: 1735787045678}, msgs[0])
+	assert.Equal(t, session.Message{Role: session.RoleCompactionSummary, Timestamp: 1735787045678, Extra: &session.MessageExtra{Summary: strings.Repeat("s", 2000)}}, msgs[0])
 	msgs, _ = PrepareBranch(withSummary, 440)
 	assert.Len(t, msgs, 1, "400 tokens used ≥ 396")
 }
@@ -557,7 +557,7 @@ func TestBranchSummary(t *testing.T) {
 
 func TestIsContextOverflow(t *testing.T) {
 	failed := func(text string) *session.Message {
-		return &session.Message{Role: session.RoleAssistant, StopReason: session.StopError, ErrorMessage: text}
+		return &session.Message{Role: session.RoleAssistant, StopReason: session.StopError, Extra: &session.MessageExtra{ErrorMessage: text}}
 	}
 	replied := func(stop string, input, cacheRead, output int) *session.Message {
 		return &session.Message{Role: session.RoleAssistant, StopReason: stop, Usage: &session.Usage{Input: input, CacheRead: cacheRead, Output: output}}

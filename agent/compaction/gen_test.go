@@ -126,15 +126,15 @@ func (g *generator) step() {
 		g.turn()
 	case n < 60:
 		code := g.r.IntN(3)
-		m := &session.Message{Role: session.RoleBashExecution, Command: "ls " + g.path(), Output: g.text(g.size()),
-			ExitCode: &code, Cancelled: g.r.IntN(8) == 0, Truncated: g.r.IntN(5) == 0, Timestamp: g.ms()}
-		if m.Truncated {
-			m.FullOutputPath = "/tmp/out.txt"
+		m := &session.Message{Role: session.RoleBashExecution, Timestamp: g.ms(),
+			Extra: &session.MessageExtra{Command: "ls " + g.path(), Output: g.text(g.size()), ExitCode: &code, Cancelled: g.r.IntN(8) == 0, Truncated: g.r.IntN(5) == 0}}
+		if m.Truncated() {
+			m.Extra.FullOutputPath = "/tmp/out.txt"
 		}
 		if g.r.IntN(6) == 0 {
-			m.ExitCode = nil
+			m.Extra.ExitCode = nil
 		}
-		m.ExcludeFromContext = g.r.IntN(5) == 0
+		m.Extra.ExcludeFromContext = g.r.IntN(5) == 0
 		g.msg(m)
 	case n < 65:
 		content := []session.ContentBlock{{Type: session.BlockText, Text: g.text(g.size())}}
@@ -236,9 +236,11 @@ func (g *generator) assistant() []session.ContentBlock {
 	m.Usage = u
 	switch g.r.IntN(15) {
 	case 0:
-		m.StopReason, m.ErrorMessage = session.StopAborted, "Request was aborted"
+		m.StopReason = session.StopAborted
+		m.SetErrorMessage("Request was aborted")
 	case 1:
-		m.StopReason, m.ErrorMessage = session.StopError, "overloaded"
+		m.StopReason = session.StopError
+		m.SetErrorMessage("overloaded")
 	case 2:
 		m.StopReason = session.StopLength
 	}

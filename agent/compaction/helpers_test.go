@@ -78,7 +78,7 @@ func (b *builder) result(text string) string {
 func (b *builder) bash(command, output string) string {
 	code := 0
 	return b.add(&session.Entry{Type: session.TypeMessage, Message: &session.Message{Role: session.RoleBashExecution,
-		Command: command, Output: output, ExitCode: &code}})
+		Extra: &session.MessageExtra{Command: command, Output: output, ExitCode: &code}}})
 }
 
 func (b *builder) compaction(summary, firstKept, details string, fromHook bool) string {

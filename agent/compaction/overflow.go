@@ -60,8 +60,8 @@ func IsContextOverflow(m *session.Message, contextWindow int) bool {
 	if m == nil {
 		return false
 	}
-	if m.StopReason == session.StopError && m.ErrorMessage != "" &&
-		!notOverflowPatterns().MatchString(m.ErrorMessage) && overflowPatterns().MatchString(m.ErrorMessage) {
+	if m.StopReason == session.StopError && m.ErrorMessage() != "" &&
+		!notOverflowPatterns().MatchString(m.ErrorMessage()) && overflowPatterns().MatchString(m.ErrorMessage()) {
 		return true
 	}
 	if contextWindow <= 0 || m.Usage == nil {

@@ -480,8 +480,9 @@ func checkBranch(t *testing.T, full bool, s *session.Session, c piBranchCase, wa
 func overflowCases(t *testing.T) []piOverflowCase {
 	t.Helper()
 	errMsg := func(text string) *session.Message {
-		return &session.Message{Role: session.RoleAssistant, StopReason: session.StopError, ErrorMessage: text,
-			Usage: &session.Usage{}}
+		return &session.Message{Role: session.RoleAssistant, StopReason: session.StopError,
+			Usage: &session.Usage{},
+			Extra: &session.MessageExtra{ErrorMessage: text}}
 	}
 	usage := func(stop string, input, cacheRead, output int) *session.Message {
 		return &session.Message{Role: session.RoleAssistant, StopReason: stop,

@@ -158,7 +158,7 @@ func pathContextTokens(path []*session.Entry) int {
 		}
 	}
 	if c >= 0 {
-		tokens += session.EstimateTokens(&session.Message{Role: session.RoleCompactionSummary, Summary: path[c].Summary()})
+		tokens += session.EstimateTokens(&session.Message{Role: session.RoleCompactionSummary, Extra: &session.MessageExtra{Summary: path[c].Summary()}})
 	}
 	return tokens
 }
@@ -176,7 +176,7 @@ func contextMessage(e *session.Entry, scratch *session.Message) *session.Message
 		if e.Summary() == "" {
 			return nil
 		}
-		*scratch = session.Message{Role: session.RoleBranchSummary, Summary: e.Summary()}
+		*scratch = session.Message{Role: session.RoleBranchSummary, Extra: &session.MessageExtra{Summary: e.Summary()}}
 		return scratch
 	}
 	return nil
@@ -215,12 +215,13 @@ func entryMessage(e *session.Entry) session.Message {
 	case session.TypeMessage:
 		return *e.Message
 	case session.TypeCustomMessage:
-		return session.Message{Role: session.RoleCustom, CustomType: e.CustomType(), Content: e.Content(),
-			ContentIsString: e.ContentIsString(), Display: e.Display(), Details: e.Details(), Timestamp: entryMillis(e)}
+		return session.Message{Role: session.RoleCustom, Content: e.Content(),
+			ContentIsString: e.ContentIsString(), Details: e.Details(), Timestamp: entryMillis(e),
+			Extra: &session.MessageExtra{CustomType: e.CustomType(), Display: e.Display()}}
 	case session.TypeBranchSummary:
-		return session.Message{Role: session.RoleBranchSummary, Summary: e.Summary(), FromID: e.FromID(), Timestamp: entryMillis(e)}
+		return session.Message{Role: session.RoleBranchSummary, Timestamp: entryMillis(e), Extra: &session.MessageExtra{Summary: e.Summary(), FromID: e.FromID()}}
 	case session.TypeCompaction:
-		return session.Message{Role: session.RoleCompactionSummary, Summary: e.Summary(), TokensBefore: e.TokensBefore(), Timestamp: entryMillis(e)}
+		return session.Message{Role: session.RoleCompactionSummary, Timestamp: entryMillis(e), Extra: &session.MessageExtra{Summary: e.Summary(), TokensBefore: e.TokensBefore()}}
 	}
 	return session.Message{}
 }

@@ -198,7 +198,7 @@ func TestBrowserRichSession(t *testing.T) {
 	s, ids := richSession(t)
 	path := filepath.Join(artifactDir(t), "rich.html")
 	require.NoError(t, WriteFile(path, s, Options{Generator: "lunar test", RenderCustom: func(m *session.Message) (string, bool) {
-		if m.CustomType != "memory" {
+		if m.CustomType() != "memory" {
 			return "", false
 		}
 		return "\x1b[1;32m● memory\x1b[0m " + joinText(m.Content), true

@@ -272,9 +272,9 @@ func (r *entryRenderer) assistant(m *session.Message) {
 		}
 	}
 	switch {
-	case m.StopReason == session.StopError || m.ErrorMessage != "":
+	case m.StopReason == session.StopError || m.ErrorMessage() != "":
 		b.WriteString(`<div class="error-box"><strong>Error</strong> `)
-		escapeTo(b, orElse(m.ErrorMessage, "the reply ended in an error"))
+		escapeTo(b, orElse(m.ErrorMessage(), "the reply ended in an error"))
 		b.WriteString("</div>")
 	case m.StopReason == session.StopAborted:
 		b.WriteString(`<p class="stop">Stopped by the user.</p>`)
@@ -306,28 +306,28 @@ func (r *entryRenderer) assistant(m *session.Message) {
 func (r *entryRenderer) bashExecution(m *session.Message) {
 	b := &r.buf
 	b.WriteString(`<div class="body"><pre class="cmd"><code>$ `)
-	writeTokens(b, m.Command, highlight.ByName("bash"))
+	writeTokens(b, m.Command(), highlight.ByName("bash"))
 	b.WriteString("</code></pre>")
-	if m.Output != "" {
-		r.output(m.Output, nil)
+	if m.Output() != "" {
+		r.output(m.Output(), nil)
 	}
 	var notes []string
 	switch {
-	case m.Cancelled:
+	case m.Cancelled():
 		notes = append(notes, "cancelled")
-	case m.ExitCode == nil:
+	case m.ExitCode() == nil:
 		notes = append(notes, "killed")
-	case *m.ExitCode != 0:
-		notes = append(notes, "exit code "+strconv.Itoa(*m.ExitCode))
+	case *m.ExitCode() != 0:
+		notes = append(notes, "exit code "+strconv.Itoa(*m.ExitCode()))
 	}
-	if m.Truncated {
+	if m.Truncated() {
 		n := "output truncated"
-		if m.FullOutputPath != "" {
-			n += "; full output in " + m.FullOutputPath
+		if m.FullOutputPath() != "" {
+			n += "; full output in " + m.FullOutputPath()
 		}
 		notes = append(notes, n)
 	}
-	if m.ExcludeFromContext {
+	if m.ExcludeFromContext() {
 		notes = append(notes, "not sent to the model (!!)")
 	}
 	if len(notes) > 0 {
@@ -342,9 +342,9 @@ func (r *entryRenderer) bashExecution(m *session.Message) {
 // terminal, else its text; one the REPL does not display is folded.
 func (r *entryRenderer) customMessage(i int, m *session.Message) {
 	b := &r.buf
-	r.open(i, "custom", "Hook message", m.CustomType)
+	r.open(i, "custom", "Hook message", m.CustomType())
 	b.WriteString(`<div class="body">`)
-	if !m.Display {
+	if !m.Display() {
 		b.WriteString(`<details class="hidden-msg"><summary>sent to the model, not displayed</summary>`)
 	}
 	if text, ok := r.p.custom[i]; ok {
@@ -363,7 +363,7 @@ func (r *entryRenderer) customMessage(i int, m *session.Message) {
 			}
 		}
 	}
-	if !m.Display {
+	if !m.Display() {
 		b.WriteString("</details>")
 	}
 	b.WriteString("</div>")

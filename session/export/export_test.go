@@ -223,7 +223,7 @@ func TestDocumentHasEveryEntryOnceInTreeOrder(t *testing.T) {
 func TestEveryEntryType(t *testing.T) {
 	s, ids := richSession(t)
 	d := parse(t, export(t, s, Options{RenderCustom: func(m *session.Message) (string, bool) {
-		if m.CustomType == "memory" && m.Display {
+		if m.CustomType() == "memory" && m.Display() {
 			return "\x1b[1;32m● memory\x1b[0m " + joinText(m.Content) + "\x1b]8;;http://x\x07", true
 		}
 		return "", false

@@ -105,15 +105,15 @@ func richSession(t testing.TB) (*session.Session, map[string]string) {
 	id, err = s.AppendMessage(img)
 	must("hostile_result", id, err)
 	code := 2
-	id, err = s.AppendMessage(&session.Message{Role: session.RoleBashExecution, Command: "make test", Output: "FAIL <x>\n", ExitCode: &code})
+	id, err = s.AppendMessage(&session.Message{Role: session.RoleBashExecution, Extra: &session.MessageExtra{Command: "make test", Output: "FAIL <x>\n", ExitCode: &code}})
 	must("shell", id, err)
-	id, err = s.AppendMessage(&session.Message{Role: session.RoleBashExecution, Command: "ls", Output: "a\nb\n", ExitCode: new(int), ExcludeFromContext: true})
+	id, err = s.AppendMessage(&session.Message{Role: session.RoleBashExecution, Extra: &session.MessageExtra{Command: "ls", Output: "a\nb\n", ExitCode: new(int), ExcludeFromContext: true}})
 	must("shell_excluded", id, err)
 	id, err = s.AppendCustomMessage("memory", text("The user prefers tabs."), true, nil)
 	must("custom_shown", id, err)
 	id, err = s.AppendCustomMessage("memory", text("secret context <b>"), false, json.RawMessage(`{"k":1}`))
 	must("custom_hidden", id, err)
-	id, err = s.AppendMessage(&session.Message{Role: session.RoleCustom, CustomType: "legacy", Content: text("old hook message"), Display: true})
+	id, err = s.AppendMessage(&session.Message{Role: session.RoleCustom, Content: text("old hook message"), Extra: &session.MessageExtra{CustomType: "legacy", Display: true}})
 	must("custom_role", id, err)
 	id, err = s.AppendCustom("todo", json.RawMessage(`{"items":["a","</script>"]}`))
 	must("state", id, err)
@@ -126,7 +126,8 @@ func richSession(t testing.TB) (*session.Session, map[string]string) {
 	id, err = s.AppendMessage(&session.Message{Role: session.RoleUser, Content: text("after compaction"), ContentIsString: true})
 	must("user2", id, err)
 	id, err = s.AppendMessage(&session.Message{Role: session.RoleAssistant, Content: text("partial"), Provider: "openai", Model: "gpt-4.1",
-		API: "openai-completions", StopReason: session.StopError, ErrorMessage: "429 rate limited <retry>"})
+		API: "openai-completions", StopReason: session.StopError,
+		Extra: &session.MessageExtra{ErrorMessage: "429 rate limited <retry>"}})
 	must("error", id, err)
 
 	id, err = s.AppendMessage(assistant(session.ContentBlock{Type: session.BlockText, Text: "Done. Costs 0.000123 $."}))

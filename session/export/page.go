@@ -171,8 +171,9 @@ func (p *page) firstKept(c int) int {
 func customMessage(e *session.Entry) *session.Message {
 	switch {
 	case e.Type == session.TypeCustomMessage:
-		return &session.Message{Role: session.RoleCustom, CustomType: e.CustomType(), Content: e.Content(),
-			ContentIsString: e.ContentIsString(), Display: e.Display(), Details: e.Details()}
+		return &session.Message{Role: session.RoleCustom, Content: e.Content(),
+			ContentIsString: e.ContentIsString(), Details: e.Details(),
+			Extra: &session.MessageExtra{CustomType: e.CustomType(), Display: e.Display()}}
 	case e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == session.RoleCustom:
 		return e.Message
 	}
@@ -379,7 +380,7 @@ func kindOf(e *session.Entry) string {
 		case session.RoleUser:
 			return "user"
 		case session.RoleAssistant:
-			if m.StopReason == session.StopError || m.ErrorMessage != "" {
+			if m.StopReason == session.StopError || m.ErrorMessage() != "" {
 				return "error"
 			}
 			return "assistant"
@@ -421,8 +422,8 @@ func (p *page) preview(i int) string {
 		case session.RoleUser:
 			return firstLine(joinText(m.Content), max)
 		case session.RoleAssistant:
-			if m.StopReason == session.StopError || m.ErrorMessage != "" {
-				return firstLine(orElse(m.ErrorMessage, joinText(m.Content)), max)
+			if m.StopReason == session.StopError || m.ErrorMessage() != "" {
+				return firstLine(orElse(m.ErrorMessage(), joinText(m.Content)), max)
 			}
 			if t := firstLine(joinText(m.Content), max); t != "" {
 				return t
@@ -441,9 +442,9 @@ func (p *page) preview(i int) string {
 		case session.RoleToolResult:
 			return firstLine(m.ToolName+": "+joinText(m.Content), max)
 		case session.RoleBashExecution:
-			return firstLine("$ "+m.Command, max)
+			return firstLine("$ "+m.Command(), max)
 		case session.RoleCustom:
-			return firstLine("["+m.CustomType+"] "+joinText(m.Content), max)
+			return firstLine("["+m.CustomType()+"] "+joinText(m.Content), max)
 		}
 		return m.Role
 	case session.TypeCustomMessage:

@@ -145,7 +145,7 @@ func Open(path string) (*Session, error) {
 }
 
 func openLocked(path string) (*Session, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
@@ -234,7 +234,7 @@ func Load(path string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load session %s: %w", path, err)
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readFile(abs)
 	if err != nil {
 		return nil, fmt.Errorf("load session: %w", err)
 	}

@@ -3,7 +3,7 @@ package session
 // Reading a whole session file. A long session's file is over 100 MB, and
 // most of the time reading it goes to the kernel copying it into fresh
 // memory (and faulting that memory in): a large file is read in parts at
-// the same time.
+// the same time, into memory advised to be backed by huge pages.
 
 import (
 	"io"
@@ -30,6 +30,7 @@ func readFile(path string) ([]byte, error) {
 	data := make([]byte, 0, size+512)
 	if n := decodeWorkers(); size >= int64(readParallelMin) && n >= 2 {
 		data = data[:size]
+		adviseHugePages(data[:cap(data)])
 		read := make([]int, n)
 		errs := make([]error, n)
 		var wg sync.WaitGroup

@@ -1011,7 +1011,7 @@ func TestHooksSubcommands(t *testing.T) {
 	r := e.run("", "hooks")
 	require.Equal(t, 0, r.code, r.stderr)
 	out := r.stdout
-	assert.Regexp(t, `(?m)^00-core\.lua  \(bundled, loaded in [0-9.]+[µm]?s\)$`, out)
+	assert.Regexp(t, `(?m)^permissions\.lua  \(bundled, loaded in [0-9.]+[µm]?s\)\n`, out)
 	assert.Regexp(t, `(?m)^hook_tool\.lua  \(global, loaded in [0-9.]+[µm]?s\)\n  file:      `+regexp.QuoteMeta(filepath.Join(globalDir, "hook_tool.lua"))+
 		`\n  events:    tool\.execute\.before, tool\.execute\.after\n  tools:     word_count, explode\n`, out)
 	assert.Contains(t, out, "syntax_error.lua  (global, NOT LOADED)\n  file:      "+filepath.Join(globalDir, "syntax_error.lua")+
@@ -1033,11 +1033,12 @@ func TestHooksSubcommands(t *testing.T) {
 	assert.Contains(t, r.stdout, "  commands:  /ask, /quiet, /switch, /summarize, /fail, /other_model\n")
 
 	// disabled_hooks and --no-hooks.
-	e.hkConfig(`{"disabled_hooks": ["tag", "hook_tool.lua", "00-core"]}`)
+	e.hkConfig(`{"disabled_hooks": ["tag", "hook_tool.lua", "stack"]}`)
 	r = e.run("", "hooks")
 	assert.NotContains(t, r.stdout, "tag.lua")
 	assert.NotContains(t, r.stdout, "hook_tool.lua")
-	assert.NotContains(t, r.stdout, "00-core.lua")
+	assert.NotContains(t, r.stdout, "stack.lua")
+	assert.Contains(t, r.stdout, "prune.lua")
 	assert.Contains(t, r.stdout, "warnings.lua")
 	r = e.run("", "--no-hooks", "--hook", hkFile(t, "tag.lua"), "hooks")
 	assert.True(t, strings.HasPrefix(r.stdout, "tag.lua  (cli, loaded in "), r.stdout)

@@ -39,7 +39,7 @@ const MaxSourceSize = 4 << 20
 // Source is one hook script to load.
 type Source struct {
 	Name   string // file name, e.g. "10-memory.lua"
-	Path   string // where it comes from: "hooks.d/00-core.lua" (bundled) or a file path
+	Path   string // where it comes from: "hooks.d/stack.lua" (bundled) or a file path
 	Origin string // OriginBundled, OriginGlobal, OriginProject or OriginCLI
 	Code   []byte
 

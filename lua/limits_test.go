@@ -84,7 +84,9 @@ func TestCtrlCStopsABacktrackingFind(t *testing.T) {
 	assert.Equal(t, "base", rt.SystemPrompt(ctx, "base"))
 	assert.Less(t, time.Since(start), 100*time.Millisecond+time.Second)
 	assert.Empty(t, reps.Lines())
-	assert.Contains(t, trace.String(), "bomb.lua:1: cancelled")
+	// On a loaded machine the stopped call may not be scheduled within the
+	// grace period: the caller has stopped waiting either way.
+	assert.Regexp(t, `bomb\.lua: chat\.system\.transform: .*(bomb\.lua:1: cancelled|cancelled \(the call did not stop within 80ms; lunar stopped waiting for it\))`, trace.String())
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader on two

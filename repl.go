@@ -1056,7 +1056,7 @@ func expandAttachments(text, cwd string) (string, []session.ContentBlock, []stri
 			continue
 		}
 		if mime := imageMime(path, data); mime != "" {
-			images = append(images, session.ContentBlock{Type: session.BlockImage, Data: base64.StdEncoding.EncodeToString(data), MimeType: mime})
+			images = append(images, session.ContentBlock{Type: session.BlockImage, Extra: &session.BlockExtra{Data: base64.StdEncoding.EncodeToString(data), MimeType: mime}})
 			fmt.Fprintf(&blocks, "<file name=%q></file>\n", path)
 			continue
 		}

@@ -138,7 +138,7 @@ func TestExpandAttachments(t *testing.T) {
 			assert.Len(t, images, tt.wantImages)
 			assert.Len(t, notes, tt.wantNotes)
 			for _, im := range images {
-				assert.Equal(t, "image/png", im.MimeType)
+				assert.Equal(t, "image/png", im.MimeType())
 				assert.Equal(t, session.BlockImage, im.Type)
 			}
 		})

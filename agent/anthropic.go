@@ -122,7 +122,7 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 				}
 			case "redacted_thinking":
 				i := b.add(session.ContentBlock{Type: session.BlockThinking, Thinking: redactedThinking, ThinkingSignature: cb.Data,
-					Redacted: true}, StreamThinkingStart)
+					Extra: &session.BlockExtra{Redacted: true}}, StreamThinkingStart)
 				blocks[ev.Index] = i
 			case "tool_use":
 				i := b.add(session.ContentBlock{Type: session.BlockToolCall, ID: cb.ID, Name: cb.Name,
@@ -549,7 +549,7 @@ func anthropicAssistantSent(content []session.ContentBlock) bool {
 				return true
 			}
 		case session.BlockThinking:
-			if c.Redacted || !isJSBlank(c.Thinking) {
+			if c.Redacted() || !isJSBlank(c.Thinking) {
 				return true
 			}
 		case session.BlockToolCall:
@@ -583,7 +583,7 @@ func anthropicAssistant(w *jsonWriter, content []session.ContentBlock) {
 			w.raw("}")
 		case session.BlockThinking:
 			switch {
-			case c.Redacted:
+			case c.Redacted():
 				sep()
 				w.raw(`{"type":"redacted_thinking","data":`)
 				w.str(c.ThinkingSignature)
@@ -653,9 +653,9 @@ func anthropicToolResult(w *jsonWriter, lm *llmMessage, cache bool) {
 // anthropicImage writes an image block without its closing brace.
 func anthropicImage(w *jsonWriter, c session.ContentBlock) {
 	w.raw(`{"type":"image","source":{"type":"base64","media_type":`)
-	w.str(c.MimeType)
+	w.str(c.MimeType())
 	w.raw(`,"data":`)
-	w.str(c.Data)
+	w.str(c.Data())
 	w.raw("}")
 }
 

@@ -23,7 +23,7 @@ func TestAnthropicRequestBody(t *testing.T) {
 	m.Headers = map[string]string{"X-Model": "m"}
 	msgs := llmConversation(APIAnthropicMessages)
 	msgs[1].Content = append(msgs[1].Content,
-		session.ContentBlock{Type: session.BlockThinking, Thinking: redactedThinking, ThinkingSignature: "opaque-data", Redacted: true},
+		session.ContentBlock{Type: session.BlockThinking, Thinking: redactedThinking, ThinkingSignature: "opaque-data", Extra: &session.BlockExtra{Redacted: true}},
 		session.ContentBlock{Type: session.BlockThinking, Thinking: "unsigned thought"},
 		session.ContentBlock{Type: session.BlockToolCall, ID: "call_3", Name: "bash", Arguments: json.RawMessage(`"{\"command\": \"ls"`)})
 	msgs = append(msgs[:4], append([]session.Message{{Role: session.RoleToolResult, ToolCallID: "call_3", ToolName: "bash",
@@ -150,7 +150,7 @@ func TestAnthropicRedactedThinkingRoundTrip(t *testing.T) {
 	msg, err, rec := llmStream(t, srv, APIAnthropicMessages, nil)
 	require.NoError(t, err)
 	require.Len(t, msg.Content, 3)
-	assert.Equal(t, session.ContentBlock{Type: session.BlockThinking, Thinking: "[Reasoning redacted]", ThinkingSignature: "ENCRYPTED", Redacted: true}, msg.Content[0])
+	assert.Equal(t, session.ContentBlock{Type: session.BlockThinking, Thinking: "[Reasoning redacted]", ThinkingSignature: "ENCRYPTED", Extra: &session.BlockExtra{Redacted: true}}, msg.Content[0])
 	assert.Equal(t, session.ContentBlock{Type: session.BlockThinking, Thinking: "visible", ThinkingSignature: "sig-9"}, msg.Content[1])
 	assert.Equal(t, 2, rec.count(StreamThinkingStart))
 	assert.Equal(t, 2, rec.count(StreamThinkingEnd))

@@ -349,7 +349,7 @@ func estimateBody(req *Request, msgs []llmMessage) int {
 		n += 64
 		for j := range msgs[i].content {
 			c := &msgs[i].content[j]
-			n += len(c.Text) + len(c.Thinking) + len(c.Data) + len(c.Arguments) + len(c.ID) + len(c.Name) + 32
+			n += len(c.Text) + len(c.Thinking) + len(c.Data()) + len(c.Arguments) + len(c.ID) + len(c.Name) + 32
 		}
 	}
 	return n

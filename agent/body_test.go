@@ -177,7 +177,7 @@ func wThinking(s, sig string) session.ContentBlock {
 }
 
 func wImage(data string) session.ContentBlock {
-	return session.ContentBlock{Type: session.BlockImage, Data: data, MimeType: "image/png"}
+	return session.ContentBlock{Type: session.BlockImage, Extra: &session.BlockExtra{Data: data, MimeType: "image/png"}}
 }
 
 func wCall(id, args string) session.ContentBlock {
@@ -330,7 +330,7 @@ func TestOpenAIMessagesAsPi(t *testing.T) {
 			nil, []session.Message{wForeign(api, wSigned(wCall("c1", `{}`), `{"type":"reasoning.encrypted","id":"c1","data":"ENC"}`)), wResult("c1", wText("1"))},
 			`[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{}"}}]},{"role":"tool","content":"1","tool_call_id":"c1"}]`},
 		{"another provider's thinking becomes text, joined with the answer",
-			nil, []session.Message{wForeign(APIAnthropicMessages, wThinking("Let me think.", "EqQBsig"), wText("The answer."), session.ContentBlock{Type: session.BlockThinking, Thinking: "x", ThinkingSignature: "d", Redacted: true}, wThinking("  ", "sig"))},
+			nil, []session.Message{wForeign(APIAnthropicMessages, wThinking("Let me think.", "EqQBsig"), wText("The answer."), session.ContentBlock{Type: session.BlockThinking, Thinking: "x", ThinkingSignature: "d", Extra: &session.BlockExtra{Redacted: true}}, wThinking("  ", "sig"))},
 			`[{"role":"assistant","content":"Let me think.The answer."}]`},
 		{"own reasoning goes back under its field, blocks joined by newlines",
 			nil, []session.Message{wReply(api, wThinking("a", "reasoning"), wThinking(" ", "reasoning"), wThinking("b", "reasoning_content"), wText("done"))},
@@ -356,7 +356,7 @@ func TestOpenAIMessagesAsPi(t *testing.T) {
 }
 
 func wSigned(c session.ContentBlock, sig string) session.ContentBlock {
-	c.ThoughtSignature = sig
+	c.SetThoughtSignature(sig)
 	return c
 }
 
@@ -365,7 +365,7 @@ func wSigned(c session.ContentBlock, sig string) session.ContentBlock {
 func TestAnthropicMessagesAsPi(t *testing.T) {
 	const api = APIAnthropicMessages
 	const cc = `"cache_control":{"type":"ephemeral"}`
-	redacted := session.ContentBlock{Type: session.BlockThinking, Thinking: redactedThinking, ThinkingSignature: "", Redacted: true}
+	redacted := session.ContentBlock{Type: session.BlockThinking, Thinking: redactedThinking, ThinkingSignature: "", Extra: &session.BlockExtra{Redacted: true}}
 	tests := []struct {
 		name string
 		msgs []session.Message

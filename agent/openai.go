@@ -201,7 +201,7 @@ func openAIReasoningDetails(msg *session.Message, raw string) {
 		}
 		for i := range msg.Content {
 			if c := &msg.Content[i]; c.Type == session.BlockToolCall && c.ID == head.ID {
-				c.ThoughtSignature = string(compactJSON(d))
+				c.SetThoughtSignature(string(compactJSON(d)))
 				break
 			}
 		}
@@ -606,7 +606,7 @@ func (svc openAIService) assistant(w *jsonWriter, m Model, content []session.Con
 		w.raw(`,"arguments":`)
 		w.arguments(c.Arguments)
 		w.raw("}}")
-		if reasoningDetail(c.ThoughtSignature) != nil {
+		if reasoningDetail(c.ThoughtSignature()) != nil {
 			details++
 		}
 	}
@@ -618,7 +618,7 @@ func (svc openAIService) assistant(w *jsonWriter, m Model, content []session.Con
 		k := 0
 		for i := range content {
 			if c := &content[i]; c.Type == session.BlockToolCall {
-				if d := reasoningDetail(c.ThoughtSignature); d != nil {
+				if d := reasoningDetail(c.ThoughtSignature()); d != nil {
 					if k++; k > 1 {
 						w.raw(",")
 					}
@@ -689,7 +689,7 @@ func argumentText(args json.RawMessage) string {
 
 // dataURI is an image block as a data: URI.
 func dataURI(c session.ContentBlock) string {
-	return "data:" + c.MimeType + ";base64," + c.Data
+	return "data:" + c.MimeType() + ";base64," + c.Data()
 }
 
 // mistralToolID makes a tool-call id Mistral accepts: exactly nine

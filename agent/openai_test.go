@@ -19,7 +19,7 @@ import (
 // llmConversation is a history with every kind of block, as the model
 // fake-model of api produced it.
 func llmConversation(api string) []session.Message {
-	img := session.ContentBlock{Type: session.BlockImage, Data: "aGVsbG8=", MimeType: "image/png"}
+	img := session.ContentBlock{Type: session.BlockImage, Extra: &session.BlockExtra{Data: "aGVsbG8=", MimeType: "image/png"}}
 	sig := "reasoning_content"
 	if api == APIAnthropicMessages {
 		sig = "EqQBsig"

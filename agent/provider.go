@@ -558,14 +558,14 @@ func foreignContent(blocks []session.ContentBlock, normalizeID func(string) stri
 	for _, c := range blocks {
 		switch c.Type {
 		case session.BlockThinking:
-			if c.Redacted || strings.TrimSpace(c.Thinking) == "" {
+			if c.Redacted() || strings.TrimSpace(c.Thinking) == "" {
 				continue
 			}
 			out = append(out, session.ContentBlock{Type: session.BlockText, Text: c.Thinking})
 		case session.BlockText:
 			out = append(out, session.ContentBlock{Type: session.BlockText, Text: c.Text})
 		case session.BlockToolCall:
-			c.ThoughtSignature = ""
+			c.SetThoughtSignature("")
 			if normalizeID != nil {
 				if id := normalizeID(c.ID); id != c.ID {
 					if *idMap == nil {

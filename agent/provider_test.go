@@ -167,7 +167,7 @@ func TestTransformMessages(t *testing.T) {
 			StopReason: session.StopStop, Content: blocks}
 	}
 	call := func(id string) session.ContentBlock {
-		return session.ContentBlock{Type: session.BlockToolCall, ID: id, Name: "bash", Arguments: json.RawMessage(`{}`), ThoughtSignature: "ts"}
+		return session.ContentBlock{Type: session.BlockToolCall, ID: id, Name: "bash", Arguments: json.RawMessage(`{}`), Extra: &session.BlockExtra{ThoughtSignature: "ts"}}
 	}
 	result := func(id string) session.Message {
 		return session.Message{Role: session.RoleToolResult, ToolCallID: id, ToolName: "bash",
@@ -181,9 +181,9 @@ func TestTransformMessages(t *testing.T) {
 	in := []session.Message{
 		llmUser("q1"),
 		other(session.ContentBlock{Type: session.BlockThinking, Thinking: "pondering", ThinkingSignature: "reasoning_content"},
-			session.ContentBlock{Type: session.BlockThinking, Thinking: "secret", Redacted: true},
+			session.ContentBlock{Type: session.BlockThinking, Thinking: "secret", Extra: &session.BlockExtra{Redacted: true}},
 			session.ContentBlock{Type: session.BlockThinking, Thinking: "  "},
-			session.ContentBlock{Type: session.BlockText, Text: "answer", TextSignature: "sig"},
+			session.ContentBlock{Type: session.BlockText, Text: "answer", Extra: &session.BlockExtra{TextSignature: "sig"}},
 			call("call|odd/id")),
 		result("call|odd/id"),
 		errored,
@@ -205,7 +205,7 @@ func TestTransformMessages(t *testing.T) {
 	}, out[1].content, "foreign thinking becomes text; redacted, empty and signatures go")
 	assert.Equal(t, "call_odd_id", out[2].toolCallID, "results follow the rewritten id")
 	assert.Equal(t, "s1", out[3].content[0].ThinkingSignature, "own thinking is kept")
-	assert.Equal(t, "ts", out[3].content[1].ThoughtSignature)
+	assert.Equal(t, "ts", out[3].content[1].ThoughtSignature())
 	assert.Equal(t, "toolu_2", out[5].toolCallID)
 	assert.True(t, out[5].msg.IsError)
 	assert.Equal(t, "No result provided", out[5].content[0].Text)

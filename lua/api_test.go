@@ -185,7 +185,7 @@ func TestActions(t *testing.T) {
 	assert.Equal(t, "hello", host.Sends[0].Text)
 	require.Len(t, host.Sends[0].Attachments, 2)
 	assert.Equal(t, "a.png", host.Sends[0].Attachments[0].Path)
-	assert.Equal(t, &session.ContentBlock{Type: session.BlockImage, Data: "aGk=", MimeType: "image/png"}, host.Sends[0].Attachments[1].Image)
+	assert.Equal(t, &session.ContentBlock{Type: session.BlockImage, Extra: &session.BlockExtra{Data: "aGk=", MimeType: "image/png"}}, host.Sends[0].Attachments[1].Image)
 
 	require.Len(t, host.Messages, 1)
 	assert.True(t, host.Messages[0].TriggerTurn)

@@ -203,7 +203,7 @@ func TestAliasesReachTheirEvents(t *testing.T) {
 
 func TestChatMessageChainsThroughAlias(t *testing.T) {
 	rt, reps := loadHooks(t, newHost(t), lua.Options{}, "events/chat_message.lua", "events/input_alias.lua")
-	img := session.ContentBlock{Type: session.BlockImage, Data: "aGk=", MimeType: "image/png"}
+	img := session.ContentBlock{Type: session.BlockImage, Extra: &session.BlockExtra{Data: "aGk=", MimeType: "image/png"}}
 	text, parts, _ := rt.ChatMessage(bg, "interactive", "hello", []session.ContentBlock{img})
 	assert.Equal(t, "[hello!] parts=0", text, "the alias handler sees the first handler's result")
 	assert.Empty(t, parts)
@@ -212,7 +212,7 @@ func TestChatMessageChainsThroughAlias(t *testing.T) {
 
 func TestBeforeStartCollectsMessagesAndChainsSystemPrompt(t *testing.T) {
 	rt, reps := loadHooks(t, newHost(t), lua.Options{}, "events/before_start.lua")
-	img := session.ContentBlock{Type: session.BlockImage, Data: "aGk=", MimeType: "image/png"}
+	img := session.ContentBlock{Type: session.BlockImage, Extra: &session.BlockExtra{Data: "aGk=", MimeType: "image/png"}}
 	msgs, sys := rt.BeforeStart(bg, "what now?", []session.ContentBlock{img}, "base")
 	assert.Equal(t, "base +A +B", sys)
 	require.Len(t, msgs, 2)

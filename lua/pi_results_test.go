@@ -14,7 +14,7 @@ import (
 
 func TestChatMessageSourceAndHandled(t *testing.T) {
 	rt, reps := loadHooks(t, newHost(t), lua.Options{}, "pi/input.lua")
-	img := session.ContentBlock{Type: session.BlockImage, Data: "aGk=", MimeType: "image/png"}
+	img := session.ContentBlock{Type: session.BlockImage, Extra: &session.BlockExtra{Data: "aGk=", MimeType: "image/png"}}
 	for _, tt := range []struct {
 		name, source, in, want string
 		parts                  int

@@ -418,16 +418,16 @@ func appendBlock(b []byte, c *ContentBlock) ([]byte, error) {
 	switch c.Type {
 	case BlockText:
 		str(`,"text":`, c.Text)
-		optStr(`,"textSignature":`, c.TextSignature)
+		optStr(`,"textSignature":`, c.TextSignature())
 	case BlockThinking:
 		str(`,"thinking":`, c.Thinking)
 		optStr(`,"thinkingSignature":`, c.ThinkingSignature)
-		if c.Redacted {
+		if c.Redacted() {
 			b = append(b, `,"redacted":true`...)
 		}
 	case BlockImage:
-		str(`,"data":`, c.Data)
-		str(`,"mimeType":`, c.MimeType)
+		str(`,"data":`, c.Data())
+		str(`,"mimeType":`, c.MimeType())
 	case BlockToolCall:
 		str(`,"id":`, c.ID)
 		str(`,"name":`, c.Name)
@@ -437,17 +437,17 @@ func appendBlock(b []byte, c *ContentBlock) ([]byte, error) {
 		} else if b, err = appendRaw(b, "arguments", c.Arguments); err != nil {
 			return b, err
 		}
-		optStr(`,"thoughtSignature":`, c.ThoughtSignature)
+		optStr(`,"thoughtSignature":`, c.ThoughtSignature())
 	default:
 		optStr(`,"text":`, c.Text)
-		optStr(`,"textSignature":`, c.TextSignature)
+		optStr(`,"textSignature":`, c.TextSignature())
 		optStr(`,"thinking":`, c.Thinking)
 		optStr(`,"thinkingSignature":`, c.ThinkingSignature)
-		if c.Redacted {
+		if c.Redacted() {
 			b = append(b, `,"redacted":true`...)
 		}
-		optStr(`,"data":`, c.Data)
-		optStr(`,"mimeType":`, c.MimeType)
+		optStr(`,"data":`, c.Data())
+		optStr(`,"mimeType":`, c.MimeType())
 		optStr(`,"id":`, c.ID)
 		optStr(`,"name":`, c.Name)
 		if c.Arguments != nil {
@@ -456,7 +456,7 @@ func appendBlock(b []byte, c *ContentBlock) ([]byte, error) {
 				return b, err
 			}
 		}
-		optStr(`,"thoughtSignature":`, c.ThoughtSignature)
+		optStr(`,"thoughtSignature":`, c.ThoughtSignature())
 	}
 	return append(b, '}'), nil
 }
@@ -898,17 +898,17 @@ func (d *decoder) block(c *ContentBlock) error {
 		case "text":
 			return d.strVal(&c.Text, "text")
 		case "textSignature":
-			return d.strVal(&c.TextSignature, "textSignature")
+			return d.strVal(&c.extra().TextSignature, "textSignature")
 		case "thinking":
 			return d.strVal(&c.Thinking, "thinking")
 		case "thinkingSignature":
 			return d.strVal(&c.ThinkingSignature, "thinkingSignature")
 		case "redacted":
-			return d.boolVal(&c.Redacted, "redacted")
+			return d.boolVal(&c.extra().Redacted, "redacted")
 		case "data":
-			return d.strVal(&c.Data, "data")
+			return d.strVal(&c.extra().Data, "data")
 		case "mimeType":
-			return d.strVal(&c.MimeType, "mimeType")
+			return d.strVal(&c.extra().MimeType, "mimeType")
 		case "id":
 			return d.strVal(&c.ID, "id")
 		case "name":
@@ -916,7 +916,7 @@ func (d *decoder) block(c *ContentBlock) error {
 		case "arguments":
 			return d.rawVal(&c.Arguments)
 		case "thoughtSignature":
-			return d.strVal(&c.ThoughtSignature, "thoughtSignature")
+			return d.strVal(&c.extra().ThoughtSignature, "thoughtSignature")
 		}
 		return d.skip(0)
 	})

@@ -106,7 +106,7 @@ func TestEncodeEntryTypes(t *testing.T) {
 		{"custom_message with blocks", func() Entry {
 			e := base(TypeCustomMessage)
 			e.fields().CustomType = "todo"
-			e.fields().Content = []ContentBlock{{Type: BlockText, Text: "a"}, {Type: BlockImage, Data: "iVBO", MimeType: "image/png"}}
+			e.fields().Content = []ContentBlock{{Type: BlockText, Text: "a"}, {Type: BlockImage, Extra: &BlockExtra{Data: "iVBO", MimeType: "image/png"}}}
 			return e
 		}(), `{"type":"custom_message","customType":"todo","content":[{"type":"text","text":"a"},{"type":"image","data":"iVBO","mimeType":"image/png"}],"display":false,` + baseIDs + `}`},
 		{"label", func() Entry {
@@ -143,15 +143,15 @@ func TestEncodeMessageRoles(t *testing.T) {
 		m    Message
 		want string
 	}{
-		{"user blocks", Message{Role: RoleUser, Content: []ContentBlock{{Type: BlockText, Text: "hi"}, {Type: BlockImage, Data: "R0lG", MimeType: "image/gif"}}, Timestamp: 1748772000000},
+		{"user blocks", Message{Role: RoleUser, Content: []ContentBlock{{Type: BlockText, Text: "hi"}, {Type: BlockImage, Extra: &BlockExtra{Data: "R0lG", MimeType: "image/gif"}}}, Timestamp: 1748772000000},
 			`{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image","data":"R0lG","mimeType":"image/gif"}],"timestamp":1748772000000}`},
 		{"user string", Message{Role: RoleUser, Content: []ContentBlock{{Type: BlockText, Text: "hi"}}, ContentIsString: true, Timestamp: 5},
 			`{"role":"user","content":"hi","timestamp":5}`},
 		{"assistant full", Message{Role: RoleAssistant, Content: []ContentBlock{
 			{Type: BlockThinking, Thinking: "hmm", ThinkingSignature: "sig"},
-			{Type: BlockThinking, Thinking: "", ThinkingSignature: "enc", Redacted: true},
-			{Type: BlockText, Text: "ok", TextSignature: "ts"},
-			{Type: BlockToolCall, ID: "call_1", Name: "read", Arguments: json.RawMessage(`{"path":"a.go","limit":2e1}`), ThoughtSignature: "th"},
+			{Type: BlockThinking, Thinking: "", ThinkingSignature: "enc", Extra: &BlockExtra{Redacted: true}},
+			{Type: BlockText, Text: "ok", Extra: &BlockExtra{TextSignature: "ts"}},
+			{Type: BlockToolCall, ID: "call_1", Name: "read", Arguments: json.RawMessage(`{"path":"a.go","limit":2e1}`), Extra: &BlockExtra{ThoughtSignature: "th"}},
 		}, API: "anthropic-messages", Provider: "anthropic", Model: "claude-sonnet-4-5",
 			Usage:      &Usage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4, TotalTokens: 10, Cost: Cost{Input: 0.000123, Output: 1e-7, CacheRead: 0.1, CacheWrite: 0, Total: 0.30000000000000004}},
 			StopReason: StopToolUse, Timestamp: 7,
@@ -318,7 +318,7 @@ func TestPiV3Decoded(t *testing.T) {
 
 	u := get("c3d4e5f6").Message
 	assert.Equal(t, "Fix <div class=\"x\"> & the\u2028line\u2029sep — naïve 日本語 😀 \\path\\ \t tab\n\"quoted\"", u.Content[0].Text)
-	assert.Equal(t, ContentBlock{Type: BlockImage, Data: "iVBORw0KGgo=", MimeType: "image/png"}, u.Content[1])
+	assert.Equal(t, ContentBlock{Type: BlockImage, Extra: &BlockExtra{Data: "iVBORw0KGgo=", MimeType: "image/png"}}, u.Content[1])
 
 	a := get("d4e5f6a7").Message
 	assert.Equal(t, StopToolUse, a.StopReason)

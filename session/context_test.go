@@ -169,7 +169,7 @@ func TestConvertToLLM(t *testing.T) {
 		{Role: RoleToolResult, ToolCallID: "c", Content: []ContentBlock{{Type: BlockText, Text: "r"}}, Timestamp: 3},
 		{Role: RoleBashExecution, Timestamp: 4, Extra: &MessageExtra{Command: "secret", Output: "x", ExcludeFromContext: true}},
 		{Role: RoleCustom, Content: []ContentBlock{{Type: BlockText, Text: "str"}}, ContentIsString: true, Timestamp: 5, Extra: &MessageExtra{CustomType: "k", Display: true}},
-		{Role: RoleCustom, Content: []ContentBlock{{Type: BlockText, Text: "t"}, {Type: BlockImage, Data: "d", MimeType: "image/png"}}, Timestamp: 6, Extra: &MessageExtra{CustomType: "k"}},
+		{Role: RoleCustom, Content: []ContentBlock{{Type: BlockText, Text: "t"}, {Type: BlockImage, Extra: &BlockExtra{Data: "d", MimeType: "image/png"}}}, Timestamp: 6, Extra: &MessageExtra{CustomType: "k"}},
 		{Role: RoleBranchSummary, Timestamp: 7, Extra: &MessageExtra{Summary: "B", FromID: "x"}},
 		{Role: RoleCompactionSummary, Timestamp: 8, Extra: &MessageExtra{Summary: "C", TokensBefore: 1}},
 		{Role: "hookMessage", Timestamp: 9},

@@ -37,28 +37,96 @@ const (
 // ContentBlock is one part of a message's content. Which fields are used
 // depends on Type:
 //
-//	text      Text, TextSignature
-//	thinking  Thinking, ThinkingSignature, Redacted
+//	text      Text, TextSignature?
+//	thinking  Thinking, ThinkingSignature, Redacted?
 //	image     Data (base64), MimeType
-//	toolCall  ID, Name, Arguments, ThoughtSignature
+//	toolCall  ID, Name, Arguments, ThoughtSignature?
+//
+// The fields few blocks have (signatures of text and tool calls, the
+// redacted mark, an image's data and type) are in Extra, nil when they
+// are all zero, and read with the methods of the same names. Copies of a
+// block share its Extra: give a copy a new one to change them.
 type ContentBlock struct {
 	Type string
 
-	Text          string
-	TextSignature string
+	Text string
 
 	Thinking          string
 	ThinkingSignature string
-	Redacted          bool
 
-	Data     string
-	MimeType string
+	ID        string
+	Name      string
+	Arguments json.RawMessage // a JSON object, kept verbatim so key order survives
 
-	ID               string
-	Name             string
-	Arguments        json.RawMessage // a JSON object, kept verbatim so key order survives
+	Extra *BlockExtra
+}
+
+// BlockExtra holds the fields of a ContentBlock that few blocks have (see
+// ContentBlock).
+type BlockExtra struct {
+	TextSignature    string
+	Redacted         bool
+	Data             string
+	MimeType         string
 	ThoughtSignature string
 }
+
+// noBlockExtra is what the accessors read for a block without Extra.
+var noBlockExtra BlockExtra
+
+func (b ContentBlock) x() *BlockExtra {
+	if b.Extra == nil {
+		return &noBlockExtra
+	}
+	return b.Extra
+}
+
+// extra returns c.Extra for writing, allocated when nil (for decoding).
+func (c *ContentBlock) extra() *BlockExtra {
+	if c.Extra == nil {
+		c.Extra = new(BlockExtra)
+	}
+	return c.Extra
+}
+
+// WithExtra sets the fields of c's Extra that set changes on a copy of it
+// (or on a new one), so that copies of c that share its Extra keep theirs.
+// Extra is nil afterwards when all its fields are zero.
+func (c *ContentBlock) WithExtra(set func(*BlockExtra)) {
+	x := *c.x()
+	set(&x)
+	if x == (BlockExtra{}) {
+		c.Extra = nil
+	} else {
+		c.Extra = &x
+	}
+}
+
+// SetThoughtSignature sets ThoughtSignature (see WithExtra).
+func (c *ContentBlock) SetThoughtSignature(s string) {
+	c.WithExtra(func(x *BlockExtra) { x.ThoughtSignature = s })
+}
+
+// ImageBlock is an image block of base64 data.
+func ImageBlock(data, mimeType string) ContentBlock {
+	return ContentBlock{Type: BlockImage, Extra: &BlockExtra{Data: data, MimeType: mimeType}}
+}
+
+// TextSignature is a text block's signature.
+func (b ContentBlock) TextSignature() string { return b.x().TextSignature }
+
+// Redacted reports whether a thinking block is redacted (its signature
+// holds the encrypted thinking).
+func (b ContentBlock) Redacted() bool { return b.x().Redacted }
+
+// Data is an image block's base64 data.
+func (b ContentBlock) Data() string { return b.x().Data }
+
+// MimeType is an image block's MIME type.
+func (b ContentBlock) MimeType() string { return b.x().MimeType }
+
+// ThoughtSignature is a tool call's thought signature.
+func (b ContentBlock) ThoughtSignature() string { return b.x().ThoughtSignature }
 
 // Cost is the dollar cost of a call, split like Usage.
 type Cost struct {

@@ -139,7 +139,7 @@ func (g *generator) step() {
 	case n < 65:
 		content := []session.ContentBlock{{Type: session.BlockText, Text: g.text(g.size())}}
 		if g.r.IntN(3) == 0 {
-			content = append(content, session.ContentBlock{Type: session.BlockImage, Data: "iVBORw0KGgo=", MimeType: "image/png"})
+			content = append(content, session.ContentBlock{Type: session.BlockImage, Extra: &session.BlockExtra{Data: "iVBORw0KGgo=", MimeType: "image/png"}})
 		}
 		e := &session.Entry{Type: session.TypeCustomMessage, Fields: &session.EntryFields{CustomType: "note", Content: content, Display: g.r.IntN(2) == 0}}
 		if g.r.IntN(2) == 0 && len(content) == 1 {
@@ -175,7 +175,7 @@ func (g *generator) turn() {
 	case 0:
 		user.ContentIsString = true
 	case 1:
-		user.Content = append(user.Content, session.ContentBlock{Type: session.BlockImage, Data: "iVBORw0KGgo=", MimeType: "image/jpeg"})
+		user.Content = append(user.Content, session.ContentBlock{Type: session.BlockImage, Extra: &session.BlockExtra{Data: "iVBORw0KGgo=", MimeType: "image/jpeg"}})
 	}
 	g.msg(user)
 	for range 1 + g.r.IntN(8) {
@@ -266,7 +266,7 @@ func (g *generator) toolResult(c session.ContentBlock) {
 	m := &session.Message{Role: session.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name, IsError: g.r.IntN(10) == 0,
 		Content: []session.ContentBlock{{Type: session.BlockText, Text: text}}, Timestamp: g.ms()}
 	if g.r.IntN(10) == 0 {
-		m.Content = append(m.Content, session.ContentBlock{Type: session.BlockImage, Data: "iVBORw0KGgo=", MimeType: "image/png"})
+		m.Content = append(m.Content, session.ContentBlock{Type: session.BlockImage, Extra: &session.BlockExtra{Data: "iVBORw0KGgo=", MimeType: "image/png"}})
 	}
 	g.msg(m)
 }

@@ -85,7 +85,7 @@ func readFile(abs string, args readArgs) agent.ToolResult {
 		}
 		return agent.ToolResult{Content: []session.ContentBlock{
 			{Type: session.BlockText, Text: fmt.Sprintf("Read image file [%s]", mime)},
-			{Type: session.BlockImage, Data: base64.StdEncoding.EncodeToString(data), MimeType: mime},
+			{Type: session.BlockImage, Extra: &session.BlockExtra{Data: base64.StdEncoding.EncodeToString(data), MimeType: mime}},
 		}}
 	}
 	if bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0 {

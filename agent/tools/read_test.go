@@ -98,8 +98,8 @@ func TestReadImages(t *testing.T) {
 			assert.Equal(t, session.ContentBlock{Type: session.BlockText, Text: "Read image file [" + tc.mime + "]"}, res.Content[0])
 			img := res.Content[1]
 			assert.Equal(t, session.BlockImage, img.Type)
-			assert.Equal(t, tc.mime, img.MimeType)
-			decoded, err := base64.StdEncoding.DecodeString(img.Data)
+			assert.Equal(t, tc.mime, img.MimeType())
+			decoded, err := base64.StdEncoding.DecodeString(img.Data())
 			require.NoError(t, err)
 			assert.Equal(t, data, decoded)
 		})

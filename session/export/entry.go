@@ -216,7 +216,7 @@ func (r *entryRenderer) content(blocks []session.ContentBlock, user bool) {
 			r.markdown(c.Text, user)
 		case session.BlockImage:
 			r.buf.WriteString(`<p class="images">`)
-			writeImage(&r.buf, c.MimeType, c.Data, "")
+			writeImage(&r.buf, c.MimeType(), c.Data(), "")
 			r.buf.WriteString("</p>")
 		}
 	}
@@ -254,7 +254,7 @@ func (r *entryRenderer) assistant(m *session.Message) {
 		case session.BlockText:
 			r.markdown(c.Text, false)
 		case session.BlockThinking:
-			if c.Redacted || c.Thinking == "" {
+			if c.Redacted() || c.Thinking == "" {
 				b.WriteString(`<p class="thinking redacted">Thinking (redacted)</p>`)
 				continue
 			}
@@ -267,7 +267,7 @@ func (r *entryRenderer) assistant(m *session.Message) {
 			r.toolCall(c)
 		case session.BlockImage:
 			b.WriteString(`<p class="images">`)
-			writeImage(b, c.MimeType, c.Data, "")
+			writeImage(b, c.MimeType(), c.Data(), "")
 			b.WriteString("</p>")
 		}
 	}
@@ -358,7 +358,7 @@ func (r *entryRenderer) customMessage(i int, m *session.Message) {
 				r.output(c.Text, nil)
 			case session.BlockImage:
 				b.WriteString(`<p class="images">`)
-				writeImage(b, c.MimeType, c.Data, "")
+				writeImage(b, c.MimeType(), c.Data(), "")
 				b.WriteString("</p>")
 			}
 		}

@@ -68,7 +68,7 @@ func richSession(t testing.TB) (*session.Session, map[string]string) {
 	id, err = s.AppendThinkingLevel("high")
 	must("thinking", id, err)
 	id, err = s.AppendMessage(&session.Message{Role: session.RoleUser, Content: []session.ContentBlock{
-		{Type: session.BlockText, Text: hostileUser}, {Type: session.BlockImage, Data: tinyPNG, MimeType: "image/png"}}})
+		{Type: session.BlockText, Text: hostileUser}, {Type: session.BlockImage, Extra: &session.BlockExtra{Data: tinyPNG, MimeType: "image/png"}}}})
 	must("user1", id, err)
 	// A first answer, abandoned: the conversation goes back to the user's
 	// message with a summary of it.
@@ -101,7 +101,7 @@ func richSession(t testing.TB) (*session.Session, map[string]string) {
 	id, err = s.AppendMessage(result("call_write", "write", "Wrote 18 bytes to notes.md", false, ""))
 	must("write", id, err)
 	img := &session.Message{Role: session.RoleToolResult, ToolCallID: "call_hostile", ToolName: "search_web", IsError: true,
-		Content: []session.ContentBlock{{Type: session.BlockText, Text: "no results for </script>"}, {Type: session.BlockImage, Data: tinyPNG, MimeType: "image/png"}}}
+		Content: []session.ContentBlock{{Type: session.BlockText, Text: "no results for </script>"}, {Type: session.BlockImage, Extra: &session.BlockExtra{Data: tinyPNG, MimeType: "image/png"}}}}
 	id, err = s.AppendMessage(img)
 	must("hostile_result", id, err)
 	code := 2

@@ -209,7 +209,7 @@ func (r *entryRenderer) toolResult(i int, kind string, m *session.Message) {
 	for _, c := range m.Content {
 		if c.Type == session.BlockImage {
 			b.WriteString(`<p class="images">`)
-			writeImage(b, c.MimeType, c.Data, "")
+			writeImage(b, c.MimeType(), c.Data(), "")
 			b.WriteString("</p>")
 		}
 	}

@@ -52,8 +52,15 @@ func (a *app) prepareHooks() {
 	sources, warnings, err := a.discoverHooks()
 	a.hookPrep = &hookPrep{warnings: warnings, err: err}
 	if err == nil {
-		a.hookPrep.prepared = lua.Prepare(sources)
+		a.hookPrep.prepared = lua.PrepareCached(sources, a.chunkCache())
 	}
+}
+
+// chunkCache is where the hooks' compiled chunks are kept: the state
+// folder's chunks/ (see lua.ChunkCache; a folder that cannot be written
+// only means every run compiles).
+func (a *app) chunkCache() *lua.ChunkCache {
+	return lua.OpenChunkCache(filepath.Join(a.paths.State, "chunks"))
 }
 
 // loadHooks loads the hooks (those prepareHooks prepared, if it ran).
@@ -79,6 +86,8 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 		DataDir: a.paths.Data,
 		Report:  report,
 		Config:  a.cfg.hookSections(a.opts.Yes),
+
+		ChunkCache: a.chunkCache(),
 	}
 	opts.MemoryLimit, opts.MaxTimeouts = a.cfg.hookLimits()
 	debug := a.opts.Debug || os.Getenv("LUNAR_DEBUG") != ""

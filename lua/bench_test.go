@@ -37,11 +37,34 @@ func BenchmarkLoad30Hooks(b *testing.B) {
 	for i := range 30 {
 		srcs = append(srcs, lua.Source{Name: fmt.Sprintf("%02d-hook.lua", i), Origin: lua.OriginGlobal, Code: fmt.Appendf(nil, typicalHook, i, i)})
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		rt := lua.Load(srcs, lua.Options{Report: func(m string) { b.Fatal(m) }})
-		rt.Close()
+	for _, cached := range []bool{false, true} {
+		b.Run(cacheName(cached), func(b *testing.B) {
+			opts := lua.Options{Report: func(m string) { b.Fatal(m) }, ChunkCache: warmCache(b, srcs, cached)}
+			b.ReportAllocs()
+			for b.Loop() {
+				rt := lua.Load(srcs, opts)
+				rt.Close()
+			}
+		})
 	}
+}
+
+func cacheName(cached bool) string {
+	if cached {
+		return "warm-cache"
+	}
+	return "compile"
+}
+
+// warmCache returns a chunk cache holding srcs' chunks (nil unless cached).
+func warmCache(b *testing.B, srcs []lua.Source, cached bool) *lua.ChunkCache {
+	if !cached {
+		return nil
+	}
+	cache := lua.OpenChunkCache(filepath.Join(b.TempDir(), "chunks"))
+	require.NotNil(b, cache)
+	lua.Load(srcs, lua.Options{ChunkCache: cache}).Close()
+	return cache
 }
 
 // trivialHook is the whole-process start-up benchmarks' hook (package
@@ -63,20 +86,23 @@ func BenchmarkLoad30Trivial(b *testing.B) {
 	turnEnd := agent.Event{Type: agent.EventTurnEnd, Message: &session.Message{Role: session.RoleAssistant,
 		Content: []session.ContentBlock{{Type: session.BlockText, Text: "done"}}, Usage: &session.Usage{Input: 1}}}
 	for _, turn := range []bool{false, true} {
-		name := "load"
-		if turn {
-			name = "load+turn.end"
-		}
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				rt := lua.Load(srcs, lua.Options{Report: func(m string) { b.Fatal(m) }})
-				if turn {
-					rt.Notify(bg, turnEnd)
-				}
-				rt.Close()
+		for _, cached := range []bool{false, true} {
+			name := "load"
+			if turn {
+				name = "load+turn.end"
 			}
-		})
+			b.Run(name+"/"+cacheName(cached), func(b *testing.B) {
+				opts := lua.Options{Report: func(m string) { b.Fatal(m) }, ChunkCache: warmCache(b, srcs, cached)}
+				b.ReportAllocs()
+				for b.Loop() {
+					rt := lua.Load(srcs, opts)
+					if turn {
+						rt.Notify(bg, turnEnd)
+					}
+					rt.Close()
+				}
+			})
+		}
 	}
 }
 

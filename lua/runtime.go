@@ -65,6 +65,9 @@ type Options struct {
 	// Config holds the hooks' settings by hook name (the file name without
 	// .lua): the JSON lunar.config() returns to that hook.
 	Config map[string]json.RawMessage
+	// ChunkCache keeps the compiled main chunks for Load (nil: every
+	// hook is compiled). PrepareCached takes it instead.
+	ChunkCache *ChunkCache
 }
 
 // Runtime is a set of loaded hooks. Its methods are safe for concurrent
@@ -98,7 +101,7 @@ type snapshot struct {
 // Prepare: it does that in the background), then the main chunks run one
 // after another in load order.
 func Load(sources []Source, opts Options) *Runtime {
-	p := newPrepared(sources)
+	p := newPrepared(sources, opts.ChunkCache)
 	p.prepare()
 	return p.load(opts)
 }
@@ -108,6 +111,7 @@ func Load(sources []Source, opts Options) *Runtime {
 type Prepared struct {
 	hooks  []*hook
 	chunks []chunk
+	cache  *ChunkCache
 	done   chan struct{}
 	used   bool
 }
@@ -116,14 +120,18 @@ type Prepared struct {
 // does, and returns at once: none of it depends on the Options, so the
 // caller can set up the rest (session, tools, terminal) meanwhile. Load
 // then runs the main chunks; Close releases hooks never loaded.
-func Prepare(sources []Source) *Prepared {
-	p := newPrepared(sources)
+func Prepare(sources []Source) *Prepared { return PrepareCached(sources, nil) }
+
+// PrepareCached is Prepare with the compiled main chunks read from and
+// written to cache (nil: none).
+func PrepareCached(sources []Source, cache *ChunkCache) *Prepared {
+	p := newPrepared(sources, cache)
 	go p.prepare()
 	return p
 }
 
-func newPrepared(sources []Source) *Prepared {
-	p := &Prepared{hooks: make([]*hook, len(sources)), chunks: make([]chunk, len(sources)), done: make(chan struct{})}
+func newPrepared(sources []Source, cache *ChunkCache) *Prepared {
+	p := &Prepared{hooks: make([]*hook, len(sources)), chunks: make([]chunk, len(sources)), cache: cache, done: make(chan struct{})}
 	for i, src := range sources {
 		p.hooks[i] = &hook{index: i, src: src}
 	}
@@ -134,9 +142,10 @@ func (p *Prepared) prepare() {
 	// One after another: on two cores, preparing on two goroutines was
 	// no faster (the caller sets up meanwhile) and peaked 2 MB higher.
 	for i, h := range p.hooks {
-		p.chunks[i] = h.prepare()
+		p.chunks[i] = h.prepare(p.cache)
 	}
 	close(p.done)
+	p.cache.prune() // only after a miss, once per process
 }
 
 // Load waits for the preparation and loads the hooks into a new Runtime,
@@ -197,7 +206,7 @@ func (r *Runtime) cwd() string {
 // loadHook creates the hook's state and runs its main chunk.
 func (r *Runtime) loadHook(src Source) *hook {
 	h := r.addHook(src)
-	r.runMain(h, h.prepare())
+	r.runMain(h, h.prepare(nil))
 	return h
 }
 
@@ -216,14 +225,20 @@ type chunk struct {
 	took time.Duration
 }
 
-// prepare creates the hook's state and compiles its source. It touches
-// nothing outside the hook: hooks are prepared in the background.
-func (h *hook) prepare() chunk {
+// prepare creates the hook's state and compiles its source, or reads it
+// compiled from cache (nil: none). It touches nothing outside the hook
+// and its cache file: hooks are prepared in the background.
+func (h *hook) prepare(cache *ChunkCache) chunk {
 	start := time.Now()
 	h.newState()
+	if p := cache.get(h.src.Name, h.src.Code); p != nil {
+		// What L.Load does with the proto it compiles.
+		return chunk{fn: h.L.NewFunctionFromProto(p), took: time.Since(start)}
+	}
 	fn, err := h.L.Load(bytes.NewReader(h.src.Code), h.src.Name)
 	if err == nil {
 		trimProto(fn.Proto)
+		cache.put(h.src.Name, h.src.Code, fn.Proto)
 	}
 	return chunk{fn: fn, err: err, took: time.Since(start)}
 }

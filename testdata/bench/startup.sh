@@ -6,9 +6,10 @@
 #   1. lunar --version            vs a Go hello-world built the same way
 #   2. lunar -p (session written) vs a minimal Go client sending the same
 #                                    request (testdata/bench/rawpost)
-#   3. lunar -p with 30 trivial global hooks vs without them
+#   3. lunar -p with 30 trivial global hooks vs without them (the hooks'
+#      compiled chunks cached after the first run, and with the cache off)
 #   4. the REPL's first prompt (start -> "> " in a pseudo-terminal) with
-#      30 trivial global hooks vs without them
+#      30 trivial global hooks vs without them (same)
 #
 # plus each command's peak RSS and the size of the release binary.
 #
@@ -70,6 +71,12 @@ LUA
 	i=$((i + 1))
 done
 
+# The same hooks with the compiled-chunk cache off (its folder cannot be
+# made): every run compiles them, as the first run after a change does.
+mkdir -p "$tmp/home30nc/state"
+cp -r "$tmp/home30/config" "$tmp/home30nc/"
+: >"$tmp/home30nc/state/chunks"
+
 lunar="$tmp/lunar --model openai/gpt-4.1 --api-key sk-bench"
 
 # The request lunar sends, for rawpost to send the same.
@@ -106,7 +113,9 @@ paired "rawpost=$tmp/rawpost $url $tmp/request.jsonl" "$(run lunar-p "$tmp/home0
 	"$(run lunar-p-nohooks "$tmp/home0" --base-url "$url" --no-hooks -p hi)"
 echo
 echo "== 30 trivial global hooks"
-paired "$(run lunar-p "$tmp/home0" --base-url "$url" -p hi)" "$(run lunar-p-30hooks "$tmp/home30" --base-url "$url" -p hi)"
+paired "$(run lunar-p "$tmp/home0" --base-url "$url" -p hi)" "$(run lunar-p-30hooks "$tmp/home30" --base-url "$url" -p hi)" \
+	"$(run lunar-p-30hooks-nocache "$tmp/home30nc" --base-url "$url" -p hi)"
 echo
 echo "== REPL: start to first prompt, 30 trivial global hooks (wall: until the prompt; cpu: the whole process)"
-pty='\n> ' paired "$(run repl "$tmp/home0" --base-url "$url" --yes)" "$(run repl-30hooks "$tmp/home30" --base-url "$url" --yes)"
+pty='\n> ' paired "$(run repl "$tmp/home0" --base-url "$url" --yes)" "$(run repl-30hooks "$tmp/home30" --base-url "$url" --yes)" \
+	"$(run repl-30hooks-nocache "$tmp/home30nc" --base-url "$url" --yes)"

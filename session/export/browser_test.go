@@ -63,19 +63,30 @@ func newBrowser(t *testing.T) *browser {
 	if chrome == "" {
 		t.Skip("chromium is not installed (apt-get install chromium)")
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()), chromedp.Flag("hide-scrollbars", false))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	b := &browser{t: t}
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(b.event))
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
-	t.Cleanup(cancelTimeout)
-	b.ctx = ctx
-	_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
+	// Chromium itself now and then exits before it listens, with nothing
+	// on stderr but its usual D-Bus complaints (seen on a loaded machine;
+	// chromedp then says "chrome failed to start"): that launch, and only
+	// that, is tried once more, with a fresh profile.
+	var err error
+	for attempt := 1; ; attempt++ {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU,
+			chromedp.UserDataDir(t.TempDir()), chromedp.Flag("hide-scrollbars", false))
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(b.event))
+		t.Cleanup(func() { cancel(); cancelAlloc() })
+		ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
+		t.Cleanup(cancelTimeout)
+		b.ctx = ctx
+		_, err = chromedp.Call(ctx, network.Enable, network.EnableParams{})
+		if err == nil || attempt == 2 || !strings.Contains(err.Error(), "chrome failed to start") {
+			break
+		}
+		t.Logf("launching chromium again: %v", err)
+	}
 	require.NoError(t, err)
-	_, err = chromedp.Call(ctx, cdplog.Enable, cdp.Empty{})
+	_, err = chromedp.Call(b.ctx, cdplog.Enable, cdp.Empty{})
 	require.NoError(t, err)
 	return b
 }

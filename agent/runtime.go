@@ -442,17 +442,14 @@ func (rt *Runtime) ContextTokens() int {
 			break
 		}
 	}
-	ctxMsgs := s.BuildContext().Messages
-	msgs := make([]session.Message, len(ctxMsgs))
-	for i := range ctxMsgs {
-		msgs[i] = ctxMsgs[i].Message
+	if !compactedAfterUsage {
+		// Without copying the context: the REPL asks after every run,
+		// and a long session's context is as large as its file.
+		return compaction.PathContextTokens(path)
 	}
-	if compactedAfterUsage {
-		total := 0
-		for i := range msgs {
-			total += session.EstimateTokens(&msgs[i])
-		}
-		return total
+	total := 0
+	for _, cm := range session.BuildContext(path).Messages {
+		total += session.EstimateTokens(&cm.Message)
 	}
-	return compaction.EstimateContextTokens(msgs)
+	return total
 }

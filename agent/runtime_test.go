@@ -459,3 +459,23 @@ func lastUserText(t *testing.T, r llmtest.Request) string {
 	}
 	return text
 }
+
+func TestContextTokensIsTheBuiltContextsEstimate(t *testing.T) {
+	rt, _, _ := newTestRuntime(t, nil)
+	s := rt.Session()
+	estimate := func() int {
+		var msgs []session.Message
+		for _, cm := range s.BuildContext().Messages {
+			msgs = append(msgs, cm.Message)
+		}
+		return compaction.EstimateContextTokens(msgs)
+	}
+	assert.Equal(t, 0, rt.ContextTokens(), "empty")
+	appendAll(t, s, userMsg("what is in the repository?"))
+	assert.Equal(t, estimate(), rt.ContextTokens(), "no usage yet")
+	appendAll(t, s, assistantMsg("a Go module"), userMsg("and its tests?"))
+	_, err := s.AppendCustomMessage("note", []session.ContentBlock{{Type: session.BlockText, Text: "remember the tests"}}, true, nil)
+	require.NoError(t, err)
+	require.Greater(t, estimate(), 15)
+	assert.Equal(t, estimate(), rt.ContextTokens(), "the last usage and estimates of what followed")
+}

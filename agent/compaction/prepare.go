@@ -114,9 +114,11 @@ func prepare(path []*session.Entry, s Settings) (*Preparation, error) {
 	return p, nil
 }
 
-// pathContextTokens is EstimateContextTokens of the context
+// PathContextTokens is EstimateContextTokens of the context
 // session.BuildContext builds from path, computed without building it: the
 // context is walked from its end only as far as the last usable usage.
+func PathContextTokens(path []*session.Entry) int { return pathContextTokens(path) }
+
 func pathContextTokens(path []*session.Entry) int {
 	// The context (see session.BuildContext): with a compaction at c, its
 	// summary, then path[kept:c] from the entry firstKeptEntryId names

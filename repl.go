@@ -1233,7 +1233,11 @@ func completePath(p, cwd string) (string, []string) {
 // replay prints the last n messages of the current context, so a resumed
 // session shows where it stands.
 func (r *repl) replay(n int) {
-	msgs := r.a.rt.Session().BuildContext().Messages
+	path := r.a.rt.Session().Path("")
+	msgs := session.ContextTail(path, n, func(m *session.Message) bool {
+		return m.Role != session.RoleToolResult && messagePreview(m) != ""
+	})
+	total := session.ContextLen(path)
 	var shown []string
 	for i := len(msgs) - 1; i >= 0 && len(shown) < n; i-- {
 		m := &msgs[i].Message
@@ -1248,7 +1252,7 @@ func (r *repl) replay(n int) {
 		return
 	}
 	width := r.term.columns() - 2
-	if skipped := len(msgs) - len(shown); skipped > 0 {
+	if skipped := total - len(shown); skipped > 0 {
 		r.printf("%s\n", r.term.paint(ansiDim, fmt.Sprintf("… %d earlier message%s", skipped, plural(skipped))))
 	}
 	for i := len(shown) - 1; i >= 0; i-- {

@@ -914,3 +914,24 @@ func TestWrapWords(t *testing.T) {
 	assert.Equal(t, []string{"a", "verylongword", "b"}, wrapWords("a verylongword b", 5))
 	assert.Equal(t, []string{""}, wrapWords("", 10))
 }
+
+func TestREPLResumeReplaysTheContextsEnd(t *testing.T) {
+	e := newReplEnv(t)
+	s, err := session.Create(t.TempDir(), e.cwd)
+	require.NoError(t, err)
+	for i := range 40 {
+		_, err := s.AppendMessage(&session.Message{Role: session.RoleUser, Content: []session.ContentBlock{{Type: session.BlockText, Text: fmt.Sprintf("question %d", i)}}, Timestamp: 1})
+		require.NoError(t, err)
+		_, err = s.AppendMessage(&session.Message{Role: session.RoleAssistant, API: "openai-completions", Provider: "openai", Model: "gpt-4.1",
+			Content: []session.ContentBlock{{Type: session.BlockText, Text: fmt.Sprintf("answer %d", i)}}, StopReason: session.StopStop, Timestamp: 2})
+		require.NoError(t, err)
+	}
+	require.NoError(t, s.Close())
+	p := e.start("--session", s.File())
+	p.expect("… 76 earlier messages")
+	p.expect("you: question 38")
+	p.expect("assistant: answer 38")
+	p.expect("you: question 39")
+	p.expect("assistant: answer 39")
+	p.quit()
+}

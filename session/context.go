@@ -56,6 +56,69 @@ func BuildContext(path []*Entry) Context {
 	return c
 }
 
+// ContextLen is len(BuildContext(path).Messages), counted without
+// building the context.
+func ContextLen(path []*Entry) int {
+	compaction := -1
+	for i, e := range path {
+		if e.Type == TypeCompaction {
+			compaction = i
+		}
+	}
+	comp, kept, after := contextSpan(path, compaction)
+	n := 0
+	if comp != nil {
+		n++
+	}
+	for _, span := range [2][]*Entry{kept, after} {
+		for _, e := range span {
+			switch e.Type {
+			case TypeMessage:
+				if e.Message != nil {
+					n++
+				}
+			case TypeCustomMessage:
+				n++
+			case TypeBranchSummary:
+				if e.Summary() != "" {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// ContextTail is the last messages of BuildContext(path).Messages, from
+// as few of the path's last entries as give at least n messages that
+// keep accepts (all of the context when fewer do): a long session's
+// whole context is as large as its file.
+func ContextTail(path []*Entry, n int, keep func(*Message) bool) []ContextMessage {
+	// After the path's last compaction, the context is the messages of
+	// the entries in order: the context of a suffix of them is the end
+	// of the whole.
+	floor := 0
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == TypeCompaction {
+			floor = i + 1
+			break
+		}
+	}
+	for k := 4 * (n + 1); k < len(path)-floor; k *= 2 {
+		msgs := BuildContext(path[len(path)-k:]).Messages
+		kept := 0
+		for i := range msgs {
+			if keep(&msgs[i].Message) {
+				kept++
+			}
+		}
+		if kept >= n {
+			return msgs
+		}
+	}
+	return BuildContext(path).Messages
+}
+
 // contextSpan splits a path (root first) at its compaction entry (index
 // compaction, -1 for none) into what the context holds: the compaction
 // (nil without one), the entries before it from its firstKeptEntryId on,

@@ -329,3 +329,47 @@ func TestEstimateTokens(t *testing.T) {
 	assert.Equal(t, 1, EstimateTokens(&Message{Role: RoleCompactionSummary, Extra: &MessageExtra{Summary: "abc"}}))
 	assert.Equal(t, 0, EstimateTokens(&Message{Role: "other", Extra: &MessageExtra{Summary: "abc"}}))
 }
+
+func TestContextLenAndTail(t *testing.T) {
+	var long []*Entry
+	for i := range 60 {
+		long = append(long, msgEntry(userMsg(fmt.Sprintf("u%d", i))), msgEntry(assistantMsg(fmt.Sprintf("a%d", i))))
+		if i%7 == 3 {
+			long = append(long, &Entry{Type: TypeCustomMessage, Fields: &EntryFields{CustomType: "note", Content: []ContentBlock{{Type: BlockText, Text: "n"}}}},
+				&Entry{Type: TypeLabel, Fields: &EntryFields{TargetID: "x"}}, &Entry{Type: TypeBranchSummary, Fields: &EntryFields{FromID: "x"}})
+		}
+	}
+	comp := &Entry{Type: TypeCompaction, Fields: &EntryFields{Summary: "C"}}
+	compacted := append(append([]*Entry{}, long[:50]...), comp)
+	compacted = append(compacted, long[50:]...)
+	paths := map[string][]*Entry{"empty": nil, "short": long[:3], "long": chain(long...), "compacted": chain(compacted...)}
+	comp.fields().FirstKeptEntryID = long[40].ID
+	users := func(m *Message) bool { return m.Role == RoleUser }
+	all := func(*Message) bool { return true }
+	for name, path := range paths {
+		whole := BuildContext(path).Messages
+		assert.Equal(t, len(whole), ContextLen(path), name)
+		for _, n := range []int{0, 1, 3, 10, 80, 200} {
+			for _, keep := range []func(*Message) bool{users, all} {
+				tail := ContextTail(path, n, keep)
+				require.LessOrEqual(t, len(tail), len(whole), "%s n=%d", name, n)
+				assert.Equal(t, texts(whole[len(whole)-len(tail):]), texts(tail), "%s n=%d: the end of the context", name, n)
+				kept, wholeKept := 0, 0
+				for i := range tail {
+					if keep(&tail[i].Message) {
+						kept++
+					}
+				}
+				for i := range whole {
+					if keep(&whole[i].Message) {
+						wholeKept++
+					}
+				}
+				assert.GreaterOrEqual(t, kept, min(n, wholeKept), "%s n=%d", name, n)
+				if n <= 3 && name != "short" && name != "empty" {
+					assert.Less(t, len(tail), len(whole), "%s n=%d: a few messages need a few entries", name, n)
+				}
+			}
+		}
+	}
+}

@@ -177,41 +177,24 @@ func (c *ChunkCache) get(name string, code []byte) *glua.FunctionProto {
 		return nil
 	}
 	path := filepath.Join(c.dir, c.key(name, code))
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4*MaxSourceSize+1<<20 {
-		return nil
-	}
-	buf := make([]byte, fi.Size())
-	if _, err := readFull(f, buf); err != nil {
+	buf, mod, ok := readChunkFile(path, maxChunkFile)
+	if !ok {
 		return nil
 	}
 	p, err := decodeChunk(buf)
 	if err != nil {
 		return nil
 	}
-	if time.Since(fi.ModTime()) > chunkTouchAge {
+	if time.Since(mod) > chunkTouchAge {
 		now := time.Now()
 		_ = os.Chtimes(path, now, now) // its age is what pruning reads
 	}
 	return p
 }
 
-func readFull(f *os.File, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
+// maxChunkFile is the largest cache file get reads: more than the chunk
+// of the largest hook needs.
+const maxChunkFile = 4*MaxSourceSize + 1<<20
 
 // put stores a compiled chunk, atomically (a temporary file renamed);
 // failures are ignored.

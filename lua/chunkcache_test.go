@@ -256,3 +256,73 @@ func TestChunkCacheKeyHasVersions(t *testing.T) {
 	assert.NotEqual(t, c.key("a.lua", nil), other.key("a.lua", nil))
 	assert.Nil(t, OpenChunkCache(""))
 }
+
+func TestChunkCacheTouchesOldFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "chunks")
+	loadCached(t, OpenChunkCache(dir))
+	src := cachedSources()[0]
+	c := OpenChunkCache(dir)
+	path := filepath.Join(dir, c.key(src.Name, src.Code))
+	recent := time.Now().Add(-chunkTouchAge / 2).Truncate(time.Second)
+	require.NoError(t, os.Chtimes(path, recent, recent))
+	require.NotNil(t, c.get(src.Name, src.Code))
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.True(t, fi.ModTime().Equal(recent), "a recent file is only read")
+
+	old := time.Now().Add(-2 * chunkTouchAge)
+	require.NoError(t, os.Chtimes(path, old, old))
+	require.NotNil(t, c.get(src.Name, src.Code))
+	fi, err = os.Stat(path)
+	require.NoError(t, err)
+	assert.Less(t, time.Since(fi.ModTime()), chunkTouchAge, "an old file used is refreshed (pruning reads its age)")
+}
+
+func TestChunkCacheSkipsOtherFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "chunks")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	c := OpenChunkCache(dir)
+	src := cachedSources()[0]
+	path := filepath.Join(dir, c.key(src.Name, src.Code))
+	require.NoError(t, os.Mkdir(path, 0o700))
+	assert.Nil(t, c.get(src.Name, src.Code), "a folder")
+	require.NoError(t, os.Remove(path))
+
+	data, ok := encodeChunk(compileFresh(t, src.Name, src.Code))
+	require.True(t, ok)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	require.NotNil(t, c.get(src.Name, src.Code))
+	buf, _, ok := readChunkFile(path, int64(len(data)-1))
+	assert.False(t, ok, "larger than the limit")
+	assert.Nil(t, buf)
+	buf, _, ok = readChunkFile(path, int64(len(data)))
+	assert.True(t, ok)
+	assert.Equal(t, data, buf)
+}
+
+func TestMainChunkBuildsNoArgTable(t *testing.T) {
+	// A main chunk (hook or lib/ module) runs without the Lua 5.0 arg table
+	// it could not reach; `arg` there is the global, and a nested vararg
+	// function keeps its local arg.
+	const code = `arg = "global"
+local function f(...) return arg end
+local t = f(1, 2)
+result = arg .. " " .. type(t) .. " " .. t.n`
+	for _, cached := range []bool{false, true} {
+		var cache *ChunkCache
+		if cached {
+			cache = OpenChunkCache(filepath.Join(t.TempDir(), "chunks"))
+			Load([]Source{{Name: "x.lua", Code: []byte(code)}}, Options{ChunkCache: cache}).Close()
+			require.NotNil(t, cache.get("x.lua", []byte(code)))
+		}
+		h := &hook{src: Source{Name: "x.lua", Code: []byte(code)}}
+		c := h.prepare(cache)
+		require.NoError(t, c.err)
+		assert.Zero(t, c.fn.Proto.IsVarArg&glua.VarArgNeedsArg, "cached %v", cached)
+		assert.NotZero(t, c.fn.Proto.FunctionPrototypes[0].IsVarArg&glua.VarArgNeedsArg, "the nested function keeps it")
+		h.L.Push(c.fn)
+		require.NoError(t, h.L.PCall(0, 0, nil))
+		assert.Equal(t, "global table 2", h.L.GetGlobal("result").String())
+		h.L.Close()
+	}
+}

@@ -291,6 +291,7 @@ func (h *hook) libLoader(L *glua.LState) int {
 		L.RaiseError("%s", err.Error())
 	}
 	trimProto(fn.Proto)
+	noArgTable(fn.Proto)
 	L.Push(fn)
 	return 1
 }

@@ -232,15 +232,26 @@ func (h *hook) prepare(cache *ChunkCache) chunk {
 	start := time.Now()
 	h.newState()
 	if p := cache.get(h.src.Name, h.src.Code); p != nil {
+		noArgTable(p)
 		// What L.Load does with the proto it compiles.
 		return chunk{fn: h.L.NewFunctionFromProto(p), took: time.Since(start)}
 	}
 	fn, err := h.L.Load(bytes.NewReader(h.src.Code), h.src.Name)
 	if err == nil {
 		trimProto(fn.Proto)
-		cache.put(h.src.Name, h.src.Code, fn.Proto)
+		cache.put(h.src.Name, h.src.Code, fn.Proto) // as compiled
+		noArgTable(fn.Proto)
 	}
 	return chunk{fn: fn, err: err, took: time.Since(start)}
+}
+
+// noArgTable spares a main chunk (a hook's, a lib/ module's) the Lua 5.0
+// `arg` table gopher-lua builds on every call of a vararg function that
+// does not use `...` (CompatVarArg): a main chunk has no local named arg
+// (`arg` there is a global), so the table, a 2 KB map, is never
+// reachable. Nested functions keep theirs: for them `arg` is a local.
+func noArgTable(p *glua.FunctionProto) {
+	p.IsVarArg &^= glua.VarArgNeedsArg
 }
 
 // trimProto copies a compiled function's slices (and its nested

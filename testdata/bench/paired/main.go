@@ -111,11 +111,8 @@ func (c *command) run() (wall, cpu time.Duration, rssKiB int64, err error) {
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("%v\n%s", err, out.Bytes())
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if ru != nil {
-		rssKiB = ru.Maxrss
-	}
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rssKiB, nil
+	cpu, rssKiB = usage(cmd.ProcessState)
+	return wall, cpu, rssKiB, nil
 }
 
 // runPTY runs cmd in a pseudo-terminal until marker appears, then sends
@@ -160,11 +157,16 @@ func (c *command) runPTY(cmd *exec.Cmd) (wall, cpu time.Duration, rssKiB int64, 
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("%v\n%s", err, out.Bytes())
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if ru != nil {
+	cpu, rssKiB = usage(cmd.ProcessState)
+	return wall, cpu, rssKiB, nil
+}
+
+// usage is an exited process's CPU time (user + system) and peak RSS.
+func usage(ps *os.ProcessState) (cpu time.Duration, rssKiB int64) {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		rssKiB = ru.Maxrss
 	}
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rssKiB, nil
+	return ps.UserTime() + ps.SystemTime(), rssKiB
 }
 
 func median(d []time.Duration) time.Duration {

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -270,23 +269,8 @@ func (e *replEnv) startRaw(args ...string) *ptyREPL {
 	if !e.ask {
 		base = append(base, "--yes")
 	}
-	cmd := exec.Command(replBinary(e.t), append(base, args...)...)
-	cmd.Dir = e.cwd
-	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "NO_COLOR=1", "TERM=xterm-256color", "LUNAR_MAX_RETRIES=0")
-	cmd.Env = append(cmd.Env, e.env...)
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-	require.NoError(e.t, err)
-	p := &ptyREPL{t: e.t, cmd: cmd, tty: tty, more: make(chan struct{}, 1), done: make(chan struct{})}
-	go p.read()
-	e.t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			p.cmd.Process.Kill()
-			<-p.done
-			p.cmd.Wait()
-		}
-		tty.Close()
-	})
-	return p
+	env := append(os.Environ(), "LUNAR_HOME="+e.home, "NO_COLOR=1", "TERM=xterm-256color", "LUNAR_MAX_RETRIES=0")
+	return e.startBare(append(env, e.env...), append(base, args...)...)
 }
 
 func (p *ptyREPL) read() {

@@ -140,12 +140,8 @@ func (a *app) resolveSession(query string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	switch m := matchSessions(infos, query); len(m) {
-	case 1:
-		return m[0].Path, nil
-	case 0:
-	default:
-		return "", errAmbiguous(query, m)
+	if path, ok, err := pickSession(infos, query); ok || err != nil {
+		return path, err
 	}
 	if a.opts.SessionDir == "" {
 		// An id of another folder's session: only headers are read.
@@ -157,12 +153,8 @@ func (a *app) resolveSession(query string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		switch m := matchSessions(all, query); len(m) {
-		case 1:
-			return m[0].Path, nil
-		case 0:
-		default:
-			return "", errAmbiguous(query, m)
+		if path, ok, err := pickSession(all, query); ok || err != nil {
+			return path, err
 		}
 	}
 	return "", fmt.Errorf("no session matches %q (lunar sessions lists them; --all those of every folder)", query)
@@ -175,4 +167,17 @@ func sessionInfoOf(path string) (session.Info, error) {
 		return session.Info{}, fmt.Errorf("%s is not a session file", path)
 	}
 	return in, nil
+}
+
+// pickSession is the one session of infos query matches (ok), an error
+// when it matches several, or neither when it matches none.
+func pickSession(infos []session.Info, query string) (path string, ok bool, err error) {
+	switch m := matchSessions(infos, query); len(m) {
+	case 0:
+		return "", false, nil
+	case 1:
+		return m[0].Path, true, nil
+	default:
+		return "", false, errAmbiguous(query, m)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Permission modes, from the loosest.
@@ -86,7 +87,10 @@ func (p *permissionsConfig) UnmarshalJSON(data []byte) error {
 }
 
 // permissionRuleRE is "tool" or "tool: pattern" (as permissions.lua reads it).
-var permissionRuleRE = regexp.MustCompile(`^\s*[A-Za-z0-9_-]+\s*(:\s*\S.*)?$`)
+// Compiled when a config has rules, not at every start.
+var permissionRuleRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*[A-Za-z0-9_-]+\s*(:\s*\S.*)?$`)
+})
 
 // validatePermissions checks the mode and the rules' syntax.
 func validatePermissions(p *permissionsConfig, path string, data []byte) error {
@@ -101,7 +105,7 @@ func validatePermissions(p *permissionsConfig, path string, data []byte) error {
 		rules []string
 	}{{"allow", p.Allow}, {"ask", p.Ask}, {"deny", p.Deny}} {
 		for _, r := range list.rules {
-			if !permissionRuleRE.MatchString(r) {
+			if !permissionRuleRE().MatchString(r) {
 				return fmt.Errorf("config %s:%d: key \"permissions.%s\": %q is not a rule: a tool name, or \"tool: pattern\" (\"bash: git status *\", \"write: docs/*\")",
 					path, lineOfKey(data, list.key), list.key, r)
 			}

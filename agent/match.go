@@ -6,14 +6,23 @@ package agent
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
 
-// datedID matches ids that end in a date (-20250929): pi prefers the
-// alias without one.
-var datedID = regexp.MustCompile(`-\d{8}$`)
+// datedID reports whether an id ends in a date (-20250929, the pattern
+// -\d{8}$): pi prefers the alias without one.
+func datedID(id string) bool {
+	if len(id) < 9 || id[len(id)-9] != '-' {
+		return false
+	}
+	for i := len(id) - 8; i < len(id); i++ {
+		if id[i] < '0' || id[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // Match resolves a model pattern: "provider/id", a known id, or a part of
 // one (case-insensitive: "sonnet" is the newest Claude Sonnet alias; among
@@ -121,7 +130,7 @@ func (r *Registry) matchModel(pattern string, models []Model) (Model, bool) {
 		matches = keyed
 	}
 	slices.SortStableFunc(matches, func(a, b Model) int {
-		aliasA, aliasB := !datedID.MatchString(a.ID), !datedID.MatchString(b.ID)
+		aliasA, aliasB := !datedID(a.ID), !datedID(b.ID)
 		if aliasA != aliasB {
 			if aliasA {
 				return -1

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -518,9 +517,11 @@ func openAIEffort(m Model, level string) string {
 	return ""
 }
 
-// reasoningField matches the thinking signatures the provider writes
-// (delta field names), so nothing else is sent back as a field.
-var reasoningField = regexp.MustCompile(`^reasoning(_content|_text)?$`)
+// reasoningField reports whether a thinking signature is one the provider
+// writes (a delta field name), so nothing else is sent back as a field.
+func reasoningField(sig string) bool {
+	return sig == "reasoning" || sig == "reasoning_content" || sig == "reasoning_text"
+}
 
 // openAIHasAssistant reports whether an assistant message is sent: pi
 // leaves out one with neither text (after removing lone surrogates) nor
@@ -567,7 +568,7 @@ func (svc openAIService) assistant(w *jsonWriter, m Model, content []session.Con
 	first := true
 	for i := range content {
 		if c := &content[i]; c.Type == session.BlockThinking && !isJSBlank(c.Thinking) {
-			if first && !svc.mistral && reasoningField.MatchString(c.ThinkingSignature) {
+			if first && !svc.mistral && reasoningField(c.ThinkingSignature) {
 				field = c.ThinkingSignature
 			}
 			first = false

@@ -6,7 +6,6 @@ package lua
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -172,8 +171,6 @@ type command struct {
 	fn                *glua.LFunction
 }
 
-var commandNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_:.-]*$`)
-
 func (h *hook) luaCommand(L *glua.LState) int {
 	name := strings.TrimPrefix(L.CheckString(1), "/")
 	spec := L.CheckTable(2)
@@ -185,7 +182,7 @@ func (h *hook) luaCommand(L *glua.LState) int {
 	if !ok && spec.RawGetString("description") != glua.LNil {
 		L.ArgError(2, "description must be a string")
 	}
-	if !commandNameRE.MatchString(name) {
+	if !validCommandName(name) {
 		L.ArgError(1, fmt.Sprintf("invalid command name %q", name))
 	}
 	if slices.Contains(BuiltinCommands, name) {

@@ -15,7 +15,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -270,13 +269,11 @@ var coroutineWrap = sync.OnceValue(func() *glua.FunctionProto {
 	return proto
 })
 
-var libNameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*$`)
-
 // libLoader is require's second searcher: <hook folder>/lib/<name>.lua,
 // dots as folder separators, never outside lib/.
 func (h *hook) libLoader(L *glua.LState) int {
 	name := L.CheckString(1)
-	if !libNameRE.MatchString(name) {
+	if !validLibName(name) {
 		L.Push(glua.LString(fmt.Sprintf("\n\tinvalid module name %q (only lib/ modules and the standard modules can be required)", name)))
 		return 1
 	}

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -24,13 +23,11 @@ type hookTool struct {
 	tool *agent.Tool
 }
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
 // toolSpec validates a lunar.tool table; problems are returned as one
 // message (a load warning: the tool is not registered).
 func (h *hook) toolSpec(spec *glua.LTable) (*hookTool, error) {
 	name, ok := spec.RawGetString("name").(glua.LString)
-	if !ok || !toolNameRE.MatchString(string(name)) {
+	if !ok || !validToolName(string(name)) {
 		return nil, fmt.Errorf("tool name must be 1-64 letters, digits, _ or -, got %s", spec.RawGetString("name"))
 	}
 	desc, ok := spec.RawGetString("description").(glua.LString)

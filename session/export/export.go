@@ -47,15 +47,18 @@ var pageJS string
 
 // scriptHash is the CSP hash of the page script: the only script the page
 // may run, so markup that slipped into a message could not run one.
-var scriptHash = func() string {
+// Computed on first export, not at start: most runs never export.
+var scriptHash = sync.OnceValue(func() string {
 	sum := sha256.Sum256([]byte(pageJS))
 	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
-}()
+})
 
 // csp allows the inline style and the page script, images from data URLs,
 // and nothing else: no request can leave the page, even on a click on a
 // link (navigation is not a fetch), which opens in the browser as usual.
-var csp = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src '" + scriptHash + "'; base-uri 'none'; form-action 'none'"
+func csp() string {
+	return "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src '" + scriptHash() + "'; base-uri 'none'; form-action 'none'"
+}
 
 // DefaultFileName is the name an export of s gets when the user names
 // none: lunar-session-<session file name>.html, or the session id for a
@@ -115,7 +118,7 @@ func (p *page) write(w *bufio.Writer) {
 
 	w.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	w.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	w.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"" + csp + "\">\n")
+	w.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"" + csp() + "\">\n")
 	w.WriteString("<meta name=\"color-scheme\" content=\"light dark\">\n")
 	if p.opts.Generator != "" {
 		w.WriteString("<meta name=\"generator\" content=\"" + escape(p.opts.Generator) + "\">\n")

@@ -76,7 +76,7 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 	sdkCtx, refused, release := noLocalRetries(ctx)
 	defer release()
 	err = client.Execute(sdkCtx, http.MethodPost, "chat/completions", raw, &httpRes)
-	stream := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(httpRes), err)
+	stream := ssestream.NewStream[openAIChunk](ssestream.NewDecoder(httpRes), err)
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
 		if rerr := refused(); rerr != nil { // a local server that is not running: no retries
@@ -93,8 +93,8 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 		if msg.ResponseID() == "" && chunk.ID != "" {
 			msg.SetResponseID(chunk.ID)
 		}
-		if chunk.JSON.Usage.Valid() {
-			openAIUsage(msg, req.Model, &chunk.Usage)
+		if chunk.Usage != nil {
+			openAIUsage(msg, req.Model, chunk.Usage)
 		}
 		if len(chunk.Choices) == 0 {
 			continue
@@ -104,13 +104,9 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 			finish = choice.FinishReason
 		}
 		d := &choice.Delta
-		for _, field := range [...]string{"reasoning_content", "reasoning"} {
-			f, ok := d.JSON.ExtraFields[field] // extra fields are never Valid(): read the raw JSON
-			if !ok || len(f.Raw()) < 3 || f.Raw()[0] != '"' {
-				continue
-			}
-			var text string
-			if json.Unmarshal([]byte(f.Raw()), &text) != nil || text == "" {
+		for _, r := range [...]struct{ field, text string }{{"reasoning_content", d.ReasoningContent}, {"reasoning", d.Reasoning}, {"", d.Content.thinking}} {
+			field, text := r.field, r.text
+			if text == "" {
 				continue
 			}
 			i := b.open
@@ -119,7 +115,7 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 			}
 			b.thinking(i, text)
 		}
-		for _, text := range [...]string{d.Content, d.Refusal} { // a refusal is the model's answer too
+		for _, text := range [...]string{d.Content.text, d.Refusal} { // a refusal is the model's answer too
 			if text == "" {
 				continue
 			}
@@ -150,8 +146,8 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 				b.toolArgs(i, tc.Function.Arguments)
 			}
 		}
-		if f, ok := d.JSON.ExtraFields["reasoning_details"]; ok {
-			openAIReasoningDetails(msg, f.Raw())
+		if d.ReasoningDetails != nil {
+			openAIReasoningDetails(msg, d.ReasoningDetails)
 		}
 	}
 	if err := stream.Err(); err != nil {
@@ -184,9 +180,9 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 // openAIReasoningDetails keeps OpenRouter's encrypted reasoning of a tool
 // call as its thoughtSignature, as pi does, so that it goes back with the
 // call (see reasoningDetail).
-func openAIReasoningDetails(msg *session.Message, raw string) {
+func openAIReasoningDetails(msg *session.Message, raw json.RawMessage) {
 	var details []json.RawMessage
-	if json.Unmarshal([]byte(raw), &details) != nil {
+	if json.Unmarshal(raw, &details) != nil {
 		return
 	}
 	for _, d := range details {
@@ -210,16 +206,105 @@ func openAIReasoningDetails(msg *session.Message, raw string) {
 // openAIUsage records a usage chunk: prompt_tokens include cached (and
 // cache-written) tokens, which are reported apart; completion_tokens
 // already include reasoning tokens.
-func openAIUsage(msg *session.Message, m Model, u *openai.CompletionUsage) {
+func openAIUsage(msg *session.Message, m Model, u *openAIChunkUsage) {
 	cacheRead := int(u.PromptTokensDetails.CachedTokens)
 	if cacheRead == 0 { // DeepSeek reports cache hits at the top level
-		if f, ok := u.JSON.ExtraFields["prompt_cache_hit_tokens"]; ok {
-			_ = json.Unmarshal([]byte(f.Raw()), &cacheRead)
-		}
+		cacheRead = int(u.PromptCacheHitTokens)
 	}
 	cacheWrite := int(u.PromptTokensDetails.CacheWriteTokens)
 	input := max(0, int(u.PromptTokens)-cacheRead-cacheWrite)
 	setUsage(msg, m, input, int(u.CompletionTokens), cacheRead, cacheWrite)
+}
+
+// openAIChunk is what lunar reads of a chat completion chunk: the SDK's
+// ChatCompletionChunk models every field of every service and builds its
+// decoders by reflection on first use, which cost every one-shot run
+// ~1.5 ms before the first token; this is decoded by encoding/json.
+// Fields some services add (reasoning_content, reasoning,
+// reasoning_details, prompt_cache_hit_tokens) are fields here, not extra
+// fields read back from raw JSON.
+type openAIChunk struct {
+	ID      string            `json:"id"`
+	Choices []openAIChoice    `json:"choices"`
+	Usage   *openAIChunkUsage `json:"usage"`
+}
+
+type openAIChoice struct {
+	FinishReason string      `json:"finish_reason"`
+	Delta        openAIDelta `json:"delta"`
+}
+
+type openAIDelta struct {
+	Content          openAIContent   `json:"content"`
+	Refusal          string          `json:"refusal"`
+	ReasoningContent string          `json:"reasoning_content"` // DeepSeek, vLLM, llama.cpp
+	Reasoning        string          `json:"reasoning"`         // OpenRouter, Ollama
+	ReasoningDetails json.RawMessage `json:"reasoning_details"` // OpenRouter
+	ToolCalls        []struct {
+		Index    int64  `json:"index"`
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+}
+
+type openAIChunkUsage struct {
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens     int64 `json:"cached_tokens"`
+		CacheWriteTokens int64 `json:"cache_write_tokens"`
+	} `json:"prompt_tokens_details"`
+	PromptCacheHitTokens int64 `json:"prompt_cache_hit_tokens"` // DeepSeek
+}
+
+// openAIContent is a delta's content: a string, or, from Mistral's
+// reasoning models, a list of parts: {"type":"text","text":…} and
+// {"type":"thinking","thinking":[{"type":"text","text":…}]}. Their
+// thinking becomes a thinking block without a signature (not sent back,
+// as no field carries it). Anything else is left empty.
+type openAIContent struct{ text, thinking string }
+
+func (c *openAIContent) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] == '"' {
+		return json.Unmarshal(data, &c.text)
+	}
+	var parts []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		Thinking []struct {
+			Text string `json:"text"`
+		} `json:"thinking"`
+	}
+	if json.Unmarshal(data, &parts) != nil {
+		return nil
+	}
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			c.text += p.Text
+		case "thinking":
+			for _, t := range p.Thinking {
+				c.thinking += t.Text
+			}
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSON decodes a chunk as leniently as the SDK's type did: a
+// field of an unexpected type (content as a list, a null count) is left
+// empty and the rest of the chunk is kept; only malformed JSON ends the
+// stream with an error.
+func (c *openAIChunk) UnmarshalJSON(data []byte) error {
+	type plain openAIChunk
+	err := json.Unmarshal(data, (*plain)(c))
+	if _, ok := err.(*json.UnmarshalTypeError); ok {
+		return nil
+	}
+	return err
 }
 
 // openAIError turns an SDK error into a ProviderError: an HTTP error

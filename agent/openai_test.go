@@ -240,6 +240,41 @@ func TestOpenAIRefusalIsText(t *testing.T) {
 	assert.Equal(t, "c1", msg.ResponseID())
 }
 
+// TestOpenAIChunkFieldsOfUnexpectedType: a field of a type lunar does not
+// expect (a usage that is not an object, content that is neither a string
+// nor a list of parts) is left empty, and the rest of that chunk and of
+// the stream is kept; Mistral's content parts are read as thinking and
+// text (the SDK's chunk type gave their JSON as text); DeepSeek's
+// top-level cache hits are read.
+func TestOpenAIChunkFieldsOfUnexpectedType(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, d := range []string{
+			`{"id":"c1","usage":"soon","choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"h"}]}],"reasoning_content":7},"finish_reason":null}]}`,
+			`{"id":"c1","choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"m"}]},{"type":"text","text":"Hel"}]},"finish_reason":null}]}`,
+			`{"id":"c1","choices":[{"index":0,"delta":{"content":{"odd":true}},"finish_reason":null}]}`,
+			`{"id":"c1","choices":[{"index":0,"delta":{"content":"lo","tool_calls":null},"finish_reason":null}]}`,
+			`{"id":"c1","choices":[{"index":0,"delta":{"content":" there"},"finish_reason":"stop"}]}`,
+			`{"id":"c1","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":7,"prompt_cache_hit_tokens":60,"prompt_tokens_details":null}}`,
+		} {
+			fmt.Fprintf(w, "data: %s\n\n", d)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	req := &Request{Model: Model{Provider: "p", ID: "m", API: APIOpenAICompletions, BaseURL: srv.URL}, Messages: []session.Message{llmUser("hi")}}
+	msg, err := (&OpenAIProvider{}).Stream(context.Background(), req, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "Hello there", msg.Text())
+	require.Len(t, msg.Content, 2)
+	assert.Equal(t, "hm", msg.Content[0].Thinking)
+	assert.Equal(t, session.StopStop, msg.StopReason)
+	require.NotNil(t, msg.Usage)
+	assert.Equal(t, 40, msg.Usage.Input)
+	assert.Equal(t, 60, msg.Usage.CacheRead)
+	assert.Equal(t, 7, msg.Usage.Output)
+}
+
 // BenchmarkOpenAIStream streams a 2,000-chunk reply through the SDK.
 func BenchmarkOpenAIStream(b *testing.B) {
 	llmBenchmark(b, APIOpenAICompletions)

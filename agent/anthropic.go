@@ -82,7 +82,7 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 	sdkCtx, refused, release := noLocalRetries(ctx)
 	defer release()
 	err = sdk.Execute(sdkCtx, http.MethodPost, "v1/messages", raw, &httpRes)
-	stream := ssestream.NewStream[anthropic.MessageStreamEventUnion](ssestream.NewDecoder(httpRes), err)
+	stream := ssestream.NewStream[anthropicEvent](ssestream.NewDecoder(httpRes), err)
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
 		if rerr := refused(); rerr != nil { // a local server that is not running: no retries
@@ -128,7 +128,7 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 				i := b.add(session.ContentBlock{Type: session.BlockToolCall, ID: cb.ID, Name: cb.Name,
 					Arguments: json.RawMessage(`{}`)}, StreamToolCallStart)
 				blocks[ev.Index] = i
-				if raw := cb.JSON.Input.Raw(); raw != "" && raw != "{}" && raw != "null" {
+				if raw := string(cb.Input); raw != "" && raw != "{}" && raw != "null" {
 					b.blocks[i].args.write(raw) // a proxy that sends the whole input up front
 				}
 			}
@@ -160,20 +160,16 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 			}
 		case "message_delta":
 			if ev.Delta.StopReason != "" {
-				stopReason = string(ev.Delta.StopReason)
+				stopReason = ev.Delta.StopReason
 			}
 			u := &ev.Usage
-			if u.JSON.InputTokens.Valid() {
-				usage.input = int(u.InputTokens)
-			}
-			if u.JSON.OutputTokens.Valid() {
-				usage.output = int(u.OutputTokens)
-			}
-			if u.JSON.CacheReadInputTokens.Valid() {
-				usage.cacheRead = int(u.CacheReadInputTokens)
-			}
-			if u.JSON.CacheCreationInputTokens.Valid() {
-				usage.cacheWrite = int(u.CacheCreationInputTokens)
+			for _, f := range [...]struct {
+				from *int64
+				to   *int
+			}{{u.InputTokens, &usage.input}, {u.OutputTokens, &usage.output}, {u.CacheReadInputTokens, &usage.cacheRead}, {u.CacheCreationInputTokens, &usage.cacheWrite}} {
+				if f.from != nil { // a count the delta does not give stays as it was
+					*f.to = int(*f.from)
+				}
 			}
 			setUsage(msg, req.Model, usage.input, usage.output, usage.cacheRead, usage.cacheWrite)
 		case "message_stop":
@@ -202,6 +198,60 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 		msg.StopReason = session.StopStop
 	}
 	return msg, nil
+}
+
+// anthropicEvent is what lunar reads of a stream event: the SDK's
+// MessageStreamEventUnion models every event and block type and builds
+// its decoders by reflection on first use (a one-shot run paid that
+// before its first token); this is decoded by encoding/json.
+type anthropicEvent struct {
+	Type    string `json:"type"`
+	Index   int64  `json:"index"`
+	Message struct {
+		ID    string `json:"id"`
+		Usage struct {
+			InputTokens              int64 `json:"input_tokens"`
+			OutputTokens             int64 `json:"output_tokens"`
+			CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+			CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+		} `json:"usage"`
+	} `json:"message"` // message_start
+	ContentBlock struct {
+		Type      string          `json:"type"`
+		Text      string          `json:"text"`
+		Thinking  string          `json:"thinking"`
+		Signature string          `json:"signature"`
+		Data      string          `json:"data"` // redacted_thinking
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+	} `json:"content_block"` // content_block_start
+	Delta struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		Thinking    string `json:"thinking"`
+		Signature   string `json:"signature"`
+		PartialJSON string `json:"partial_json"`
+		StopReason  string `json:"stop_reason"` // message_delta
+	} `json:"delta"`
+	Usage struct { // message_delta: nil when the delta does not give a count
+		InputTokens              *int64 `json:"input_tokens"`
+		OutputTokens             *int64 `json:"output_tokens"`
+		CacheReadInputTokens     *int64 `json:"cache_read_input_tokens"`
+		CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens"`
+	} `json:"usage"`
+}
+
+// UnmarshalJSON decodes an event as leniently as the SDK's type did: a
+// field of an unexpected type is left empty and the rest is kept; only
+// malformed JSON ends the stream with an error.
+func (e *anthropicEvent) UnmarshalJSON(data []byte) error {
+	type plain anthropicEvent
+	err := json.Unmarshal(data, (*plain)(e))
+	if _, ok := err.(*json.UnmarshalTypeError); ok {
+		return nil
+	}
+	return err
 }
 
 // anthropicError turns an SDK error into a ProviderError: an HTTP error

@@ -253,3 +253,37 @@ func TestAnthropicToolInputUpFront(t *testing.T) {
 func BenchmarkAnthropicStream(b *testing.B) {
 	llmBenchmark(b, APIAnthropicMessages)
 }
+
+// TestAnthropicEventFieldsOfUnexpectedType: a field of a type lunar does
+// not expect is left empty (the SDK's event type gave its JSON as text)
+// and the rest of the event and the stream are kept; a count a
+// message_delta gives as null or not at all keeps the message_start value.
+func TestAnthropicEventFieldsOfUnexpectedType(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range []string{
+			`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":["odd"],"content":[],"usage":{"input_tokens":5,"output_tokens":1,"cache_read_input_tokens":9}}}`,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"","citations":"none"}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":{"odd":1}}}`,
+			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" you"}}`,
+			`{"type":"content_block_stop","index":0}`,
+			`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":4,"input_tokens":null}}`,
+			`{"type":"message_stop"}`,
+		} {
+			var typ struct{ Type string }
+			_ = json.Unmarshal([]byte(ev), &typ)
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ.Type, ev)
+		}
+	}))
+	defer srv.Close()
+	req := &Request{Model: Model{Provider: "proxy", ID: "m", API: APIAnthropicMessages, BaseURL: srv.URL}, Messages: []session.Message{llmUser("hi")}}
+	msg, err := (&AnthropicProvider{}).Stream(context.Background(), req, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "Hi you", msg.Text())
+	assert.Equal(t, "msg_1", msg.ResponseID())
+	assert.Equal(t, session.StopStop, msg.StopReason)
+	assert.Equal(t, 5, msg.Usage.Input)
+	assert.Equal(t, 4, msg.Usage.Output)
+	assert.Equal(t, 9, msg.Usage.CacheRead)
+}

@@ -179,34 +179,34 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 	return readRegular(path, limit, nil, nil)
 }
 
+// notRegular is the error for what readRegular refuses: a file that is
+// not a regular one, or larger than limit.
+func notRegular(path string, regular, dir bool, size, limit int64) error {
+	switch {
+	case dir:
+		return fmt.Errorf("%s: is a folder", path)
+	case !regular:
+		return fmt.Errorf("%s: not a regular file", path)
+	case size > limit:
+		return fmt.Errorf("%s: too large (%s; at most %s)", path, FormatBytes(size), FormatBytes(limit))
+	}
+	return nil
+}
+
 // readRegular is ReadRegular that calls sized (when set) with the size
 // before reading and check (when set) between chunks.
 func readRegular(path string, limit int64, sized func(int64), check func() error) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock, 0)
+	f, size, err := openRegular(path, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		what := "not a regular file"
-		if fi.IsDir() {
-			what = "is a folder"
-		}
-		return nil, fmt.Errorf("%s: %s", path, what)
-	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("%s: too large (%s; at most %s)", path, FormatBytes(fi.Size()), FormatBytes(limit))
-	}
 	if sized != nil {
-		sized(fi.Size())
+		sized(size)
 	}
 	// The size may be wrong (/proc) or change while reading: read until
 	// EOF, never past limit.
-	buf := make([]byte, 0, fi.Size()+1)
+	buf := make([]byte, 0, size+1)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -238,4 +239,27 @@ func TestContextOver1000MessagesRoundTrips(t *testing.T) {
 	defer rt.Close()
 	in := manyMessages(1000)
 	assert.Equal(t, in, rt.Context(bg, in))
+}
+
+// TestTrivialHookMemory bounds what loading a trivial hook from the chunk
+// cache allocates: 20 KB today. A data stack set under gopher-lua's
+// minimum (128 values) is replaced by its default of 5,120 (80 KB a hook)
+// and fails this.
+func TestTrivialHookMemory(t *testing.T) {
+	var srcs []lua.Source
+	for i := range 10 {
+		srcs = append(srcs, lua.Source{Name: fmt.Sprintf("%02d-trivial.lua", i), Origin: lua.OriginGlobal, Code: fmt.Appendf(nil, trivialHook, i)})
+	}
+	cache := lua.OpenChunkCache(filepath.Join(t.TempDir(), "chunks"))
+	require.NotNil(t, cache)
+	opts := lua.Options{Report: func(m string) { t.Error(m) }, ChunkCache: cache}
+	lua.Load(srcs, opts).Close() // compiles and caches
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rt := lua.Load(srcs, opts)
+	runtime.ReadMemStats(&after)
+	rt.Close()
+	perHook := (after.TotalAlloc - before.TotalAlloc) / uint64(len(srcs))
+	assert.Less(t, perHook, uint64(40<<10), "bytes allocated per trivial hook")
+	t.Logf("%d bytes per trivial hook", perHook)
 }

@@ -35,7 +35,6 @@ func (r *Registry) Match(provider, pattern string) (Model, string, error) {
 	if pattern == "" {
 		return Model{}, "", fmt.Errorf("empty model name")
 	}
-	all := r.All()
 	inferred := false
 	pat := pattern
 	if provider != "" {
@@ -55,20 +54,26 @@ func (r *Registry) Match(provider, pattern string) (Model, string, error) {
 			}
 		}
 	}
+	var candidates []Model
 	if provider == "" {
-		if m, ok := exactModel(pattern, all); ok {
+		candidates = r.All()
+		if m, ok := exactModel(pattern, candidates); ok {
 			return m, "", nil
 		}
-	}
-	candidates := all
-	if provider != "" {
-		candidates = slices.DeleteFunc(slices.Clone(all), func(m Model) bool { return m.Provider != provider })
+	} else {
+		for _, p := range r.providers {
+			for _, m := range p.Models {
+				if m.Provider == provider {
+					candidates = append(candidates, m)
+				}
+			}
+		}
 	}
 	if m, level, ok := r.parsePattern(pat, candidates); ok {
 		return m, level, nil
 	}
 	if inferred { // an id with a slash, as OpenRouter's "openai/gpt-4o"
-		if m, level, ok := r.parsePattern(pattern, all); ok {
+		if m, level, ok := r.parsePattern(pattern, r.All()); ok {
 			return m, level, nil
 		}
 	}

@@ -348,7 +348,11 @@ func (r *Registry) names() []string {
 
 // All returns every known model, provider by provider.
 func (r *Registry) All() []Model {
-	var all []Model
+	n := 0
+	for _, p := range r.providers {
+		n += len(p.Models)
+	}
+	all := make([]Model, 0, n)
 	for _, p := range r.providers {
 		all = append(all, p.Models...)
 	}

@@ -147,17 +147,20 @@ func pauseTimeout(ctx context.Context) (resume func()) {
 	}
 }
 
+// stateOptions are those of every state lunar creates: a small data stack
+// (128 values, 2 KB) and call stack that grow on demand. Most hooks are
+// small, and lunar may load dozens of them; fresh memory is paid for in
+// page faults. Not less: gopher-lua replaces a data stack under 128
+// values with its default, 5,120 (80 KB).
+var stateOptions = glua.Options{SkipOpenLibs: true, MinimizeStackMemory: true,
+	RegistrySize: 128, RegistryGrowStep: 256, RegistryMaxSize: 256 * 1024}
+
 // newState creates the sandboxed state: base (without dofile, loadfile),
 // package (require limited to the stdlib and the hook's lib/), string,
 // table, math, coroutine and a reduced os, each built on first use
 // (libs.go), and the lunar module.
 func (h *hook) newState() {
-	// A small data stack (128 values, 2 KB) that grows on demand: most
-	// hooks are small, and lunar may load dozens of them; fresh memory is
-	// paid for in page faults. Not less: gopher-lua replaces a size under
-	// 128 with its default, 5,120 values (80 KB).
-	L := glua.NewState(glua.Options{SkipOpenLibs: true, MinimizeStackMemory: true,
-		RegistrySize: 128, RegistryGrowStep: 256, RegistryMaxSize: 256 * 1024})
+	L := glua.NewState(stateOptions)
 	h.L = L
 	h.installLibs(L)
 }

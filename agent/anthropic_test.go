@@ -225,23 +225,12 @@ func TestAnthropicToolID(t *testing.T) {
 
 func TestAnthropicToolInputUpFront(t *testing.T) {
 	// Some proxies send the whole input in content_block_start and no deltas.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, ev := range []string{
-			`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}`,
-			`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"bash","input":{"command":"pwd"}}}`,
-			`{"type":"content_block_stop","index":0}`,
-			`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}`,
-			`{"type":"message_stop"}`,
-		} {
-			var typ struct{ Type string }
-			_ = json.Unmarshal([]byte(ev), &typ)
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ.Type, ev)
-		}
-	}))
-	defer srv.Close()
-	req := &Request{Model: Model{Provider: "proxy", ID: "m", API: APIAnthropicMessages, BaseURL: srv.URL}, Messages: []session.Message{llmUser("hi")}}
-	msg, err := (&AnthropicProvider{}).Stream(context.Background(), req, nil)
+	msg, err := streamAnthropicEvents(t,
+		`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"bash","input":{"command":"pwd"}}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}`,
+		`{"type":"message_stop"}`)
 	require.NoError(t, err)
 	require.Len(t, msg.ToolCalls(), 1)
 	assert.Equal(t, `{"command":"pwd"}`, string(msg.ToolCalls()[0].Arguments))
@@ -259,26 +248,15 @@ func BenchmarkAnthropicStream(b *testing.B) {
 // and the rest of the event and the stream are kept; a count a
 // message_delta gives as null or not at all keeps the message_start value.
 func TestAnthropicEventFieldsOfUnexpectedType(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, ev := range []string{
-			`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":["odd"],"content":[],"usage":{"input_tokens":5,"output_tokens":1,"cache_read_input_tokens":9}}}`,
-			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"","citations":"none"}}`,
-			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`,
-			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":{"odd":1}}}`,
-			`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" you"}}`,
-			`{"type":"content_block_stop","index":0}`,
-			`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":4,"input_tokens":null}}`,
-			`{"type":"message_stop"}`,
-		} {
-			var typ struct{ Type string }
-			_ = json.Unmarshal([]byte(ev), &typ)
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ.Type, ev)
-		}
-	}))
-	defer srv.Close()
-	req := &Request{Model: Model{Provider: "proxy", ID: "m", API: APIAnthropicMessages, BaseURL: srv.URL}, Messages: []session.Message{llmUser("hi")}}
-	msg, err := (&AnthropicProvider{}).Stream(context.Background(), req, nil)
+	msg, err := streamAnthropicEvents(t,
+		`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":["odd"],"content":[],"usage":{"input_tokens":5,"output_tokens":1,"cache_read_input_tokens":9}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"","citations":"none"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":{"odd":1}}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" you"}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":4,"input_tokens":null}}`,
+		`{"type":"message_stop"}`)
 	require.NoError(t, err)
 	assert.Equal(t, "Hi you", msg.Text())
 	assert.Equal(t, "msg_1", msg.ResponseID())
@@ -286,4 +264,21 @@ func TestAnthropicEventFieldsOfUnexpectedType(t *testing.T) {
 	assert.Equal(t, 5, msg.Usage.Input)
 	assert.Equal(t, 4, msg.Usage.Output)
 	assert.Equal(t, 9, msg.Usage.CacheRead)
+}
+
+// streamAnthropicEvents has a test server send the events (each named by
+// its type) and returns what lunar made of them.
+func streamAnthropicEvents(t *testing.T, events ...string) (*session.Message, error) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range events {
+			var typ struct{ Type string }
+			_ = json.Unmarshal([]byte(ev), &typ)
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ.Type, ev)
+		}
+	}))
+	defer srv.Close()
+	req := &Request{Model: Model{Provider: "proxy", ID: "m", API: APIAnthropicMessages, BaseURL: srv.URL}, Messages: []session.Message{llmUser("hi")}}
+	return (&AnthropicProvider{}).Stream(context.Background(), req, nil)
 }

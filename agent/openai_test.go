@@ -225,16 +225,10 @@ func TestOpenAIFinishReasons(t *testing.T) {
 }
 
 func TestOpenAIRefusalIsText(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, d := range []string{`{"role":"assistant","content":null,"refusal":"I can"}`, `{"refusal":"not help."}`} {
-			fmt.Fprintf(w, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":%s,\"finish_reason\":null}]}\n\n", d)
-		}
-		fmt.Fprint(w, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
-	}))
-	defer srv.Close()
-	req := &Request{Model: Model{Provider: "p", ID: "m", API: APIOpenAICompletions, BaseURL: srv.URL}, Messages: []session.Message{llmUser("hi")}}
-	msg, err := (&OpenAIProvider{}).Stream(context.Background(), req, nil)
+	msg, err := streamOpenAIChunks(t,
+		`{"id":"c1","choices":[{"index":0,"delta":{"role":"assistant","content":null,"refusal":"I can"},"finish_reason":null}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"refusal":"not help."},"finish_reason":null}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)
 	require.NoError(t, err)
 	assert.Equal(t, "I cannot help.", msg.Text())
 	assert.Equal(t, "c1", msg.ResponseID())
@@ -247,23 +241,13 @@ func TestOpenAIRefusalIsText(t *testing.T) {
 // text (the SDK's chunk type gave their JSON as text); DeepSeek's
 // top-level cache hits are read.
 func TestOpenAIChunkFieldsOfUnexpectedType(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, d := range []string{
-			`{"id":"c1","usage":"soon","choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"h"}]}],"reasoning_content":7},"finish_reason":null}]}`,
-			`{"id":"c1","choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"m"}]},{"type":"text","text":"Hel"}]},"finish_reason":null}]}`,
-			`{"id":"c1","choices":[{"index":0,"delta":{"content":{"odd":true}},"finish_reason":null}]}`,
-			`{"id":"c1","choices":[{"index":0,"delta":{"content":"lo","tool_calls":null},"finish_reason":null}]}`,
-			`{"id":"c1","choices":[{"index":0,"delta":{"content":" there"},"finish_reason":"stop"}]}`,
-			`{"id":"c1","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":7,"prompt_cache_hit_tokens":60,"prompt_tokens_details":null}}`,
-		} {
-			fmt.Fprintf(w, "data: %s\n\n", d)
-		}
-		fmt.Fprint(w, "data: [DONE]\n\n")
-	}))
-	defer srv.Close()
-	req := &Request{Model: Model{Provider: "p", ID: "m", API: APIOpenAICompletions, BaseURL: srv.URL}, Messages: []session.Message{llmUser("hi")}}
-	msg, err := (&OpenAIProvider{}).Stream(context.Background(), req, nil)
+	msg, err := streamOpenAIChunks(t,
+		`{"id":"c1","usage":"soon","choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"h"}]}],"reasoning_content":7},"finish_reason":null}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"m"}]},{"type":"text","text":"Hel"}]},"finish_reason":null}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":{"odd":true}},"finish_reason":null}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":"lo","tool_calls":null},"finish_reason":null}]}`,
+		`{"id":"c1","choices":[{"index":0,"delta":{"content":" there"},"finish_reason":"stop"}]}`,
+		`{"id":"c1","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":7,"prompt_cache_hit_tokens":60,"prompt_tokens_details":null}}`)
 	require.NoError(t, err)
 	assert.Equal(t, "Hello there", msg.Text())
 	require.Len(t, msg.Content, 2)
@@ -273,6 +257,22 @@ func TestOpenAIChunkFieldsOfUnexpectedType(t *testing.T) {
 	assert.Equal(t, 40, msg.Usage.Input)
 	assert.Equal(t, 60, msg.Usage.CacheRead)
 	assert.Equal(t, 7, msg.Usage.Output)
+}
+
+// streamOpenAIChunks has a test server send the chunks, then [DONE], and
+// returns what lunar made of them.
+func streamOpenAIChunks(t *testing.T, chunks ...string) (*session.Message, error) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range chunks {
+			fmt.Fprintf(w, "data: %s\n\n", c)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	req := &Request{Model: Model{Provider: "p", ID: "m", API: APIOpenAICompletions, BaseURL: srv.URL}, Messages: []session.Message{llmUser("hi")}}
+	return (&OpenAIProvider{}).Stream(context.Background(), req, nil)
 }
 
 // BenchmarkOpenAIStream streams a 2,000-chunk reply through the SDK.

@@ -6,13 +6,14 @@ import (
 	"syscall"
 )
 
-// openRegular opens path for readRegular: a regular file of at most limit
-// bytes, and its size. On Linux, a file descriptor read with plain system
+// OpenRegularFD opens path read-only and checks it is a regular file of
+// at most limit bytes: the file descriptor and its status (Linux only;
+// the chunk cache of package lua reads through it too). Plain system
 // calls: an *os.File would first offer a regular file to the poller (an
 // epoll_ctl the kernel refuses) and set up a cleanup, for each hook
-// source of each run. O_NONBLOCK: opening a FIFO does not wait for a
-// writer (fstat then refuses it).
-func openRegular(path string, limit int64) (io.ReadCloser, int64, error) {
+// source and cached chunk of each run. O_NONBLOCK: opening a FIFO does
+// not wait for a writer (fstat then refuses it).
+func OpenRegularFD(path string, limit int64) (int, syscall.Stat_t, error) {
 	var fd int
 	var err error
 	for {
@@ -22,16 +23,26 @@ func openRegular(path string, limit int64) (io.ReadCloser, int64, error) {
 		}
 	}
 	if err != nil {
-		return nil, 0, &os.PathError{Op: "open", Path: path, Err: err}
+		return -1, syscall.Stat_t{}, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		syscall.Close(fd)
-		return nil, 0, &os.PathError{Op: "stat", Path: path, Err: err}
+		return -1, st, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
 	mode := st.Mode & syscall.S_IFMT
 	if err := notRegular(path, mode == syscall.S_IFREG, mode == syscall.S_IFDIR, st.Size, limit); err != nil {
 		syscall.Close(fd)
+		return -1, st, err
+	}
+	return fd, st, nil
+}
+
+// openRegular opens path for readRegular: a regular file of at most limit
+// bytes, and its size.
+func openRegular(path string, limit int64) (io.ReadCloser, int64, error) {
+	fd, st, err := OpenRegularFD(path, limit)
+	if err != nil {
 		return nil, 0, err
 	}
 	return &rawFile{fd: fd, path: path}, st.Size, nil

@@ -247,11 +247,7 @@ type anthropicEvent struct {
 // malformed JSON ends the stream with an error.
 func (e *anthropicEvent) UnmarshalJSON(data []byte) error {
 	type plain anthropicEvent
-	err := json.Unmarshal(data, (*plain)(e))
-	if _, ok := err.(*json.UnmarshalTypeError); ok {
-		return nil
-	}
-	return err
+	return unmarshalLenient(data, (*plain)(e))
 }
 
 // anthropicError turns an SDK error into a ProviderError: an HTTP error

@@ -300,7 +300,14 @@ func (c *openAIContent) UnmarshalJSON(data []byte) error {
 // stream with an error.
 func (c *openAIChunk) UnmarshalJSON(data []byte) error {
 	type plain openAIChunk
-	err := json.Unmarshal(data, (*plain)(c))
+	return unmarshalLenient(data, (*plain)(c))
+}
+
+// unmarshalLenient is json.Unmarshal that keeps what it could decode when
+// a field has an unexpected type (encoding/json decodes the rest and
+// reports the first such field); malformed JSON is still an error.
+func unmarshalLenient(data []byte, v any) error {
+	err := json.Unmarshal(data, v)
 	if _, ok := err.(*json.UnmarshalTypeError); ok {
 		return nil
 	}

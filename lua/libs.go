@@ -67,7 +67,7 @@ var baseDropped = map[string]bool{"dofile": true, "loadfile": true, "_printregs"
 // template opens the libraries once, applies the sandbox's changes and
 // reads what they hold.
 var template = sync.OnceValue(func() *libTemplate {
-	L := glua.NewState(stateOptions) // not the defaults: 100 KB this process would touch once
+	L := glua.NewState(stateOptions) // not the defaults: an 80 KB data stack and a 21 KB call stack for a state used once
 	defer L.Close()
 	for _, lib := range []struct {
 		name string

@@ -152,13 +152,6 @@ func (f *inputFilter) run(src io.Reader, dst io.WriteCloser) {
 func (f *inputFilter) process(chunk []byte) []byte {
 	data := append(f.carry, chunk...)
 	f.carry = nil
-	if !f.inPaste && !bytes.Contains(data, []byte(pasteStart)) && looksPasted(data) {
-		// A terminal without bracketed paste: several lines in one read
-		// cannot have been typed. Line breaks before them are Enter
-		// keys (typed ahead while lunar was busy).
-		lead := len(data) - len(bytes.TrimLeft(data, "\r\n"))
-		return append(f.typed(data[:lead]), f.pasted(data[lead:])...)
-	}
 	var out []byte
 	for len(data) > 0 {
 		if f.inPaste {
@@ -229,16 +222,6 @@ func (f *inputFilter) takeInterrupt() bool {
 			return true
 		}
 	}
-}
-
-// looksPasted reports whether a chunk holds a line break followed by more
-// text, which typing cannot produce in one read.
-func looksPasted(b []byte) bool {
-	if len(b) < 3 || b[0] == 0x1b {
-		return false
-	}
-	t := bytes.Trim(b, "\r\n")
-	return bytes.ContainsAny(t, "\r\n")
 }
 
 // partialSuffix is the length of the longest suffix of b that is a proper

@@ -135,6 +135,9 @@ func (a *app) setupHooks(interactive bool) error {
 	if err != nil {
 		return err
 	}
+	if a.opts.NoHooks {
+		a.warnf("--no-hooks: the permission policy is off: every tool call runs without asking")
+	}
 	a.runtime = rt
 	a.hooks = &luaHooks{rt: rt}
 	a.rt.SetHooks(rt, rt)

@@ -5,6 +5,11 @@ package hooksd
 
 import "embed"
 
+// Guards are the bundled hooks that are guards (lua.Source.Guard): when
+// one cannot answer a tool.execute.before, the call is refused. The other
+// bundled hooks are features, which fail open.
+var Guards = []string{"permissions.lua"}
+
 // FS holds the bundled hooks at its root and their modules under lib/.
 //
 //go:embed *.lua lib

@@ -51,6 +51,13 @@
 -- /permissions) is hooks.d/lib/permissions_impl.lua, compiled on first
 -- use.
 
+-- A guard fails closed: a call this hook cannot decide (an error, a
+-- timeout, its memory cap) is refused, and while it is out of order every
+-- tool call is. Bundled, it is one even before this line runs
+-- (hooksd.Guards); the call says so here, and is how a hook of yours
+-- becomes one.
+lunar.guard()
+
 local MUTATING = { write = true, edit = true, bash = true }
 local MODES = { ask = true, auto = true, ["read-only"] = true }
 

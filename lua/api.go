@@ -40,6 +40,7 @@ var lunarFuncs = map[string]func(h *hook, L *glua.LState) int{
 	"exec":             (*hook).luaExec,
 	"config":           (*hook).luaConfig,
 	"log":              (*hook).luaLog,
+	"guard":            (*hook).luaGuard,
 }
 
 // lunarModule describes the lunar module (its functions: lunarFuncs).
@@ -82,6 +83,8 @@ func lunarModule() *stdlib.Module {
 				Doc: "This hook's settings from config.json: the section `hooks.<name>` (name: the hook's file name without .lua; the bundled permissions hook gets the top-level `permissions`), a fresh copy on every call; nil when there is none. Available at load time."},
 			{Name: "log", Params: []stdlib.Param{{Name: "level", Type: `"debug"|"info"|"warn"|"error"`}, {Name: "message", Type: "string"}},
 				Doc: "Logs a line on stderr (debug lines only with --debug)."},
+			{Name: "guard",
+				Doc: "Makes this hook a guard, from this call on (put it on the file's first line): a guard fails closed. A tool call its tool.execute.before handler cannot decide (an error, a timeout, the memory cap) is refused, and the memory cap and hook_max_timeouts never disable it; while it is out of order (failed to load, disabled after an internal error) every tool call is refused. Only the user's own disabled_hooks (or --no-hooks) switches a guard off. The bundled permissions hook is one."},
 		},
 		Classes: []stdlib.Class{
 			{Name: "lunar.CommandSpec", Fields: []stdlib.Field{

@@ -44,6 +44,11 @@ type hook struct {
 	stuck    atomic.Bool
 	timeouts atomic.Int32 // consecutive timed-out calls
 
+	// guard is set by lunar.guard() (guard.go); refusing once the user has
+	// been told that this guard, out of order, refuses every tool call.
+	guard    atomic.Bool
+	refusing atomic.Bool
+
 	// The libraries, built on first use (libs.go); lunarT is the lunar
 	// module.
 	lazyMeta  *glua.LTable
@@ -514,10 +519,7 @@ func (c *call) abandoned() error {
 	var err *callError
 	switch {
 	case c.mem.over():
-		err = &callError{msg: c.mem.message() + stuck}
-		if c.h.disable(stdlib.MemoryLimitError) {
-			err.msg += disabledNote
-		}
+		err = &callError{msg: c.mem.message() + stuck + c.h.overran()}
 	case c.ow.timedOut.Load():
 		err = &callError{msg: "timed out after " + c.timeout.String() + stuck, timeout: true}
 	default:
@@ -551,11 +553,7 @@ func (h *hook) callErr(err error, c *call) error {
 	}
 	switch {
 	case c.mem.over():
-		msg = replace(c.mem.message())
-		if h.disable(stdlib.MemoryLimitError) {
-			msg += disabledNote
-		}
-		return &callError{msg: msg}
+		return &callError{msg: replace(c.mem.message()) + h.overran()}
 	case c.ow.timedOut.Load():
 		return &callError{msg: replace("timed out after " + c.timeout.String()), timeout: true}
 	case c.parent.Err() != nil:

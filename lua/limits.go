@@ -4,7 +4,9 @@ package lua
 // turns a call's heap growth past Options.MemoryLimit into a stopped call,
 // the wait that gives up on a call stuck in Go code once it should have
 // stopped, and disabling a hook for the session (after a memory overrun,
-// MaxTimeouts timeouts in a row or an internal error).
+// MaxTimeouts timeouts in a row or an internal error). The overruns never
+// disable a guard (guard.go): its call fails, and the next one asks it
+// again.
 //
 // gopher-lua has no allocator hook, so memory is measured, not counted:
 // the watchdog samples the process heap every memCheckInterval while a
@@ -214,6 +216,15 @@ func (w *memWatch) message() string {
 		stdlib.FormatBytes(w.held.Load()), stdlib.FormatBytes(w.limit))
 }
 
+// overran disables the hook after a memory overrun, unless it is a guard;
+// it returns what ends the call's error.
+func (h *hook) overran() string {
+	if !h.isGuard() && h.disable(stdlib.MemoryLimitError) {
+		return disabledNote
+	}
+	return ""
+}
+
 // disable takes the hook out of the session: its handlers, commands,
 // tools and renderers are dropped, calls already holding them fail at
 // once, and its state is released when its last call ends. why is kept
@@ -261,7 +272,8 @@ func (h *hook) unlock() {
 }
 
 // countTimeout counts consecutive timeouts and disables the hook at
-// MaxTimeouts; any other outcome but a cancellation resets the count.
+// MaxTimeouts (a guard never); any other outcome but a cancellation
+// resets the count.
 func (h *hook) countTimeout(err error) {
 	ce, _ := err.(*callError)
 	switch {
@@ -271,7 +283,7 @@ func (h *hook) countTimeout(err error) {
 		if n == 1 {
 			why = "the first timeout disables it: hook_max_timeouts is 1"
 		}
-		if limit := h.rt.maxTimeouts(); limit > 0 && int(n) >= limit && h.disable(why) {
+		if limit := h.rt.maxTimeouts(); limit > 0 && int(n) >= limit && !h.isGuard() && h.disable(why) {
 			ce.msg += " (" + why + ")" + disabledNote
 		}
 	case ce != nil && ce.cause != nil:

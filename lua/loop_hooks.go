@@ -393,18 +393,23 @@ func (r *Runtime) auth(ctx context.Context, provider, modelID string) agent.Auth
 
 // BeforeTool implements agent.Hooks (tool.execute.before): the first
 // block wins; input replacements chain. A handler that fails in any way
-// blocks the call, with the failure as the reason.
+// blocks the call, with the failure as the reason; a guard out of order
+// (guard.go) blocks every call.
 func (r *Runtime) BeforeTool(ctx context.Context, name, callID string, input json.RawMessage) agent.ToolCallDecision {
-	if len(r.listeners(evToolBefore)) == 0 {
+	s := r.snap.Load()
+	if len(s.handlers[evToolBefore]) == 0 && len(s.guards) == 0 {
 		return agent.ToolCallDecision{}
 	}
-	return r.beforeTool(ctx, name, callID, input)
+	return r.beforeTool(ctx, s, name, callID, input)
 }
 
-func (r *Runtime) beforeTool(ctx context.Context, name, callID string, input json.RawMessage) agent.ToolCallDecision {
+func (r *Runtime) beforeTool(ctx context.Context, s *snapshot, name, callID string, input json.RawMessage) agent.ToolCallDecision {
+	if dec, refused := r.guardsAnswer(s.guards); refused {
+		return dec
+	}
 	var dec agent.ToolCallDecision
 	cur := input
-	for _, hd := range r.listeners(evToolBefore) {
+	for _, hd := range s.handlers[evToolBefore] {
 		var block bool
 		var reason string
 		var newInput json.RawMessage
@@ -436,6 +441,9 @@ func (r *Runtime) beforeTool(ctx context.Context, name, callID string, input jso
 			return nil
 		})
 		if err != nil {
+			if hd.h.isGuard() {
+				return guardFailed(hd.h, err)
+			}
 			return agent.ToolCallDecision{Block: true, Reason: fmt.Sprintf("hook %s: %s: %v", hd.h.src.Name, events[evToolBefore].Name, err)}
 		}
 		if block {

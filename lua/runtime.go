@@ -91,6 +91,7 @@ type snapshot struct {
 	cmdOrder  []*command
 	tools     []*hookTool
 	renderers map[string]*renderer
+	guards    []*hook // every guard, loaded or not, in load order
 }
 
 // Load loads the sources in order into a new Runtime. A hook that fails to
@@ -344,6 +345,9 @@ func (r *Runtime) rebuild() {
 	defer r.regMu.Unlock()
 	s := &snapshot{commands: map[string]*command{}, renderers: map[string]*renderer{}}
 	for _, h := range r.hooks {
+		if h.isGuard() {
+			s.guards = append(s.guards, h)
+		}
 		if !h.loaded {
 			continue
 		}

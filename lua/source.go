@@ -42,6 +42,10 @@ type Source struct {
 	Path   string // where it comes from: "hooks.d/stack.lua" (bundled) or a file path
 	Origin string // OriginBundled, OriginGlobal, OriginProject or OriginCLI
 	Code   []byte
+	// Guard makes the hook a guard before its first instruction runs (as
+	// lunar.guard() does when called; see guard.go). Discover sets it for
+	// the bundled guards (hooksd.Guards).
+	Guard bool
 
 	dir  string // folder on disk holding the file (and lib/); "" when bundled
 	fsys fs.FS  // bundled: the embedded folder
@@ -114,7 +118,8 @@ func Discover(opts DiscoverOptions) (sources []Source, warnings []string, err er
 			if err != nil {
 				return nil, nil, fmt.Errorf("bundled hook %s: %w", n, err)
 			}
-			sources = append(sources, Source{Name: n, Path: "hooks.d/" + n, Origin: OriginBundled, Code: code, fsys: bundled})
+			sources = append(sources, Source{Name: n, Path: "hooks.d/" + n, Origin: OriginBundled, Code: code, fsys: bundled,
+				Guard: slices.Contains(hooksd.Guards, n)})
 		}
 		if opts.GlobalDir != "" {
 			found, warn, err := dirSources(opts.GlobalDir, OriginGlobal, keep)

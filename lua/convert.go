@@ -218,7 +218,7 @@ func (rr *resultReader) checkKeys() error {
 	for k, _ := rr.t.Next(glua.LNil); k != glua.LNil; k, _ = rr.t.Next(k) {
 		ks, ok := k.(glua.LString)
 		if !ok || !slices.Contains(rr.known, string(ks)) {
-			rr.fail("unknown field %s (expected %s)", k, strings.Join(rr.known, ", "))
+			rr.fail("unknown field %s (expected %s)", clip(k.String(), 200), strings.Join(rr.known, ", "))
 			return rr.err
 		}
 	}

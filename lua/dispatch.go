@@ -26,6 +26,10 @@ type useFunc func(rr *resultReader) error
 // shapeError is a result that does not have the documented shape.
 type shapeError struct{ msg string }
 
+// badResult is the shapeError of err, its message cut to maxErrorMessage
+// (it may quote what the hook returned).
+func badResult(err error) *shapeError { return &shapeError{capMessage(err.Error())} }
+
 func (e *shapeError) Error() string { return "bad result: " + e.msg }
 
 // resultKeys are the keys each event's result may have.
@@ -76,18 +80,18 @@ func (r *Runtime) invoke(ctx context.Context, hd handler, fill fillFunc, use use
 		if hd.piShape != nil {
 			var err error
 			if t, err = hd.piShape(h.L, t); err != nil {
-				return &shapeError{err.Error()}
+				return badResult(err)
 			}
 		}
 		rr := &resultReader{h: h, t: t, known: resultKeys[hd.ev]}
 		if err := rr.checkKeys(); err != nil {
-			return &shapeError{err.Error()}
+			return badResult(err)
 		}
 		if err := use(rr); err != nil {
-			return &shapeError{err.Error()}
+			return badResult(err)
 		}
 		if rr.err != nil {
-			return &shapeError{rr.err.Error()}
+			return badResult(rr.err)
 		}
 		return nil
 	})

@@ -529,14 +529,18 @@ func (c *call) abandoned() error {
 	return err
 }
 
-// callErr turns a PCall error into a message with the Lua position.
+// callErr turns a PCall error into a message with the Lua position, cut
+// to maxErrorMessage (before any copy of the whole: ApiError.Error()
+// formats one).
 func (h *hook) callErr(err error, c *call) error {
 	var api *glua.ApiError
-	msg := err.Error()
-	if errors.As(err, &api) {
-		if api.Object != nil {
-			msg = api.Object.String()
-		}
+	var msg string
+	if errors.As(err, &api) && api.Object != nil {
+		msg = capMessage(api.Object.String())
+	} else {
+		msg = capMessage(err.Error())
+	}
+	if api != nil {
 		if api.Type == glua.ApiErrorPanic {
 			// A Go panic inside the state: it cannot be trusted any more.
 			h.disable("internal error: " + msg)

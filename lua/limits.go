@@ -31,6 +31,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lunar-cli/lunar/stdlib"
 )
@@ -240,6 +241,31 @@ func (h *hook) disable(why string) bool {
 	h.rt.regMu.Unlock()
 	h.rt.rebuild()
 	return true
+}
+
+// maxErrorMessage is how much of a hook's error message lunar keeps. A
+// hook's error() may carry any string (120 MiB took a one-shot run to a
+// peak near 1 GB as it was copied into the report, the trace, the tool
+// result and the session); what is past this is cut.
+const maxErrorMessage = 8 << 10
+
+// capMessage keeps the first maxErrorMessage bytes of msg (at a character
+// boundary) and says how much was cut. The result never shares memory
+// with a longer msg, which can then be freed.
+func capMessage(msg string) string {
+	return clip(msg, maxErrorMessage)
+}
+
+// clip is capMessage with max bytes kept.
+func clip(msg string, max int) string {
+	if len(msg) <= max {
+		return msg
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(msg[n]) {
+		n--
+	}
+	return msg[:n] + "… (" + stdlib.FormatBytes(int64(len(msg)-n)) + " more cut)"
 }
 
 // disabledNote ends the error of the call that disabled its hook.

@@ -296,6 +296,7 @@ func (r *Runtime) runMain(h *hook, c chunk) {
 
 // loadFailed records a load error and drops whatever the hook registered.
 func (h *hook) loadFailed(msg string) {
+	msg = capMessage(msg)
 	h.rt.regMu.Lock()
 	h.handlers, h.commands, h.tools, h.renderers = nil, nil, nil, nil
 	h.errs = append(h.errs, msg)

@@ -1,0 +1,152 @@
+package lua_test
+
+// Guards (guard.go): a tool call a guard cannot decide is refused, the
+// overrun rules never disable a guard, and a guard out of order refuses
+// every call; features still fail open.
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/lua"
+	"github.com/lunar-cli/lunar/lua/luatest"
+)
+
+// bashCall asks the hooks about a bash call of command.
+func bashCall(rt *lua.Runtime, command string) (blocked bool, reason string) {
+	in, _ := json.Marshal(map[string]string{"command": command})
+	dec := rt.BeforeTool(bg, "bash", "call-1", in)
+	return dec.Block, dec.Reason
+}
+
+// gate is a guard that loops on "loop", allocates without end on "grow",
+// refuses "rm" and allows the rest.
+const gate = `lunar.guard()
+lunar.on("tool.execute.before", function(ev)
+  local c = ev.input.command
+  if c == "loop" then while true do end end
+  if c == "grow" then local t, i = {}, 0 while true do i = i + 1 t[i] = { i } end end
+  if c == "rm" then return { block = true, reason = "no rm" } end
+end)`
+
+func TestGuardTimeoutsRefuseAndNeverDisable(t *testing.T) {
+	for _, guard := range []bool{true, false} {
+		t.Run(map[bool]string{true: "guard", false: "feature"}[guard], func(t *testing.T) {
+			code := gate
+			if !guard {
+				code = strings.TrimPrefix(gate, "lunar.guard()\n")
+			}
+			rt, reps := loadLimited(t, newHost(t), lua.Options{Timeout: 30 * time.Millisecond, MaxTimeouts: 2}, "gate.lua", code)
+			for range 3 {
+				blocked, reason := bashCall(rt, "loop")
+				assert.True(t, blocked, "a call that timed out is refused")
+				if guard {
+					assert.Equal(t, "Refused: the guard gate.lua could not decide on this call (gate.lua:4: timed out after 30ms). Do not retry it; tell the user.", reason)
+				}
+				if !guard && strings.Contains(reason, "hook disabled") {
+					break
+				}
+			}
+			blocked, _ := bashCall(rt, "ls")
+			assert.False(t, blocked)
+			blocked, reason := bashCall(rt, "rm")
+			if guard {
+				assert.True(t, blocked, "the guard is asked again")
+				assert.Equal(t, "no rm", reason)
+				assert.True(t, rt.Listening("tool.execute.before"))
+				assert.Empty(t, rt.Report()[0].Errors)
+				assert.Len(t, reps.Lines(), 3)
+				for _, l := range reps.Lines() {
+					assert.Equal(t, "hook gate.lua: tool.execute.before: gate.lua:4: timed out after 30ms", l)
+				}
+			} else {
+				assert.False(t, blocked, "a feature is disabled after hook_max_timeouts")
+				assert.Equal(t, []string{"disabled for this session: timed out 2 times in a row"}, rt.Report()[0].Errors)
+			}
+		})
+	}
+}
+
+func TestGuardMemoryCapRefusesAndNeverDisables(t *testing.T) {
+	if !inLimitedChild(t, 2<<30) {
+		return
+	}
+	rt, reps := loadLimited(t, newHost(t), lua.Options{Timeout: time.Minute, MemoryLimit: 32 << 20}, "gate.lua", gate)
+	for range 2 {
+		blocked, reason := bashCall(rt, "grow")
+		assert.True(t, blocked)
+		assert.Regexp(t, `^Refused: the guard gate\.lua could not decide on this call \((gate\.lua:5: )?memory limit exceeded \(the call held \d+(\.\d)? MiB; the cap is 32 MiB\)\)\. Do not retry it; tell the user\.$`, reason)
+	}
+	blocked, reason := bashCall(rt, "rm")
+	assert.True(t, blocked, "the guard is asked again")
+	assert.Equal(t, "no rm", reason)
+	blocked, _ = bashCall(rt, "ls")
+	assert.False(t, blocked)
+	assert.Empty(t, rt.Report()[0].Errors)
+	require.Len(t, reps.Lines(), 2)
+	assert.NotContains(t, reps.String(), "disabled")
+}
+
+// A guard that fails at load refuses every tool call, also the tools no
+// handler of it would have looked at; the user is told once.
+func TestGuardBrokenAtLoadRefusesEveryCall(t *testing.T) {
+	tests := []struct{ name, code, why string }{
+		{"error after lunar.guard", "lunar.guard()\nerror(\"misconfigured\")", "it failed to load: gate.lua:2: misconfigured"},
+		{"syntax error", "lunar.guard(", "it failed to load: gate.lua:1: syntax error: unexpected end of file (a missing 'end', ')' or '}'?)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reps := &luatest.Reports{}
+			src := lua.Source{Name: "gate.lua", Origin: lua.OriginGlobal, Code: []byte(tt.code)}
+			if strings.Contains(tt.name, "syntax") {
+				src.Guard = true // it never runs: only a bundled guard is known before
+			}
+			rt := lua.Load([]lua.Source{src}, lua.Options{Host: newHost(t), Report: reps.Add})
+			defer rt.Close()
+			for _, tool := range []string{"bash", "read", "my_tool"} {
+				dec := rt.BeforeTool(bg, tool, "call-1", json.RawMessage(`{}`))
+				assert.True(t, dec.Block, tool)
+				assert.Equal(t, "Refused: the guard gate.lua is not working ("+tt.why+"), so lunar refuses every tool call. "+
+					`Do not retry; tell the user. They can fix it, or switch it off with "disabled_hooks" in their own config.json.`, dec.Reason)
+			}
+			lines := reps.Lines()
+			require.Len(t, lines, 2, reps.String())
+			assert.Equal(t, "guard gate.lua is out of order ("+tt.why+`): every tool call is refused until it is fixed, or switched off with "disabled_hooks" in your config.json`, lines[1])
+		})
+	}
+}
+
+// Source.Guard (the bundled guards) makes a hook a guard before its
+// first instruction: a load stopped before lunar.guard() still refuses.
+func TestBundledGuardIsOneBeforeItRuns(t *testing.T) {
+	reps := &luatest.Reports{}
+	rt := lua.Load([]lua.Source{{Name: "permissions.lua", Origin: lua.OriginBundled, Guard: true,
+		Code: []byte("while true do end\nlunar.guard()")}}, lua.Options{Host: newHost(t), Report: reps.Add, Timeout: 30 * time.Millisecond})
+	defer rt.Close()
+	blocked, reason := bashCall(rt, "ls")
+	assert.True(t, blocked)
+	assert.Contains(t, reason, "Refused: the guard permissions.lua is not working (it failed to load: permissions.lua:1: timed out after 30ms)")
+
+	// Discover marks the bundled policy.
+	sources, _, err := lua.Discover(lua.DiscoverOptions{})
+	require.NoError(t, err)
+	guards := map[string]bool{}
+	for _, s := range sources {
+		guards[s.Name] = s.Guard
+	}
+	assert.Equal(t, map[string]bool{"permissions.lua": true, "prune.lua": false, "stack.lua": false}, guards)
+}
+
+// A guard that does not listen to tool.execute.before, in order, lets
+// every call through; so do no hooks at all.
+func TestGuardInOrderWithoutHandlerAllows(t *testing.T) {
+	rt, _ := loadLimited(t, newHost(t), lua.Options{}, "quiet.lua", "lunar.guard()")
+	blocked, _ := bashCall(rt, "ls")
+	assert.False(t, blocked)
+	assert.False(t, rt.Listening("tool.execute.before"))
+}

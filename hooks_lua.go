@@ -391,6 +391,9 @@ func describeHooks(reports []lua.HookReport, withPath bool) string {
 		if withPath && r.Path != "" {
 			fmt.Fprintf(&b, "  file:      %s\n", r.Path)
 		}
+		if r.Guard {
+			fmt.Fprintf(&b, "  guard:     a tool call it cannot decide is refused\n")
+		}
 		list := func(label string, items []string, prefix string) {
 			if len(items) == 0 {
 				return

@@ -443,6 +443,7 @@ type HookReport struct {
 	Name      string
 	Path      string
 	Origin    string
+	Guard     bool // fails closed (guard.go)
 	LoadTime  time.Duration
 	Events    []string // canonical names, in registration order
 	Commands  []string
@@ -464,7 +465,7 @@ func (r *Runtime) Report() []HookReport {
 	defer r.regMu.Unlock()
 	out := make([]HookReport, 0, len(r.hooks))
 	for _, h := range r.hooks {
-		rep := HookReport{Name: h.src.Name, Path: h.src.Path, Origin: h.src.Origin, LoadTime: h.loadTime,
+		rep := HookReport{Name: h.src.Name, Path: h.src.Path, Origin: h.src.Origin, Guard: h.isGuard(), LoadTime: h.loadTime,
 			Errors: slices.Clone(h.errs), Warnings: slices.Clone(h.warnings), ToolErrors: slices.Clone(h.toolErrs)}
 		for _, hd := range h.handlers {
 			if name := events[hd.ev].Name; !slices.Contains(rep.Events, name) {

@@ -83,7 +83,9 @@ end)`)
 			assert.Equal(t, "false (no output)", res)
 			continue
 		}
-		assert.Contains(t, res, "true Refused: the guard 10-gate.lua could not decide on this call (10-gate.lua:4: timed out after 300ms)", i)
+		// On a loaded machine the call may outlast the grace lunar gives a
+		// stopped call; the next then finds the guard busy: refused too.
+		assert.Regexp(t, `^true Refused: the guard 10-gate\.lua could not decide on this call \((10-gate\.lua:4: timed out after 300ms|.*lunar stopped waiting for it\)|hook busy: .*)\)`, res, i)
 	}
 	assert.NotContains(t, r.stderr, "hook disabled")
 }

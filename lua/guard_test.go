@@ -34,6 +34,26 @@ lunar.on("tool.execute.before", function(ev)
   if c == "rm" then return { block = true, reason = "no rm" } end
 end)`
 
+// couldNotDecide matches the refusal of a call gate.lua could not decide
+// for why (a regexp). On a loaded machine a stopped call may not return
+// within the grace lunar gives it: the refusal then says so, and the
+// calls after it find the hook busy until it has.
+func couldNotDecide(why string) string {
+	return `^Refused: the guard gate\.lua could not decide on this call \((` + why +
+		`|.* \(the call did not stop within 80ms; lunar stopped waiting for it\)|hook busy: .*)\)\. Do not retry it; tell the user\.$`
+}
+
+// askedAgain waits until the hook is no longer busy with a call lunar
+// gave up on, and returns its decision on command.
+func askedAgain(t *testing.T, rt *lua.Runtime, command string) (blocked bool, reason string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		blocked, reason = bashCall(rt, command)
+		return !strings.Contains(reason, "hook busy")
+	}, 10*time.Second, time.Millisecond)
+	return blocked, reason
+}
+
 func TestGuardTimeoutsRefuseAndNeverDisable(t *testing.T) {
 	for _, guard := range []bool{true, false} {
 		t.Run(map[bool]string{true: "guard", false: "feature"}[guard], func(t *testing.T) {
@@ -42,28 +62,29 @@ func TestGuardTimeoutsRefuseAndNeverDisable(t *testing.T) {
 				code = strings.TrimPrefix(gate, "lunar.guard()\n")
 			}
 			rt, reps := loadLimited(t, newHost(t), lua.Options{Timeout: 30 * time.Millisecond, MaxTimeouts: 2}, "gate.lua", code)
-			for range 3 {
-				blocked, reason := bashCall(rt, "loop")
-				assert.True(t, blocked, "a call that timed out is refused")
-				if guard {
-					assert.Equal(t, "Refused: the guard gate.lua could not decide on this call (gate.lua:4: timed out after 30ms). Do not retry it; tell the user.", reason)
+			if guard {
+				for range 3 {
+					blocked, reason := bashCall(rt, "loop")
+					assert.True(t, blocked, "a call that timed out is refused")
+					assert.Regexp(t, couldNotDecide(`gate\.lua:4: timed out after 30ms`), reason)
 				}
-				if !guard && strings.Contains(reason, "hook disabled") {
-					break
-				}
+			} else {
+				// Gone after hook_max_timeouts in a row (a call that found
+				// it busy on a loaded machine starts the count again).
+				require.Eventually(t, func() bool {
+					bashCall(rt, "loop")
+					return len(rt.Report()[0].Errors) > 0
+				}, 10*time.Second, time.Millisecond)
 			}
-			blocked, _ := bashCall(rt, "ls")
+			blocked, _ := askedAgain(t, rt, "ls")
 			assert.False(t, blocked)
-			blocked, reason := bashCall(rt, "rm")
+			blocked, reason := askedAgain(t, rt, "rm")
 			if guard {
 				assert.True(t, blocked, "the guard is asked again")
 				assert.Equal(t, "no rm", reason)
 				assert.True(t, rt.Listening("tool.execute.before"))
 				assert.Empty(t, rt.Report()[0].Errors)
-				assert.Len(t, reps.Lines(), 3)
-				for _, l := range reps.Lines() {
-					assert.Equal(t, "hook gate.lua: tool.execute.before: gate.lua:4: timed out after 30ms", l)
-				}
+				assert.NotContains(t, reps.String(), "disabled")
 			} else {
 				assert.False(t, blocked, "a feature is disabled after hook_max_timeouts")
 				assert.Equal(t, []string{"disabled for this session: timed out 2 times in a row"}, rt.Report()[0].Errors)
@@ -78,17 +99,16 @@ func TestGuardMemoryCapRefusesAndNeverDisables(t *testing.T) {
 	}
 	rt, reps := loadLimited(t, newHost(t), lua.Options{Timeout: time.Minute, MemoryLimit: 32 << 20}, "gate.lua", gate)
 	for range 2 {
-		blocked, reason := bashCall(rt, "grow")
+		blocked, reason := askedAgain(t, rt, "grow")
 		assert.True(t, blocked)
-		assert.Regexp(t, `^Refused: the guard gate\.lua could not decide on this call \((gate\.lua:5: )?memory limit exceeded \(the call held \d+(\.\d)? MiB; the cap is 32 MiB\)\)\. Do not retry it; tell the user\.$`, reason)
+		assert.Regexp(t, couldNotDecide(`(gate\.lua:5: )?memory limit exceeded \(the call held \d+(\.\d)? MiB; the cap is 32 MiB\)`), reason)
 	}
-	blocked, reason := bashCall(rt, "rm")
+	blocked, reason := askedAgain(t, rt, "rm")
 	assert.True(t, blocked, "the guard is asked again")
 	assert.Equal(t, "no rm", reason)
 	blocked, _ = bashCall(rt, "ls")
 	assert.False(t, blocked)
 	assert.Empty(t, rt.Report()[0].Errors)
-	require.Len(t, reps.Lines(), 2)
 	assert.NotContains(t, reps.String(), "disabled")
 }
 

@@ -8,6 +8,7 @@ package tools
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,7 +110,11 @@ func withDetails(r agent.ToolResult, details any) agent.ToolResult {
 
 // describeFileError phrases an OS error on a file for the model.
 func describeFileError(op, path string, err error) string {
+	var nr *notRegularError
+	var tl *tooLargeError
 	switch {
+	case errors.As(err, &nr), errors.As(err, &tl):
+		return err.Error()
 	case os.IsNotExist(err):
 		return fmt.Sprintf("File not found: %s", path)
 	case os.IsPermission(err):

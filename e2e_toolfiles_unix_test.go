@@ -106,14 +106,14 @@ func TestSIGTERMDuringToolEndsLunar(t *testing.T) {
 
 	// Wait until a tool blocks: the command started, or something holds
 	// the FIFO open for reading (opening its write end without blocking
-	// then succeeds).
+	// then succeeds; the end stays open, so a read waits for data).
 	deadline := time.After(30 * time.Second)
-	for blocked := false; !blocked; {
+	for {
 		if _, err := os.Stat(filepath.Join(e.cwd, "started")); err == nil {
 			break
 		}
 		if fd, err := syscall.Open(fifo, syscall.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			syscall.Close(fd)
+			defer syscall.Close(fd)
 			break
 		}
 		select {

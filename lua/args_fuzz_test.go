@@ -4,7 +4,9 @@ package lua_test
 // arguments, either they are refused, or the permission policy (a hook,
 // reading them as a Lua table) and the tool (reading them into a Go
 // struct) read the same value. The seed corpus is in
-// testdata/fuzz/FuzzToolArgs.
+// testdata/fuzz/FuzzToolArgs: the spellings the policy and the tool read
+// differently before (a key twice, "Command", "\u0061", Kelvin sign and
+// long s folding), numbers out of range, invalid UTF-8, lone surrogates.
 
 import (
 	"encoding/json"
@@ -52,24 +54,6 @@ func newToolReader(t testing.TB, tool *agent.Tool) toolReader {
 }
 
 func FuzzToolArgs(f *testing.F) {
-	for _, seed := range []struct{ tool, args string }{
-		{"bash", `{"command":"git status"}`},
-		{"bash", `{"command":"git status","Command":"touch pwned"}`},
-		{"bash", `{"command":"git status","command":"touch pwned"}`},
-		{"bash", `{"Command":"touch pwned"}`},
-		{"bash", `{"command":"ls","timeout":1e400}`},
-		{"bash", `{"command":"ls\u0000; rm x","timeout":0.5}`},
-		{"read", `{"path":"a","PATH":"/etc/shadow"}`},
-		{"read", `{"path":"a\xff\xfe","offset":1.0}`},
-		{"read", `{"path":"\ud800\u0041"}`},
-		{"write", `{"path":"a","content":"x","Path":"/tmp/evil"}`},
-		{"write", `{"pat\u0068":"a","content":"x"}`},
-		{"edit", `{"path":"a","edits":[{"oldText":"x","newText":"y","NewText":"z"}]}`},
-		{"edit", `{"path":"a","editſ":[{"oldText":"x","newText":"y"}]}`},
-		{"edit", `{"path":"a","oldText":"x","newText":"y"}`},
-	} {
-		f.Add(seed.tool, []byte(seed.args))
-	}
 	readers := map[string]toolReader{}
 	for _, tool := range tools.Builtins(f.TempDir()) {
 		readers[tool.Name] = newToolReader(f, tool)

@@ -457,6 +457,9 @@ func (r *run) prepare(name string, raw json.RawMessage) (args json.RawMessage, r
 	if tool == nil {
 		return raw, TextResult(fmt.Sprintf("Tool %q not found", name), true), false
 	}
+	if !json.Valid(raw) || len(raw) == 0 || raw[0] != '{' {
+		return raw, TextResult(fmt.Sprintf("Invalid arguments for tool %q: not a JSON object: %s", name, truncateForError(raw)), true), false
+	}
 	v, err := r.a.validator(tool)
 	if err != nil {
 		return raw, TextResult(err.Error(), true), false
@@ -520,6 +523,13 @@ func safeExecute(ctx context.Context, t *Tool, id string, args json.RawMessage, 
 		}
 	}()
 	return t.Execute(ctx, id, args, onUpdate)
+}
+
+func truncateForError(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
 }
 
 // currentTools are the tools offered to the next model call.

@@ -140,6 +140,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first Ctrl+C, a second one ends the process at once
+	finished := make(chan struct{})
+	defer close(finished) // before stop: a run that ended is not stuck
+	a.watchStop(ctx.Done(), finished)
 	return a.runOneShot(ctx, prompts)
 }
 

@@ -594,13 +594,16 @@ func (a *app) runREPL(prompts []initialPrompt) int {
 	defer signal.Stop(sigs)
 	done := make(chan struct{})
 	defer close(done)
+	stopping := make(chan struct{})
 	go func() {
 		select {
 		case <-sigs:
 			r.terminate()
+			close(stopping)
 		case <-done:
 		}
 	}()
+	a.watchStop(stopping, done)
 
 	r.banner()
 	r.drainPending() // sends of app.start and session.start hooks

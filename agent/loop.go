@@ -435,9 +435,11 @@ func (r *run) toolMessage(call session.ContentBlock, res ToolResult) session.Mes
 // whether the result asks to end the run (ToolResult.Terminate).
 func (r *run) runTool(call session.ContentBlock) (session.Message, bool) {
 	a, h, ctx := r.a, r.a.hooks(), r.ctx
-	args := call.Arguments
+	args, res, ok := r.prepare(call.Name, call.Arguments)
 	a.emit(Event{Type: EventToolExecutionStart, ToolCallID: call.ID, ToolName: call.Name, Args: args})
-	res := r.execute(call.Name, call.ID, args)
+	if ok {
+		args, res = r.execute(call.Name, call.ID, args)
+	}
 	res = h.AfterTool(ctx, call.Name, call.ID, args, res)
 	if len(res.Content) == 0 {
 		res.Content = []session.ContentBlock{{Type: session.BlockText, Text: ""}}
@@ -446,46 +448,72 @@ func (r *run) runTool(call session.ContentBlock) (session.Message, bool) {
 	return r.toolMessage(call, res), res.Terminate
 }
 
-func (r *run) execute(name, id string, args json.RawMessage) ToolResult {
-	a, h, ctx := r.a, r.a.hooks(), r.ctx
+// prepare decodes the arguments of a call to the tool name once, strictly
+// (Validator.Decode): ok, they come back as the canonical text that the
+// hooks judge and the tool runs with; not ok, the call does not run, res
+// says why, and raw comes back as the model sent it.
+func (r *run) prepare(name string, raw json.RawMessage) (args json.RawMessage, res ToolResult, ok bool) {
 	tool := r.tool(name)
 	if tool == nil {
-		return TextResult(fmt.Sprintf("Tool %q not found", name), true)
+		return raw, TextResult(fmt.Sprintf("Tool %q not found", name), true), false
 	}
-	if !json.Valid(args) || len(args) == 0 || args[0] != '{' {
-		return TextResult(fmt.Sprintf("Invalid arguments for tool %q: not a JSON object: %s", name, truncateForError(args)), true)
+	if !json.Valid(raw) || len(raw) == 0 || raw[0] != '{' {
+		return raw, TextResult(fmt.Sprintf("Invalid arguments for tool %q: not a JSON object: %s", name, truncateForError(raw)), true), false
 	}
-	v, err := a.validator(tool)
+	v, err := r.a.validator(tool)
 	if err != nil {
-		return TextResult(err.Error(), true)
+		return raw, TextResult(err.Error(), true), false
 	}
-	if err := v.Validate(args); err != nil {
-		return TextResult(err.Error(), true)
+	args, err = v.Decode(raw)
+	if err != nil {
+		return raw, TextResult(err.Error(), true), false
 	}
+	return args, ToolResult{}, true
+}
+
+// execute asks the hooks about a prepared call and runs it. It returns
+// the arguments the tool ran with: args, or a hook's replacement, decoded
+// as strictly (a replacement that does not pass is an error result, and
+// the call does not run).
+func (r *run) execute(name, id string, args json.RawMessage) (json.RawMessage, ToolResult) {
+	a, h, ctx := r.a, r.a.hooks(), r.ctx
+	tool := r.tool(name)
 	dec := h.BeforeTool(ctx, name, id, args)
 	if ctx.Err() != nil {
 		// The run was stopped while a hook decided (Ctrl+C at a
 		// permission question): the tool does not run, whatever it said.
-		return TextResult("Tool call cancelled: the user stopped the run", true)
+		return args, TextResult("Tool call cancelled: the user stopped the run", true)
 	}
 	if dec.Block {
 		reason := dec.Reason
 		if reason == "" {
 			reason = "Tool execution was blocked"
 		}
-		return TextResult(reason, true)
+		return args, TextResult(reason, true)
 	}
 	if dec.Input != nil {
-		args = dec.Input
+		in, res, ok := r.prepare(name, dec.Input)
+		if !ok {
+			return args, TextResult("A tool.execute.before hook replaced the arguments with invalid ones, so the call did not run: "+resultText(res), true)
+		}
+		args = in
 	}
 	onUpdate := func(p ToolResult) {
 		a.emit(Event{Type: EventToolExecutionUpdate, ToolCallID: id, ToolName: name, Args: args, Result: &p})
 	}
 	res, err := safeExecute(ctx, tool, id, args, onUpdate)
 	if err != nil {
-		return TextResult(err.Error(), true)
+		return args, TextResult(err.Error(), true)
 	}
-	return res
+	return args, res
+}
+
+// resultText is the text of a result built by TextResult.
+func resultText(res ToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	return res.Content[0].Text
 }
 
 func safeExecute(ctx context.Context, t *Tool, id string, args json.RawMessage, onUpdate func(ToolResult)) (res ToolResult, err error) {

@@ -1,6 +1,6 @@
 // This file validates tool-call arguments against the tool's JSON schema
-// before the tool runs, and turns schema violations into short messages a
-// model can act on.
+// before the tool runs (strictly: args.go, jsonschema.CompileArgs), and
+// turns schema violations into short messages a model can act on.
 
 package agent
 
@@ -38,7 +38,7 @@ func CompileSchema(name string, schema json.RawMessage) (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: parameters schema is not valid JSON: %w", name, err)
 	}
-	sch, err := jsonschema.Compile(doc)
+	sch, err := jsonschema.CompileArgs(doc)
 	if err != nil {
 		var se *jsonschema.SchemaError
 		if errors.As(err, &se) {
@@ -50,32 +50,42 @@ func CompileSchema(name string, schema json.RawMessage) (*Validator, error) {
 	return v, nil
 }
 
-// Validate checks args, the raw JSON arguments of one call. Empty args
-// count as {} (some providers send nothing for a call without arguments).
-// The error is meant for the model: it names the tool and each offending
-// field, e.g.
+// Validate checks args, the raw JSON arguments of one call, as Decode.
+func (v *Validator) Validate(args json.RawMessage) error {
+	_, err := v.Decode(args)
+	return err
+}
+
+// Decode checks args, the raw JSON arguments of one call, and returns
+// them as the canonical text that the hooks and the tool are given, so
+// that both read the same value: a JSON object in which no key appears
+// twice or differs only by case from another key or from a property the
+// schema declares, valid against the schema (whose objects are closed:
+// jsonschema.CompileArgs). Empty args count as {} (some providers send
+// nothing for a call without arguments). The error is meant for the
+// model: it names the tool and each offending field, e.g.
 //
 //	invalid arguments for tool "edit": /edits/0: missing property "newText"
-func (v *Validator) Validate(args json.RawMessage) error {
+func (v *Validator) Decode(args json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	doc, err := jsonschema.Decode(args)
+	doc, canon, err := parseArgs(args)
 	if err != nil {
-		return fmt.Errorf("invalid arguments for tool %q: not valid JSON (%v); arguments must be a JSON object", v.tool, err)
+		return nil, fmt.Errorf("invalid arguments for tool %q: %v", v.tool, err)
 	}
 	if v.schema == nil {
-		return nil
+		return canon, nil
 	}
 	err = v.schema.Validate(doc)
 	if err == nil {
-		return nil
+		return canon, nil
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return fmt.Errorf("invalid arguments for tool %q: %w", v.tool, err)
+		return nil, fmt.Errorf("invalid arguments for tool %q: %w", v.tool, err)
 	}
-	return fmt.Errorf("invalid arguments for tool %q: %s", v.tool, describeViolations(ve))
+	return nil, fmt.Errorf("invalid arguments for tool %q: %s", v.tool, describeViolations(ve))
 }
 
 // describeViolations lists the violations, each prefixed by the JSON

@@ -235,7 +235,8 @@ func callBuiltin(ctx context.Context, t *agent.Tool, args json.RawMessage) (res 
 		}
 		builtinValidators.Store(t, v)
 	}
-	if err := v.Validate(args); err != nil {
+	args, err := v.Decode(args)
+	if err != nil {
 		return agent.TextResult(err.Error(), true)
 	}
 	defer pauseTimeout(ctx)()
@@ -244,7 +245,7 @@ func callBuiltin(ctx context.Context, t *agent.Tool, args json.RawMessage) (res 
 			res = agent.TextResult(fmt.Sprintf("tool %s crashed: %v", t.Name, p), true)
 		}
 	}()
-	res, err := t.Execute(ctx, "", args, toolUpdates(ctx))
+	res, err = t.Execute(ctx, "", args, toolUpdates(ctx))
 	if err != nil {
 		return agent.TextResult(err.Error(), true)
 	}

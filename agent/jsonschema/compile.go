@@ -117,6 +117,11 @@ type node struct {
 	not            *node
 	ifN, then, els *node
 	ref            *node
+
+	// Set by CompileArgs only.
+	closed   bool // properties other than the declared ones are unknown
+	caseKeys bool // a key that differs from a declared property only by case is unknown
+	partial  bool // combined with other subschemas (allOf, if, …): the declared properties may not be all
 }
 
 type patternProp struct {
@@ -126,6 +131,7 @@ type patternProp struct {
 
 // compiler compiles one document.
 type compiler struct {
+	strict   bool // CompileArgs
 	doc      any
 	draft    draft
 	byPtr    map[string]*node // compiled subschemas by JSON pointer
@@ -135,7 +141,29 @@ type compiler struct {
 
 // Compile compiles a schema document (as Decode returns it).
 func Compile(doc any) (*Schema, error) {
-	c := &compiler{doc: doc, draft: draft2020, byPtr: map[string]*node{}, anchors: map[string]string{}}
+	return compileDoc(doc, false)
+}
+
+// CompileArgs compiles the schema of a tool's arguments, which a tool
+// decodes into Go structs (encoding/json matches field names without
+// regard to case) and a policy reads as tables (exact names). So that
+// both read the same value, the schema is stricter than JSON Schema:
+//
+//   - a key that differs from a declared property only by case ("Command"
+//     beside "command", as strings.EqualFold compares) is unknown, even
+//     where additional properties are allowed;
+//   - an object schema that declares "properties" and neither
+//     "additionalProperties" nor "patternProperties" is closed (as if
+//     "additionalProperties": false), unless it is combined with other
+//     subschemas ($ref beside properties, allOf, anyOf, oneOf, if/then/
+//     else, not, dependentSchemas, or it is one of their members), where
+//     the declared properties need not be all.
+func CompileArgs(doc any) (*Schema, error) {
+	return compileDoc(doc, true)
+}
+
+func compileDoc(doc any, strict bool) (*Schema, error) {
+	c := &compiler{strict: strict, doc: doc, draft: draft2020, byPtr: map[string]*node{}, anchors: map[string]string{}}
 	if m, ok := doc.(map[string]any); ok {
 		if s, ok := m["$schema"]; ok {
 			str, _ := s.(string)
@@ -149,6 +177,12 @@ func Compile(doc any) (*Schema, error) {
 	}
 	c.collectAnchors(doc, nil)
 	root := c.compile(doc, nil)
+	if strict {
+		for _, n := range c.byPtr {
+			n.caseKeys = len(n.properties) > 0
+			n.closed = n.properties != nil && n.additional == nil && n.patternProps == nil && !n.partial && !n.combined()
+		}
+	}
 	if len(c.problems) > 0 {
 		slices.SortStableFunc(c.problems, func(a, b Problem) int { return slices.Compare(a.Path, b.Path) })
 		return nil, &SchemaError{c.problems}
@@ -323,6 +357,21 @@ func (c *compiler) compileObject(n *node, m map[string]any, path []string) {
 			return // before 2019-09, keywords beside $ref are ignored
 		}
 	}
+	defer func() {
+		if n.ref != nil && n.combined() {
+			n.ref.partial = true
+		}
+		for _, list := range [][]*node{n.allOf, n.anyOf, n.oneOf, {n.not, n.ifN, n.then, n.els}} {
+			for _, m := range list {
+				if m != nil {
+					m.partial = true
+				}
+			}
+		}
+		for _, m := range n.depSchemas {
+			m.partial = true
+		}
+	}()
 
 	if t, ok := m["type"]; ok {
 		names := []any{t}
@@ -456,6 +505,13 @@ func (c *compiler) compileObject(n *node, m map[string]any, path []string) {
 			}
 		}
 	}
+}
+
+// combined reports whether n's object keywords combine with other
+// subschemas', so that its own "properties" need not be all there are.
+func (n *node) combined() bool {
+	return n.allOf != nil || n.anyOf != nil || n.oneOf != nil || n.not != nil || n.ifN != nil ||
+		n.depSchemas != nil || (n.ref != nil && (n.properties != nil || n.additional != nil || n.patternProps != nil))
 }
 
 func (c *compiler) depRequired(v any, path []string, strList func(string, any) []string) map[string][]string {

@@ -177,3 +177,50 @@ func BenchmarkCompileAndValidate(b *testing.B) {
 		}
 	}
 }
+
+// TestCompileArgs checks the strictness tool arguments get: closed object
+// shapes, case-variant keys refused, combined shapes left open.
+func TestCompileArgs(t *testing.T) {
+	tests := []struct {
+		name, schema string
+		valid        []string
+		invalid      map[string]string
+	}{
+		{"closed by default", `{"type":"object","properties":{"command":{"type":"string"}}}`,
+			[]string{`{"command":"ls"}`, `{}`},
+			map[string]string{`{"command":"ls","x":1}`: `: unknown property "x"`}},
+		{"no properties declared", `{"type":"object","properties":{}}`,
+			[]string{`{}`}, map[string]string{`{"x":1}`: `: unknown property "x"`}},
+		{"case variant", `{"type":"object","properties":{"command":{"type":"string"}},"additionalProperties":true}`,
+			[]string{`{"command":"ls","other":1}`},
+			map[string]string{`{"Command":"touch x"}`: `: unknown property "Command" (property names are case-sensitive: "command")`}},
+		{"nested closed", `{"properties":{"edits":{"type":"array","items":{"properties":{"a":{}}}}}}`,
+			[]string{`{"edits":[{"a":1}]}`},
+			map[string]string{`{"edits":[{"a":1,"b":2}]}`: `/edits/0: unknown property "b"`}},
+		{"open where it says so", `{"properties":{"a":{}},"additionalProperties":{"type":"integer"}}`,
+			[]string{`{"a":"x","b":1}`}, map[string]string{`{"b":"x"}`: `/b: expected integer, got string`}},
+		{"pattern properties", `{"properties":{"a":{}},"patternProperties":{"^x-":{}}}`,
+			[]string{`{"x-y":1}`}, nil},
+		{"allOf members are partial", `{"allOf":[{"properties":{"a":{}}},{"properties":{"b":{}}}]}`,
+			[]string{`{"a":1,"b":2}`}, map[string]string{`{"A":1}`: `: unknown property "A" (property names are case-sensitive: "a")`}},
+		{"ref beside properties", `{"$defs":{"base":{"properties":{"a":{}}}},"$ref":"#/$defs/base","properties":{"b":{}}}`,
+			[]string{`{"a":1,"b":2}`}, nil},
+		{"ref alone", `{"$defs":{"base":{"properties":{"a":{}}}},"properties":{"p":{"$ref":"#/$defs/base"}}}`,
+			[]string{`{"p":{"a":1}}`}, map[string]string{`{"p":{"z":1}}`: `/p: unknown property "z"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := CompileArgs(mustDecode(t, tc.schema))
+			require.NoError(t, err)
+			for _, v := range tc.valid {
+				assert.NoError(t, s.Validate(mustDecode(t, v)), v)
+			}
+			for v, want := range tc.invalid {
+				var ve *ValidationError
+				require.ErrorAs(t, s.Validate(mustDecode(t, v)), &ve, v)
+				first := ve.Violations[0]
+				assert.Equal(t, want, Pointer(first.Path)+": "+first.Msg, v)
+			}
+		})
+	}
+}

@@ -272,12 +272,20 @@ func validateObject(n *node, obj map[string]any, path []string, out *[]Violation
 				validate(pp.n, obj[k], p, out)
 			}
 		}
-		if !known && n.additional != nil {
-			if n.additional.always != nil && !*n.additional.always {
-				unknown = append(unknown, k)
-			} else {
-				validate(n.additional, obj[k], p, out)
+		if !known && n.caseKeys {
+			if name, ok := foldedName(n.properties, k); ok {
+				fail("unknown property %q (property names are case-sensitive: %q)", k, name)
+				continue
 			}
+		}
+		switch {
+		case known:
+		case n.additional != nil && n.additional.always != nil && !*n.additional.always:
+			unknown = append(unknown, k)
+		case n.additional != nil:
+			validate(n.additional, obj[k], p, out)
+		case n.closed:
+			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) == 1 {
@@ -290,6 +298,18 @@ func validateObject(n *node, obj map[string]any, path []string, out *[]Violation
 			validate(s, obj, path, out)
 		}
 	}
+}
+
+// foldedName finds the declared property that k spells with other case.
+// The first in sorted order, should several match.
+func foldedName(props map[string]*node, k string) (string, bool) {
+	found := ""
+	for name := range props {
+		if strings.EqualFold(name, k) && (found == "" || name < found) {
+			found = name
+		}
+	}
+	return found, found != ""
 }
 
 func hasType(v any, t string) bool {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -104,7 +103,7 @@ func editTool(cwd string) *agent.Tool {
 
 // editFile applies edits to the file at abs (shown to the model as path).
 func editFile(abs, path string, edits []replacement) agent.ToolResult {
-	data, err := os.ReadFile(abs)
+	data, err := readRegular(abs, path)
 	if err != nil {
 		return errorResult("%s", describeFileError("edit", path, err))
 	}
@@ -153,7 +152,7 @@ func editFile(abs, path string, edits []replacement) agent.ToolResult {
 	if crlf {
 		out = strings.ReplaceAll(out, "\n", "\r\n")
 	}
-	if err := os.WriteFile(abs, []byte(prefix+out), 0o644); err != nil {
+	if err := writeRegular(abs, path, []byte(prefix+out)); err != nil {
 		return errorResult("%s", describeFileError("write", path, err))
 	}
 

@@ -68,14 +68,10 @@ func readTool(cwd string) *agent.Tool {
 }
 
 func readFile(abs string, args readArgs) agent.ToolResult {
-	info, err := os.Stat(abs)
-	if err != nil {
-		return errorResult("%s", describeFileError("read", args.Path, err))
-	}
-	if info.IsDir() {
+	if info, err := os.Stat(abs); err == nil && info.IsDir() {
 		return errorResult("%s is a directory, not a file. Use bash (ls) to list it.", args.Path)
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readRegular(abs, args.Path)
 	if err != nil {
 		return errorResult("%s", describeFileError("read", args.Path, err))
 	}

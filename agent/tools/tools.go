@@ -8,6 +8,7 @@ package tools
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,9 +77,11 @@ func resolvePath(cwd, p string) string {
 	return filepath.Clean(p)
 }
 
-// decodeArgs decodes validated arguments into v. The loop validates
-// against the schema first, so an error here means a call that bypassed
-// validation (a hook rewrote the input, say).
+// decodeArgs decodes arguments into v. The loop (and lunar.builtin_tool)
+// hand a tool only the canonical text agent.Validator.Decode returns:
+// every key exactly a property of the tool's schema, none twice, so that
+// the value decoded here is the value the permission policy judged. An
+// error here means a call that bypassed that.
 func decodeArgs(tool string, args json.RawMessage, v any) error {
 	if err := json.Unmarshal(args, v); err != nil {
 		return fmt.Errorf("invalid arguments for tool %q: %v", tool, err)
@@ -107,7 +110,11 @@ func withDetails(r agent.ToolResult, details any) agent.ToolResult {
 
 // describeFileError phrases an OS error on a file for the model.
 func describeFileError(op, path string, err error) string {
+	var nr *notRegularError
+	var tl *tooLargeError
 	switch {
+	case errors.As(err, &nr), errors.As(err, &tl):
+		return err.Error()
 	case os.IsNotExist(err):
 		return fmt.Sprintf("File not found: %s", path)
 	case os.IsPermission(err):

@@ -140,15 +140,19 @@ func TestResolvePath(t *testing.T) {
 }
 
 // TestSchemas checks each tool's arguments schema through the validator
-// the loop uses: required properties, types, and extra properties (edit
-// rejects them as pi does; read, write and bash ignore them as pi does).
+// the loop uses: required properties, types, and extra properties (every
+// tool rejects them: pi's read, write and bash ignore them, but a key the
+// policy reads one way and the tool another must not run; see
+// agent/args.go), case variants and duplicates included.
 func TestSchemas(t *testing.T) {
 	tests := []struct {
 		tool, args, wantErr string
 	}{
 		{"read", `{"path":"a"}`, ""},
 		{"read", `{"path":"a","offset":10,"limit":5}`, ""},
-		{"read", `{"path":"a","junk":true}`, ""},
+		{"read", `{"path":"a","junk":true}`, `invalid arguments for tool "read": unknown property "junk"`},
+		{"read", `{"Path":"/etc/passwd"}`, `unknown property "Path" (property names are case-sensitive: "path")`},
+		{"read", `{"path":"a","PATH":"b"}`, `invalid arguments for tool "read": keys "path" and "PATH" differ only by case`},
 		{"read", `{}`, `invalid arguments for tool "read": missing property "path"`},
 		{"read", `{"path":["a"]}`, `invalid arguments for tool "read": /path: expected string, got array`},
 		{"read", `{"path":"a","offset":"10"}`, `invalid arguments for tool "read": /offset: expected integer, got string`},
@@ -159,7 +163,8 @@ func TestSchemas(t *testing.T) {
 		{"write", `{"path":"a"}`, `invalid arguments for tool "write": missing property "content"`},
 		{"write", `{"content":"x"}`, `invalid arguments for tool "write": missing property "path"`},
 		{"write", `{"path":"a","content":42}`, `invalid arguments for tool "write": /content: expected string, got number`},
-		{"write", `{"path":"a","content":"x","mode":"0644"}`, ""},
+		{"write", `{"path":"a","content":"x","mode":"0644"}`, `invalid arguments for tool "write": unknown property "mode"`},
+		{"write", `{"path":"a","content":"x","path":"b"}`, `invalid arguments for tool "write": key "path" appears twice in one object`},
 
 		{"edit", `{"path":"a","edits":[{"oldText":"x","newText":"y"}]}`, ""},
 		{"edit", `{"path":"a","oldText":"x","newText":"y"}`, ""},
@@ -170,11 +175,15 @@ func TestSchemas(t *testing.T) {
 		{"edit", `{"path":"a","edits":"[{\"oldText\":\"x\",\"newText\":\"y\"}]"}`, `invalid arguments for tool "edit": /edits: expected array, got string`},
 		{"edit", `{"path":"a","edits":[{"oldText":"x","newText":"y","replaceAll":true}]}`, `invalid arguments for tool "edit": /edits/0: unknown property "replaceAll"`},
 		{"edit", `{"path":"a","edits":[{"oldText":"x","newText":"y"}],"dryRun":true}`, `invalid arguments for tool "edit": unknown property "dryRun"`},
+		{"edit", `{"path":"a","editſ":[{"oldText":"x","newText":"y"}]}`, `invalid arguments for tool "edit": unknown property "editſ" (property names are case-sensitive: "edits")`},
+		{"edit", `{"path":"a","edits":[{"oldText":"x","newText":"y","OldText":"z"}]}`, `differ only by case`},
 		{"edit", `{"path":"a","oldText":1,"newText":"y"}`, `invalid arguments for tool "edit": /oldText: expected string, got number`},
 
 		{"bash", `{"command":"ls"}`, ""},
 		{"bash", `{"command":"ls","timeout":0.5}`, ""},
-		{"bash", `{"command":"ls","description":"list"}`, ""},
+		{"bash", `{"command":"ls","description":"list"}`, `invalid arguments for tool "bash": unknown property "description"`},
+		{"bash", `{"command":"git status","Command":"touch pwned"}`, `invalid arguments for tool "bash": keys "command" and "Command" differ only by case`},
+		{"bash", `{"command":"ls","\u212aey":1,"key":2}`, `differ only by case`},
 		{"bash", `{}`, `invalid arguments for tool "bash": missing property "command"`},
 		{"bash", `{"command":["ls","-l"]}`, `invalid arguments for tool "bash": /command: expected string, got array`},
 		{"bash", `{"command":"ls","timeout":"10"}`, `invalid arguments for tool "bash": /timeout: expected number, got string`},

@@ -43,9 +43,7 @@ func writeTool(cwd string) *agent.Tool {
 			if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 				return errorResult("Cannot create the directory of %s: %v", args.Path, err), nil
 			}
-			// os.WriteFile keeps an existing file's mode, owner and links,
-			// which a write-to-temp-and-rename would replace.
-			if err := os.WriteFile(abs, []byte(args.Content), 0o644); err != nil {
+			if err := writeRegular(abs, args.Path, []byte(args.Content)); err != nil {
 				return errorResult("%s", describeFileError("write", args.Path, err)), nil
 			}
 			return textResult("Successfully wrote %d bytes to %s", len(args.Content), args.Path), nil

@@ -56,7 +56,7 @@ func TestWriteErrors(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "file"), "x")
 	tests := []struct{ name, path, want string }{
 		{"parent is a file", "file/child.txt", "Cannot create the directory of file/child.txt"},
-		{"path is a directory", ".", "Cannot write ."},
+		{"path is a directory", ".", ". is a directory, not a regular file"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

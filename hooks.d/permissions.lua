@@ -100,6 +100,8 @@ function st.refusal(why, tool, rule)
     return string.format("Permission denied: this %s call matches the deny rule %q of lunar's permission settings. Do not try to get around it; tell the user if you need it.", tool, rule.text)
   elseif why == "read-only" then
     return "Permission denied: lunar is in read-only mode, so write, edit and bash are refused. Tell the user what you would change instead."
+  elseif why == "unscannable" then
+    return "Permission denied: this bash command is too long (over 64 KiB) to check against the deny rules of lunar's permission settings. Split it into shorter commands, or write long content with the write tool."
   elseif why == "no-ui" then
     return string.format("Permission denied: %s needs the user's approval and this run cannot ask (one-shot or JSON mode). Do not retry it; tell the user. They can allow it with --yes, or in config.json (\"permissions\").", tool)
   end

@@ -6,8 +6,8 @@
 --
 -- Speed: a Lua pattern is compiled on every call (about as costly as a
 -- loop over 20 characters), so the scanning below is byte loops and plain
--- finds; the forms deny and ask rules look at are only built when such a
--- rule names the tool.
+-- finds. Bash commands are judged in permissions_shell.lua, required on
+-- the first bash call a rule names.
 
 local json = require("json")
 local fs = require("fs")

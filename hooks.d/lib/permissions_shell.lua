@@ -481,7 +481,21 @@ end
 -- when the command is too long to scan.
 local function forms(s)
   if s.forms == nil then
-    local cmds = shell.scan(s.command)
+    local cmds = s.cmds -- what parse found is all there is, unless a word may hold a command
+    if cmds then
+      for _, c in ipairs(cmds) do
+        for _, w in ipairs(c) do
+          if w:find("[%s;&|()<>`$]") then
+            cmds = nil
+            break
+          end
+        end
+        if not cmds then
+          break
+        end
+      end
+    end
+    cmds = cmds or shell.scan(s.command)
     if not cmds then
       s.forms = false
       return false

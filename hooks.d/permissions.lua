@@ -44,9 +44,9 @@
 -- command after their options (timeout, nice, nohup, env, exec, …), and a
 -- * never stands for a word that runs code or writes files (find -exec,
 -- go test -exec, git -c, sed's w, awk's system(), every argument of sh,
--- eval, source…): the rule must spell it. Nothing behind sudo, doas,
--- xargs or eval, and no command with variables set in front, is ever
--- covered. A rule names a program, not what it does: "go test *" runs the
+-- eval, source…): the rule must spell it. No pattern covers a command
+-- behind sudo, doas, xargs or eval, or with variables set in front (only
+-- "bash" alone, every command, does). A rule names a program, not what it does: "go test *" runs the
 -- package's tests, "git *" the repository's hooks. Deny and ask rules
 -- match any command found anywhere (through wrappers, in substitutions,
 -- here-documents and sh -c '…'); they are a tripwire, not a sandbox: a

@@ -26,7 +26,7 @@ var permBG = context.Background()
 
 // policy loads permissions.lua with conf as its section of config.json
 // ("" for none), in cwd (a new folder when ""), with ui (nil: no UI).
-func policy(t *testing.T, conf string, ui *luatest.UI) (*lua.Runtime, string) {
+func policy(t testing.TB, conf string, ui *luatest.UI) (*lua.Runtime, string) {
 	t.Helper()
 	cwd := t.TempDir()
 	src, err := lua.FileSource("permissions.lua", lua.OriginBundled)
@@ -138,6 +138,7 @@ func TestPermissionShellBypasses(t *testing.T) {
 		name, cmd, want string
 	}{
 		{"a carriage return before #", "echo hi\r# ; touch pwned", "ask"},
+		{"a comment ending in a backslash", "echo #x\\\ntouch pwned", "ask"},
 		{"ANSI-C quoting", `echo $'\'' ; touch pwned ; echo '`, "ask"},
 		{"prompt expansion", `x='$(touch pwned)'; echo ${x@P}`, "ask"},
 		{"arithmetic expansion", `echo $(( a[$(touch pwned)] ))`, "ask"},
@@ -184,6 +185,7 @@ func TestPermissionShellBypasses(t *testing.T) {
 		{"deny inside eval", "eval rm -f x", "refuse"},
 		{"deny inside a here-document", "sh <<EOF\nrm -f x\nEOF", "refuse"},
 		{"deny after a carriage return", "echo hi\r# ; rm -f x", "refuse"},
+		{"deny after a comment ending in a backslash", "echo #x\\\nrm -f x", "refuse"},
 		{"deny in a function", "f() { rm -f x; }; f", "refuse"},
 	}
 	for _, tt := range tests {
@@ -223,6 +225,7 @@ func TestPermissionModes(t *testing.T) {
 		{"read-only reads", `{"mode": "read-only"}`, "read", path("a"), "run"},
 		{"read-only runs hook tools", `{"mode": "read-only"}`, "todo_add", `{}`, "run"},
 		{"an allow rule for a whole tool", `{"allow": ["write"]}`, "write", path("/tmp/x"), "run"},
+		{"bash alone allows every command", `{"allow": ["bash"]}`, "bash", bash("sudo make $(pwd) > out"), "run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

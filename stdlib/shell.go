@@ -117,8 +117,34 @@ func pushShell(L *glua.LState, cmds []ShellCommand, err error, partial bool) int
 // shellParsers keeps parsers for reuse: making one is half the cost of
 // parsing a short command. A tree does not share memory with its parser.
 var shellParsers = sync.Pool{New: func() any {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
 }}
+
+// commentContinuations returns the offsets of the backslashes that end a
+// comment's line. The parser takes such a backslash and the newline for
+// a line continuation, so the next line joins the command before the
+// comment ("echo #x\<newline>rm y" is echo rm y); for bash a comment ends
+// at the newline and rm runs.
+func commentContinuations(f *syntax.File, src string) []int {
+	var out []int
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok && c.Hash.IsValid() && !c.Hash.IsRecovered() {
+			start := int(c.Hash.Offset())
+			if start >= len(src) {
+				return true
+			}
+			end := strings.IndexByte(src[start:], '\n')
+			if end < 0 {
+				return true
+			}
+			if end > 0 && src[start+end-1] == '\\' {
+				out = append(out, start+end-1)
+			}
+		}
+		return true
+	})
+	return out
+}
 
 // checkShellText refuses what the parser and bash read differently: the
 // parser takes \r for a blank (bash: an ordinary character, so "a\r#;b"
@@ -166,6 +192,9 @@ func ParseShell(src string) ([]ShellCommand, error) {
 	shellParsers.Put(p)
 	if err != nil {
 		return nil, fmt.Errorf("syntax: %w", err)
+	}
+	if len(commentContinuations(f, src)) > 0 {
+		return nil, errors.New("a comment ending in a backslash (bash and the parser read the next line differently)")
 	}
 	r := reducer{home: os.Getenv("HOME")}
 	r.stmts(f.Stmts)
@@ -486,7 +515,7 @@ func ScanShell(src string) ([]ShellCommand, error) {
 	if len(src) > MaxShellCommand {
 		return nil, fmt.Errorf("longer than %d bytes", MaxShellCommand)
 	}
-	s := scanner{parser: syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.RecoverErrors(8))}
+	s := scanner{parser: syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.RecoverErrors(8), syntax.KeepComments(true))}
 	err := s.text(src, 0)
 	return s.cmds, err
 }
@@ -522,6 +551,17 @@ func (s *scanner) text(src string, depth int) error {
 	// (The parser can be used again while f is walked: each Parse
 	// allocates a new tree.)
 	f, err := s.parser.Parse(strings.NewReader(src), "")
+	if f != nil {
+		if at := commentContinuations(f, src); len(at) > 0 {
+			// Read it as bash does: the backslash is part of the comment.
+			b := []byte(src)
+			for _, i := range at {
+				b[i] = ' '
+			}
+			src = string(b)
+			f, err = s.parser.Parse(strings.NewReader(src), "")
+		}
+	}
 	if f != nil {
 		s.walk(f, src, depth)
 	}

@@ -46,6 +46,7 @@ func TestParseShell(t *testing.T) {
 
 	refused := []struct{ src, reason string }{
 		{"echo hi\r# ; touch pwned", "carriage return"},
+		{"echo #x\\\nrm -rf y", "comment ending in a backslash"},
 		{"echo $'\\'' ; touch pwned", "$'…' with escapes"},
 		{"echo ${x@P}", "parameter expansion"},
 		{"echo $HOME", "parameter expansion"},
@@ -106,6 +107,7 @@ func TestScanShell(t *testing.T) {
 	assert.Contains(t, words("sh <<EOF\nrm -rf x\nEOF"), "rm -rf x")
 	assert.Contains(t, words("f() { rm -rf x; }"), "rm -rf x")
 	assert.Contains(t, words("echo hi\r# ; rm -rf x"), "rm -rf x")
+	assert.Contains(t, words("echo #x\\\nrm -rf x"), "rm -rf x", "a comment ends at the newline")
 	assert.Contains(t, words("ls )( ; rm -rf x"), "rm -rf x", "a syntax error falls back to the text")
 	assert.Contains(t, words("echo $x; rm -rf ${HOME}"), "rm -rf ${HOME}", "non-literal words as written")
 	_, err := ScanShell(strings.Repeat("! ", 20000))

@@ -300,6 +300,9 @@ local function covered(st, tool, s)
   local rules = {}
   for _, r in ipairs(st.rules) do
     if r.kind == "allow" and r.tool == "bash" and compiled(r) then
+      if not r.pattern then
+        return true -- "bash": every call
+      end
       rules[#rules + 1] = r
     end
   end

@@ -375,8 +375,8 @@ local function real(c)
   return { text = concat(words, " ", from), prog = prog, words = words, from = from, risky = risky_words(words, from) }
 end
 
--- covered reports whether allow rules (a list of compiled bash rules)
--- cover every simple command of the subject.
+-- covered reports whether allow rules (compiled bash rules, each with a
+-- pattern) cover every simple command of the subject.
 function M.covered(rules, s)
   if not s.cmds or #rules == 0 then
     return false
@@ -389,7 +389,7 @@ function M.covered(rules, s)
     if not rc.empty then
       local ok = false
       for _, r in ipairs(rules) do
-        if not r.pattern or (r.match(rc.text) and spelled(r.pattern, rc.risky)) then
+        if r.match(rc.text) and spelled(r.pattern, rc.risky) then
           ok = true
           break
         end

@@ -442,7 +442,13 @@ func (r *reducer) tilde(v string, alone bool) (string, bool) {
 func (r *reducer) unquoted(v string, b, unq *strings.Builder, assign bool) bool {
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		if c == '\\' && i+1 < len(v) {
+		if c == '\\' && i+1 == len(v) {
+			// Only at the end of the text (elsewhere it escapes what
+			// follows): bash drops it, the parser keeps it.
+			r.fail("a backslash at the end")
+			return false
+		}
+		if c == '\\' {
 			i++
 			b.WriteByte(v[i])
 			unq.WriteByte('_')

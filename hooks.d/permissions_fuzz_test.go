@@ -67,6 +67,10 @@ func FuzzShellRuleMatcher(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// What the tool runs: the JSON value (invalid UTF-8 became U+FFFD).
+		var args struct{ Command string }
+		require.NoError(t, json.Unmarshal(in, &args))
+		cmd = args.Command
 		if dec := rt.BeforeTool(permBG, "bash", "c", in); dec.Block {
 			return // refused (it would have asked): nothing to check
 		}

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -353,5 +354,119 @@ func readFileString(t *testing.T, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
+	return string(data)
+}
+
+// Issue #20 item 3, through the binary: under allow rules, each command
+// below ran something no rule covers (a file "pwned" appeared). Now each
+// asks, which one-shot refuses.
+func TestPermissionsShellBypassesOneShot(t *testing.T) {
+	e := newE2E(t)
+	e.ask = true
+	e.hkConfig(`{"permissions": {"allow": ["bash: echo *", "bash: find *", "bash: git *", "bash: timeout *", "bash: sed *", "bash: env *"]}}`)
+	writeFile(t, filepath.Join(e.cwd, "f.txt"), "x\n")
+	cmds := []string{
+		"echo hi\r# ; touch pwned",
+		`echo $'\'' ; touch pwned ; echo \'`,
+		"echo hi >&1pwned",
+		`find . -name f.txt -exec touch pwned \;`,
+		`find . -name f.txt -ex{ec,} touch pwned \;`,
+		"find . -name f.txt -fprint pwned",
+		"git -c alias.x='!touch pwned' x",
+		"timeout 5 touch pwned",
+		"env touch pwned",
+		"sed -n 'w pwned' f.txt",
+		"sed '1e touch pwned' f.txt",
+	}
+	for _, c := range cmds {
+		in, err := json.Marshal(map[string]string{"command": c})
+		require.NoError(t, err)
+		e.srv.Reply(llmtest.ToolCall("bash", string(in)))
+	}
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo allowed; find . -name f.txt"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.run("", "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	results := toolResults(t, e.onlySession())
+	require.Len(t, results, len(cmds)+1)
+	for i, c := range cmds {
+		assert.Contains(t, results[i], "true Permission denied: bash needs the user's approval", "%q", c)
+	}
+	assert.Equal(t, "false allowed\n./f.txt", results[len(cmds)], "plain commands still run under the rules")
+	for _, name := range []string{"pwned", "1pwned"} {
+		assert.Equal(t, "<missing>", e.file(name), name)
+	}
+}
+
+// A ~40 KB command of "! ! ! …" is refused in one-shot (it needs asking)
+// and does not switch the policy off: the splitter it replaced went over
+// the hook memory cap, the hook was disabled, and later calls ran.
+func TestPermissionsLongCommandOneShot(t *testing.T) {
+	e := newE2E(t)
+	e.ask = true
+	e.hkConfig(`{"permissions": {"allow": ["bash: ls *"], "deny": ["bash: rm *"]}}`)
+	in, err := json.Marshal(map[string]string{"command": strings.Repeat("! ", 20000) + "touch pwned"})
+	require.NoError(t, err)
+	e.srv.Reply(llmtest.ToolCall("bash", string(in)))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch pwned2"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.run("", "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	results := toolResults(t, e.onlySession())
+	require.Len(t, results, 2)
+	for _, res := range results {
+		assert.Contains(t, res, "true Permission denied: bash needs the user's approval")
+	}
+	assert.Equal(t, "<missing>", e.file("pwned2"))
+	assert.NotContains(t, r.stderr, "disabled")
+}
+
+// Issue #20 item 4, in the REPL: "yes, and allow such calls" names the
+// command behind the wrapper (timeout 5 echo offered "bash: timeout *",
+// which then allowed timeout 5 anything), and a loop offers no rule (it
+// offered "bash: for *", "bash: do *", …).
+func TestREPLPermissionAlwaysNamesTheRealCommand(t *testing.T) {
+	e := newReplEnv(t)
+	e.ask = true
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"timeout 5 echo wrapped"}`))
+	e.srv.Reply(llmtest.Text("first done"))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"timeout 5 touch pwned"}`))
+	e.srv.Reply(llmtest.Text("second done"))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"for f in a b; do echo $f; done"}`))
+	e.srv.Reply(llmtest.Text("third done"))
+	p := e.start()
+
+	p.line("wrapped")
+	p.expect("  $ timeout 5 echo wrapped")
+	p.expect("3) yes, and allow bash: echo * for the rest of this session")
+	p.expect("choose 1-3")
+	p.line("3")
+	p.expect("first done")
+
+	p.line("touch")
+	p.expect("  $ timeout 5 touch pwned") // asked: not covered by "bash: echo *"
+	p.expect("3) yes, and allow bash: touch * for the rest of this session")
+	p.expect("choose 1-3")
+	p.line("")
+	p.expect("second done")
+
+	p.line("loop")
+	p.expect("  $ for f in a b; do echo $f; done")
+	p.expect("2) no")
+	p.expect("choose 1-2")
+	p.line("")
+	p.expect("third done")
+	p.quit()
+
+	assert.NotContains(t, p.output(), "bash: timeout *")
+	assert.NotContains(t, p.output(), "bash: for *")
+	assert.Equal(t, "<missing>", readFileOrMissing(filepath.Join(e.cwd, "pwned")))
+}
+
+func readFileOrMissing(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "<missing>"
+	}
 	return string(data)
 }

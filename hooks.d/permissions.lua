@@ -32,13 +32,24 @@
 -- "Asks" means a dialog in the REPL: yes / no / yes and allow such calls
 -- for the rest of the session. Where no one can answer (one-shot and JSON
 -- modes: ctx.has_ui is false) the call is refused with a result that says
--- so, and one line on stderr names the setting to change. A bash command
--- is split into its simple commands (at ; & && | || newlines, parentheses
--- and substitutions): allow rules must cover every one of them, and never
--- cover a command with $(…), backticks, process substitution, a
--- here-document or output redirected to a file (those always ask); deny
--- and ask rules match any of them, also behind sudo, env, xargs, … and
--- inside quotes. Deny rules on bash are a tripwire, not a sandbox: a
+-- so, and one line on stderr names the setting to change.
+--
+-- Bash commands (hooks.d/lib/permissions_shell.lua): the command is parsed
+-- with a real bash parser (require("shell"), mvdan.cc/sh) into the simple
+-- commands bash would run, as the exact words each program receives.
+-- Allow rules must cover every one; what the parser cannot reduce to
+-- plain commands with literal words ($VAR, $(…), globs, a redirection
+-- that writes, a function, a loop, \r, …) always asks. A rule's pattern
+-- is matched against the real command, after wrappers that run the
+-- command after their options (timeout, nice, nohup, env, exec, …), and a
+-- * never stands for a word that runs code or writes files (find -exec,
+-- go test -exec, git -c, sed's w, awk's system(), every argument of sh,
+-- eval, source…): the rule must spell it. No pattern covers a command
+-- behind sudo, doas, xargs or eval, or with variables set in front (only
+-- "bash" alone, every command, does). A rule names a program, not what it does: "go test *" runs the
+-- package's tests, "git *" the repository's hooks. Deny and ask rules
+-- match any command found anywhere (through wrappers, in substitutions,
+-- here-documents and sh -c '…'); they are a tripwire, not a sandbox: a
 -- determined command can always be written another way.
 --
 -- /permissions shows the settings; in the REPL it also changes them for
@@ -107,6 +118,8 @@ function st.refusal(why, tool, rule)
     return string.format("Permission denied: this %s call matches the deny rule %q of lunar's permission settings. Do not try to get around it; tell the user if you need it.", tool, rule.text)
   elseif why == "read-only" then
     return "Permission denied: lunar is in read-only mode, so write, edit and bash are refused. Tell the user what you would change instead."
+  elseif why == "unscannable" then
+    return "Permission denied: this bash command is too long (over 64 KiB) to check against the deny rules of lunar's permission settings. Split it into shorter commands, or write long content with the write tool."
   elseif why == "no-ui" then
     return string.format("Permission denied: %s needs the user's approval and this run cannot ask (one-shot or JSON mode). Do not retry it; tell the user. They can allow it with --yes, or in config.json (\"permissions\").", tool)
   end

@@ -26,7 +26,7 @@ var permBG = context.Background()
 
 // policy loads permissions.lua with conf as its section of config.json
 // ("" for none), in cwd (a new folder when ""), with ui (nil: no UI).
-func policy(t *testing.T, conf string, ui *luatest.UI) (*lua.Runtime, string) {
+func policy(t testing.TB, conf string, ui *luatest.UI) (*lua.Runtime, string) {
 	t.Helper()
 	cwd := t.TempDir()
 	src, err := lua.FileSource("permissions.lua", lua.OriginBundled)
@@ -97,7 +97,7 @@ func TestPermissionRules(t *testing.T) {
 		{"deny sees into here-documents", "bash", bash("sh <<EOF\nrm -rf x\nEOF"), "refuse"},
 		{"an assignment in front asks", "bash", bash("GIT_PAGER=evil git status"), "ask"},
 		{"unmatched command asks", "bash", bash("make"), "ask"},
-		{"variables are words", "bash", bash("ls $HOME ${TMPDIR}/x"), "run"},
+		{"variables ask: their value is not the word", "bash", bash("ls $HOME ${TMPDIR}/x"), "ask"},
 		{"a variable as the program asks", "bash", bash("$GIT status"), "ask"},
 		{"a lone $ and # inside words", "bash", bash("ls a$ b#c # a comment; make"), "run"},
 		{"deny", "bash", bash("rm -rf /"), "refuse"},
@@ -126,6 +126,89 @@ func TestPermissionRules(t *testing.T) {
 	}
 }
 
+// Issue #20 item 3: what bash runs is what the rules judge. Each command
+// ran something no allow rule covers under the hand-written splitter.
+func TestPermissionShellBypasses(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	ui := &luatest.UI{Interactive: true}
+	rt, _ := policy(t, `{"allow": ["bash: echo *", "bash: go test *", "bash: find *", "bash: git *", "bash: sed *",
+		"bash: awk *", "bash: ls *", "bash: timeout *", "bash: env *", "bash: xargs *", "bash: bash *", "bash: test *"],
+		"deny": ["bash: rm *"]}`, ui)
+	tests := []struct {
+		name, cmd, want string
+	}{
+		{"a carriage return before #", "echo hi\r# ; touch pwned", "ask"},
+		{"a comment ending in a backslash", "echo #x\\\ntouch pwned", "ask"},
+		{"ANSI-C quoting", `echo $'\'' ; touch pwned ; echo '`, "ask"},
+		{"prompt expansion", `x='$(touch pwned)'; echo ${x@P}`, "ask"},
+		{"arithmetic expansion", `echo $(( a[$(touch pwned)] ))`, "ask"},
+		{"arithmetic with a subscript", `echo $((x))`, "ask"},
+		{">& to a file", "echo >&1file", "ask"},
+		{"a glob", "echo *", "ask"},
+		{"brace expansion builds an option", "find . -ex{ec,} touch pwned {} ;", "ask"},
+		{"find -exec", "find . -exec touch pwned ;", "ask"},
+		{"find -delete", "find . -name x -delete", "ask"},
+		{"find -fprint", "find . -fprint out", "ask"},
+		{"plain find", "find . -name '*.go'", "run"},
+		{"go test -exec", "go test -exec ./evil ./...", "ask"},
+		{"go test -toolexec=", "go test -toolexec=./evil ./...", "ask"},
+		{"plain go test", "go test -run TestX ./lua", "run"},
+		{"git -c", "git -c core.pager=evil log", "ask"},
+		{"git --config-env", "git --config-env=core.pager=X log", "ask"},
+		{"git --exec-path", "git --exec-path=. status", "ask"},
+		{"a git alias", "git pwn", "ask"},
+		{"git config", "git config core.pager evil", "ask"},
+		{"plain git", "git log --oneline -5", "run"},
+		{"sed -i", "sed -i s/a/b/ f", "ask"},
+		{"sed e", "sed '1e touch pwned' f", "ask"},
+		{"sed s///e", "sed s/x/touch/e f", "ask"},
+		{"sed w", "sed -n 'w out' f", "ask"},
+		{"plain sed", "sed -n 's/a/b/gp; 3q' f", "run"},
+		{"awk system", `awk 'BEGIN { system("touch pwned") }'`, "ask"},
+		{"awk print >", `awk '{ print > "out" }' f`, "ask"},
+		{"awk -f", "awk -f prog.awk f", "ask"},
+		{"plain awk", "awk -F: '{ print $1 }' /etc/passwd", "run"},
+		{"timeout runs what it wraps", "timeout 5 touch pwned", "ask"},
+		{"timeout of an allowed command", "timeout -s KILL 5 ls -la", "run"},
+		{"env runs what it wraps", "env touch pwned", "ask"},
+		{"env -S splits a command", "env -S 'touch pwned'", "ask"},
+		{"env sets variables", "env GIT_PAGER=evil git log", "ask"},
+		{"xargs always asks", "echo pwned | xargs touch", "ask"},
+		{"bash -c", "bash -c 'touch pwned'", "ask"},
+		{"test -v evaluates subscripts", "test -v 'a[$(touch pwned)]'", "ask"},
+		{"a function", "ls() { touch pwned; }; ls", "ask"},
+		{"a here-document", "echo <<EOF\nx\nEOF", "ask"},
+		{"a quoted program with spaces", `'ls /x'`, "ask"},
+		{"deny behind timeout", "timeout 5 rm -rf x", "refuse"},
+		{"deny behind xargs", "echo x | xargs rm -f", "refuse"},
+		{"deny inside bash -c", "bash -c 'rm -f x'", "refuse"},
+		{"deny inside eval", "eval rm -f x", "refuse"},
+		{"deny inside a here-document", "sh <<EOF\nrm -f x\nEOF", "refuse"},
+		{"deny after a carriage return", "echo hi\r# ; rm -f x", "refuse"},
+		{"deny after a comment ending in a backslash", "echo #x\\\nrm -f x", "refuse"},
+		{"deny in a function", "f() { rm -f x; }; f", "refuse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, reason := verdict(rt, ui, "bash", bash(tt.cmd))
+			assert.Equal(t, tt.want, got, "%q: %s", tt.cmd, reason)
+		})
+	}
+}
+
+// A ~40 KB command is decided quickly and within the hook's memory: the
+// splitter it replaced went over the 256 MB cap on 40 KB of "! ".
+func TestPermissionsLongCommand(t *testing.T) {
+	ui := &luatest.UI{}
+	rt, _ := policy(t, `{"allow": ["bash: ls *"], "deny": ["bash: rm *"]}`, ui)
+	got, reason := verdict(rt, ui, "bash", bash(strings.Repeat("! ", 20000)+"ls"))
+	assert.Equal(t, "refuse", got)
+	assert.Contains(t, reason, "needs the user's approval")
+	got, reason = verdict(rt, ui, "bash", bash("ls; "+strings.Repeat("x", 70<<10)))
+	assert.Equal(t, "refuse", got)
+	assert.Contains(t, reason, "too long (over 64 KiB) to check against the deny rules")
+}
+
 func TestPermissionModes(t *testing.T) {
 	tests := []struct {
 		name, conf, tool, input, want string
@@ -142,6 +225,7 @@ func TestPermissionModes(t *testing.T) {
 		{"read-only reads", `{"mode": "read-only"}`, "read", path("a"), "run"},
 		{"read-only runs hook tools", `{"mode": "read-only"}`, "todo_add", `{}`, "run"},
 		{"an allow rule for a whole tool", `{"allow": ["write"]}`, "write", path("/tmp/x"), "run"},
+		{"bash alone allows every command", `{"allow": ["bash"]}`, "bash", bash("sudo make $(pwd) > out"), "run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,6 +321,40 @@ func TestPermissionDialog(t *testing.T) {
 	r := rt.BeforeTool(permBG, "bash", "c", json.RawMessage(bash("echo $(date)")))
 	assert.True(t, r.Block, "no 'always' offered for a risky command: the scripted answer is not an option")
 	assert.NotContains(t, ui.Asked[len(ui.Asked)-1], "always")
+}
+
+// Issue #20 item 4: "yes, and allow such calls" names the real command,
+// after wrappers, never a keyword; or is not offered.
+func TestPermissionAlwaysNamesTheRealCommand(t *testing.T) {
+	tests := []struct {
+		cmd, offer string // "" when not offered
+	}{
+		{"timeout 5 ls -la", "bash: ls *"},
+		{"nice -n 5 nohup go test ./...", "bash: go test *"},
+		{"env -u X gofmt -l .", "bash: gofmt *"},
+		{"if true; then ls; fi", "bash: true *, bash: ls *"},
+		{"while false; do sleep 1; done", "bash: false *, bash: sleep *"},
+		{"for f in a b; do ls; done", ""},
+		{"sudo apt update", ""},
+		{"ls | xargs cat", ""},
+		{"A=1 ls", ""},
+		{"find . -exec ls ;", ""},
+		{"git -C sub status", ""},
+		{"bash -c 'ls'", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			ui := &luatest.UI{Interactive: true}
+			rt, _ := policy(t, "", ui)
+			got, _ := verdict(rt, ui, "bash", bash(tt.cmd))
+			require.Equal(t, "ask", got)
+			if tt.offer == "" {
+				assert.Equal(t, []string{"yes", "no"}, ui.Options)
+			} else {
+				assert.Equal(t, []string{"yes", "no", "yes, and allow " + tt.offer + " for the rest of this session"}, ui.Options)
+			}
+		})
+	}
 }
 
 func TestPermissionsCommand(t *testing.T) {
@@ -343,6 +461,9 @@ func BenchmarkPermissions(b *testing.B) {
 		{"bash-auto", `{"mode": "auto"}`, "bash", bash("go test ./...")},
 		{"bash-auto-deny-rules", `{"mode": "auto", "deny": ["bash: rm -rf *", "bash: git push --force *"]}`, "bash", bash("go test ./... 2>&1 | tail -20")},
 		{"bash-allowed", rulesConf, "bash", bash("cd sub && go test ./... 2>&1 | ls -la")},
+		{"bash-git-status", rulesConf, "bash", bash("git status")},
+		{"bash-go-test", rulesConf, "bash", bash("go test ./...")},
+		{"bash-deny-rules-long", rulesConf, "bash", bash("git status && go test -run 'TestA|TestB' ./lua ./stdlib 2>&1; ls -la docs; cd sub && git status -s")},
 		{"write-allowed", rulesConf, "write", path("docs/a.md")},
 	}
 	for _, c := range calls {

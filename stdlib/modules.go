@@ -24,7 +24,7 @@ type Env struct {
 const DefaultHTTPTimeout = 30 * time.Second
 
 // Modules returns lunar's standard Lua modules bound to env, in the order
-// they are documented: json, fs, http, text, re, path, utf8, time, tokens.
+// they are documented: json, fs, http, text, re, path, utf8, time, tokens, shell.
 func Modules(env *Env) []*Module {
 	if env == nil {
 		env = &Env{}
@@ -39,5 +39,6 @@ func Modules(env *Env) []*Module {
 		utf8Module(),
 		timeModule(),
 		tokensModule(),
+		shellModule(),
 	}
 }

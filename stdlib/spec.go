@@ -1,5 +1,5 @@
 // Package stdlib holds the Lua modules lunar offers to hooks (json, fs,
-// http, text, re, path, utf8, time, tokens) and the JSON codec the hook runtime uses to
+// http, text, re, path, utf8, time, tokens, shell) and the JSON codec the hook runtime uses to
 // move values between Go and Lua.
 //
 // Every module is described by a Module value: the same table registers the

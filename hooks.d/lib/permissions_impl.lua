@@ -6,8 +6,8 @@
 --
 -- Speed: a Lua pattern is compiled on every call (about as costly as a
 -- loop over 20 characters), so the scanning below is byte loops and plain
--- finds; the forms deny and ask rules look at are only built when such a
--- rule names the tool.
+-- finds. Bash commands are judged in permissions_shell.lua, required on
+-- the first bash call a rule names.
 
 local json = require("json")
 local fs = require("fs")
@@ -43,29 +43,6 @@ local function lines_of(s)
   local out = split_plain(s, "\n")
   if out[#out] == "" and #out > 1 then
     out[#out] = nil
-  end
-  return out
-end
-
-local function is_space(c)
-  return c == 32 or c == 9 or c == 10 or c == 13
-end
-
--- fields splits s at whitespace.
-local function fields(s)
-  local out, start = {}, nil
-  for i = 1, #s do
-    if is_space(byte(s, i)) then
-      if start then
-        out[#out + 1] = sub(s, start, i - 1)
-        start = nil
-      end
-    elseif not start then
-      start = i
-    end
-  end
-  if start then
-    out[#out + 1] = sub(s, start)
   end
   return out
 end
@@ -270,281 +247,14 @@ end
 
 -- Shell commands --------------------------------------------------------
 
-local SQ, DQ, BS, SEMI, LP, RP, BT, DOLLAR, PIPE, AMP, HASH, GT, LT, NL, DASH =
-  39, 34, 92, 59, 40, 41, 96, 36, 124, 38, 35, 62, 60, 10, 45
+local NL = 10
 
--- SPECIAL ends a run of ordinary characters in split_shell.
-local SPECIAL = { [SQ] = true, [DQ] = true, [BS] = true, [SEMI] = true, [LP] = true, [RP] = true, [BT] = true,
-  [DOLLAR] = true, [PIPE] = true, [AMP] = true, [GT] = true, [LT] = true, [32] = true, [9] = true, [NL] = true, [13] = true }
-
-local function is_digit(c)
-  return c and c >= 48 and c <= 57
-end
-
--- split_shell splits a command into simple commands, each a list of words
--- with quotes removed, at ; & && | || newlines, parentheses and
--- substitutions. risky is true for what allow rules must never cover:
--- $(…), backticks, process substitution, here-documents, output
--- redirected to a file, unterminated quotes.
-local function split_shell(cmd)
-  local cmds, words, word = {}, {}, nil
-  local risky, redirect = false, nil
-  local i, n = 1, #cmd
-  local function flush_word()
-    if word == nil then
-      return
-    end
-    if redirect then -- the word is a redirection's target
-      if redirect == "out" and word ~= "/dev/null" then
-        risky = true
-      end
-      redirect = nil
-    else
-      words[#words + 1] = word
-    end
-    word = nil
-  end
-  local function flush_cmd()
-    flush_word()
-    if redirect then
-      risky, redirect = true, nil
-    end
-    if #words > 0 then
-      cmds[#cmds + 1] = words
-    end
-    words = {}
-  end
-  while i <= n do
-    local c, nx = byte(cmd, i), byte(cmd, i + 1)
-    if (not SPECIAL[c] or (c == DOLLAR and nx ~= LP)) and not (c == HASH and word == nil) then
-      -- ordinary characters ($NAME among them), up to the next special one
-      local j = i + 1
-      while j <= n and not SPECIAL[byte(cmd, j)] do
-        j = j + 1
-      end
-      word = (word or "") .. sub(cmd, i, j - 1)
-      i = j
-    elseif c == 32 or c == 9 or c == 13 then
-      flush_word()
-      i = i + 1
-    elseif c == SQ then
-      local j = string.find(cmd, "'", i + 1, true)
-      if not j then
-        risky, j = true, n + 1
-      end
-      word = (word or "") .. sub(cmd, i + 1, j - 1)
-      i = j + 1
-    elseif c == DQ then
-      local buf, closed = {}, false
-      i = i + 1
-      local start = i
-      while i <= n do
-        local d, e = byte(cmd, i), byte(cmd, i + 1)
-        if d == BS then
-          buf[#buf + 1] = sub(cmd, start, i - 1)
-          if e == DQ or e == BS or e == DOLLAR or e == BT then
-            buf[#buf + 1] = string.char(e)
-          elseif e ~= NL then
-            buf[#buf + 1] = sub(cmd, i, i + 1)
-          end
-          i = i + 2
-          start = i
-        elseif d == DQ then
-          closed = true
-          break
-        else
-          if d == BT or (d == DOLLAR and e == LP) then
-            risky = true
-          end
-          i = i + 1
-        end
-      end
-      buf[#buf + 1] = sub(cmd, start, i - 1)
-      risky = risky or not closed
-      word = (word or "") .. concat(buf)
-      i = i + 1
-    elseif c == BS then
-      if nx ~= NL then
-        word = (word or "") .. sub(cmd, i + 1, i + 1)
-      end
-      i = i + 2
-    elseif c == NL or c == SEMI or c == LP or c == RP then
-      flush_cmd()
-      i = i + 1
-    elseif c == BT or (c == DOLLAR and nx == LP) then
-      risky = true
-      flush_cmd()
-      i = i + (c == BT and 1 or 2)
-    elseif c == PIPE then
-      flush_cmd()
-      i = i + ((nx == PIPE or nx == AMP) and 2 or 1)
-    elseif c == AMP and nx == GT then -- &> and &>> file
-      flush_word()
-      redirect = "out"
-      i = i + (byte(cmd, i + 2) == GT and 3 or 2)
-    elseif c == AMP then
-      flush_cmd()
-      i = i + (nx == AMP and 2 or 1)
-    elseif c == HASH and word == nil then -- a comment, to the end of the line
-      i = string.find(cmd, "\n", i, true) or n + 1
-    elseif c == GT or c == LT then
-      if word and word:find("^%d+$") then
-        word = nil -- a file descriptor: 2>
-      end
-      flush_word()
-      if nx == LP then -- process substitution
-        risky = true
-        flush_cmd()
-        i = i + 2
-      elseif c == LT and nx == LT then
-        if byte(cmd, i + 2) == LT then -- <<< here-string
-          redirect, i = "in", i + 3
-        else -- a here-document: its body follows as "commands"
-          risky, redirect = true, "in"
-          i = i + (byte(cmd, i + 2) == DASH and 3 or 2)
-        end
-      elseif nx == AMP then -- >&2, 2>&1, <&0: duplicating, unless a file follows
-        local j = i + 2
-        while is_digit(byte(cmd, j)) or byte(cmd, j) == DASH do
-          j = j + 1
-        end
-        if j > i + 2 then
-          i = j
-        else
-          redirect, i = (c == GT and "out" or "in"), i + 2
-        end
-      elseif c == GT then
-        redirect = "out"
-        i = i + ((nx == GT or nx == PIPE) and 2 or 1)
-      else
-        redirect, i = "in", i + 1
-      end
-    else -- not reached (every special character has its branch); never loop
-      word = (word or "") .. sub(cmd, i, i)
-      i = i + 1
-    end
-  end
-  flush_cmd()
-  return cmds, risky
-end
-
--- Commands that run the command after them (their options skipped), so
--- that deny rules see through them.
-local WRAPPERS = {}
-for name in ([[sudo doas env command builtin exec nohup time nice ionice timeout xargs stdbuf caffeinate
-  { ! if then else elif do while until]]):gmatch("%S+") do
-  WRAPPERS[name] = true
-end
-local TAKES_ARG = { ["-u"] = true, ["-g"] = true, ["-n"] = true, ["-s"] = true, ["-k"] = true }
-
-local function basename(w)
-  local start = 1
-  while true do
-    local j = string.find(w, "/", start, true)
-    if not j then
-      return sub(w, start)
-    end
-    start = j + 1
-  end
-end
-
--- is_assignment reports whether w is NAME=value.
-local function is_assignment(w)
-  local eq = string.find(w, "=", 2, true)
-  if not eq then
-    return false
-  end
-  for k = 1, eq - 1 do
-    local c = byte(w, k)
-    if not (is_letter(c) or c == 95 or (k > 1 and is_digit(c))) then
-      return false
-    end
-  end
-  return true
-end
-
--- variants adds the forms deny and ask rules are matched against: the
--- words joined, and again after each wrapper or assignment, and with the
--- program's directory dropped.
-local function variants(words, out)
-  local i = 1
-  while i <= #words do
-    out[#out + 1] = concat(words, " ", i)
-    local w = words[i]
-    local base = basename(w)
-    if base ~= w and base ~= "" then
-      out[#out + 1] = i < #words and base .. " " .. concat(words, " ", i + 1) or base
-    end
-    if is_assignment(w) then
-      i = i + 1
-    elseif WRAPPERS[base] then
-      i = i + 1
-      while words[i] and (byte(words[i], 1) == DASH or is_assignment(words[i])) do
-        if TAKES_ARG[words[i]] then
-          i = i + 1
-        end
-        i = i + 1
-      end
-      if base == "timeout" and words[i] and is_digit(byte(words[i], 1)) then
-        i = i + 1
-      end
-    else
-      break
-    end
-  end
-end
-
--- Pieces between any operator or quote: deny and ask rules see these too,
--- so that "$(rm -rf /)" and sh -c 'rm -rf /' are caught (an
--- over-approximation: better a refusal to explain than a miss).
-local CUT = { [SEMI] = true, [AMP] = true, [PIPE] = true, [LP] = true, [RP] = true, [BT] = true,
-  [DOLLAR] = true, [DQ] = true, [SQ] = true, [NL] = true }
-
-local function pieces(cmd, out)
-  local start = 1
-  for i = 1, #cmd + 1 do
-    local c = byte(cmd, i)
-    if c == nil or CUT[c] then
-      if i > start then
-        local ws = fields(sub(cmd, start, i - 1))
-        if #ws > 0 then
-          variants(ws, out)
-        end
-      end
-      start = i + 1
-    end
-  end
-end
-
--- forms are what deny and ask rules are matched against, built on first
--- use: every simple command (through its wrappers), every piece between
--- operators and quotes when there are quotes or substitutions, and the
--- whole command.
-local function forms(s)
-  if not s.forms then
-    local out = {}
-    for _, words in ipairs(s.cmds) do
-      variants(words, out)
-    end
-    local c = s.command
-    if string.find(c, "'", 1, true) or string.find(c, '"', 1, true) or string.find(c, "$", 1, true) or string.find(c, "`", 1, true) then
-      pieces(c, out) -- what quotes and substitutions hide from the split
-    end
-    out[#out + 1] = c
-    s.forms = out
-  end
-  return s.forms
-end
-
--- bash_subject is what rules see of a command: its simple commands (what
--- allow rules must cover), whether it is risky, and its forms.
-local function bash_subject(command)
-  local cmds, risky = split_shell(command)
-  local parts = {}
-  for k, words in ipairs(cmds) do
-    parts[k] = concat(words, " ")
-  end
-  return { command = command, cmds = cmds, parts = parts, risky = risky }
+-- SH is permissions_shell.lua (how bash commands are judged), required on
+-- the first bash call a rule names.
+local shell_impl
+local function SH()
+  shell_impl = shell_impl or require("permissions_shell")
+  return shell_impl
 end
 
 -- Deciding --------------------------------------------------------------
@@ -552,7 +262,7 @@ end
 -- subject describes a call for the rules of its tool.
 local function subject(tool, input, cwd)
   if tool == "bash" then
-    return bash_subject(type(input.command) == "string" and input.command or "")
+    return SH().subject(type(input.command) == "string" and input.command or "")
   elseif PATH_TOOLS[tool] then
     local abs, rel = tool_path(type(input.path) == "string" and input.path or "", cwd)
     return { abs = abs, rel = rel }
@@ -567,13 +277,8 @@ local function matches(r, s)
     return true
   elseif r.match_path then
     return r.match_path(s.abs, s.rel)
-  elseif s.cmds then
-    for _, f in ipairs(forms(s)) do
-      if r.match(f) then
-        return true
-      end
-    end
-    return false
+  elseif s.bash then
+    return SH().matches(r, s)
   end
   return r.match(s.json)
 end
@@ -587,27 +292,21 @@ local function first_match(st, kind, tool, s)
 end
 
 -- covered reports whether the allow rules cover the call: for bash, every
--- simple command of a command that is not risky.
+-- simple command shell.parse reports (permissions_shell.lua).
 local function covered(st, tool, s)
   if tool ~= "bash" then
     return first_match(st, "allow", tool, s) ~= nil
   end
-  if s.risky then
-    return false
-  end
-  for _, part in ipairs(s.parts) do
-    local ok = false
-    for _, r in ipairs(st.rules) do
-      if r.kind == "allow" and r.tool == "bash" and compiled(r) and (not r.pattern or r.match(part)) then
-        ok = true
-        break
+  local rules = {}
+  for _, r in ipairs(st.rules) do
+    if r.kind == "allow" and r.tool == "bash" and compiled(r) then
+      if not r.pattern then
+        return true -- "bash": every call
       end
-    end
-    if not ok then
-      return false
+      rules[#rules + 1] = r
     end
   end
-  return true
+  return SH().covered(rules, s)
 end
 
 -- decide returns "run", "refuse" and why ("deny" with the rule, or
@@ -620,6 +319,13 @@ local function decide(st, tool, input, cwd)
     local r = first_match(st, "deny", tool, s)
     if r then
       return "refuse", "deny", r, s
+    end
+    if s.bash and SH().unscannable(s) then
+      for _, d in ipairs(st.rules) do
+        if d.kind == "deny" and d.tool == tool then
+          return "refuse", "unscannable", nil, s -- deny rules cannot be checked
+        end
+      end
     end
   end
   if st.mode == "read-only" and MUTATING[tool] then
@@ -644,35 +350,11 @@ end
 
 -- Dialogs ---------------------------------------------------------------
 
--- Programs whose second word picks what they do ("go test", "git diff"):
--- "always" allows that subcommand, not the whole program.
-local SUBCOMMANDS = {}
-for name in ([[git go npm npx pnpm yarn bun deno cargo rustup docker podman kubectl helm
-  gh pip pip3 uv poetry dotnet mvn gradle brew apt apt-get dnf systemctl terraform nix
-  just make cmake bazel swift zig]]):gmatch("%S+") do
-  SUBCOMMANDS[name] = true
-end
-
 -- always_rules are the allow rules "yes, and allow such calls" adds; nil
 -- when none would cover the call.
 local function always_rules(tool, s)
   if tool == "bash" then
-    if s.risky or #s.cmds == 0 then
-      return nil
-    end
-    local out, seen = {}, {}
-    for _, words in ipairs(s.cmds) do
-      local prefix = words[1]
-      if SUBCOMMANDS[prefix] and words[2] and words[2]:find("^%a[%w_.:-]*$") then
-        prefix = prefix .. " " .. words[2]
-      end
-      local text = "bash: " .. prefix .. " *"
-      if not seen[text] then
-        seen[text] = true
-        out[#out + 1] = text
-      end
-    end
-    return out
+    return SH().always(s, parse_rule)
   elseif tool == "write" or tool == "edit" then
     if s.rel then
       return { "edit: *", "write: *" }

@@ -181,6 +181,7 @@ type UI struct {
 	OnDialog func()
 
 	Asked   []string // "select: title", "confirm: title", "input: title"
+	Options []string // the options of the last select
 	Notices []string // "level: message"
 	Editor  string
 }
@@ -202,6 +203,9 @@ func (u *UI) HasUI() bool { return u.Interactive }
 
 // Select implements lua.UI.
 func (u *UI) Select(title string, options []string) (string, bool) {
+	u.mu.Lock()
+	u.Options = options
+	u.mu.Unlock()
 	u.ask("select", title)
 	return u.SelectAnswer, u.SelectAnswer != ""
 }

@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/agent/compaction"
+	"github.com/lunar-cli/lunar/stdlib"
 )
 
 // config is the merged configuration. Pointer fields distinguish "unset"
@@ -124,18 +125,37 @@ func (c *config) hookLimits() (memory int64, timeouts int) {
 func loadConfig(globalDir string) (*config, error) {
 	c := &config{}
 	path := filepath.Join(globalDir, "config.json")
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := readConfigFile(path, maxUserConfig)
+	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, fmt.Errorf("config %w", err)
 	}
 	if err := decodeConfig(path, data, c); err != nil {
 		return nil, err
 	}
 	c.files = append(c.files, path)
 	return c, nil
+}
+
+// maxUserConfig bounds what is read of the user's own config.json.
+const maxUserConfig = 4 << 20
+
+// readConfigFile reads a config file: a regular file of at most limit
+// bytes, opened without blocking (a FIFO or a link to /dev/zero is refused
+// at once, never read). The error names the path; a missing file is
+// fs.ErrNotExist.
+func readConfigFile(path string, limit int64) ([]byte, error) {
+	data, err := stdlib.ReadRegular(path, limit)
+	if err == nil {
+		return data, nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s: %w", path, pe.Err)
+	}
+	return nil, err // stdlib names the path
 }
 
 // applyProject overlays a trusted project config (data read from path).

@@ -119,3 +119,37 @@ func TestREPLProjectConfigTrust(t *testing.T) {
 	p.expect("/help for commands")
 	p.quit()
 }
+
+// TestREPLTrustSwapWhileAsking: a hook file and a lib/ module swapped
+// while the trust question is open do not run: what loads is exactly
+// what was hashed when the question was asked (issue 20, item 9).
+func TestREPLTrustSwapWhileAsking(t *testing.T) {
+	e := newReplEnv(t)
+	dir := filepath.Join(e.cwd, ".lunar", "hooks.d")
+	hook := func(tag string) string {
+		return `local m = require("m"); require("fs").write("` + tag + `-hook.txt", m)`
+	}
+	writeFile(t, filepath.Join(dir, "a.lua"), hook("trusted"))
+	writeFile(t, filepath.Join(dir, "lib", "m.lua"), `return "trusted lib"`)
+
+	p := e.startRaw()
+	p.expect("Trust them? [y/N] ")
+	writeFile(t, filepath.Join(dir, "a.lua"), hook("swapped"))
+	writeFile(t, filepath.Join(dir, "lib", "m.lua"), `return "swapped lib"`)
+	p.line("y")
+	p.expect("/help for commands")
+	p.quit()
+
+	assert.NoFileExists(t, filepath.Join(e.cwd, "swapped-hook.txt"), "the swapped hook did not run")
+	data, err := os.ReadFile(filepath.Join(e.cwd, "trusted-hook.txt"))
+	require.NoError(t, err, p.output())
+	assert.Equal(t, "trusted lib", string(data), "the lib/ module is the one hashed")
+
+	// The swapped files are not what was trusted: the next run asks again.
+	p = e.startRaw()
+	p.expect("Trust them? [y/N] ")
+	p.line("n")
+	p.expect("/help for commands")
+	p.quit()
+	assert.NoFileExists(t, filepath.Join(e.cwd, "swapped-hook.txt"))
+}

@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/agent/compaction"
+	"github.com/lunar-cli/lunar/stdlib"
 )
 
 // config is the merged configuration. Pointer fields distinguish "unset"
@@ -124,12 +125,12 @@ func (c *config) hookLimits() (memory int64, timeouts int) {
 func loadConfig(globalDir string) (*config, error) {
 	c := &config{}
 	path := filepath.Join(globalDir, "config.json")
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := readConfigFile(path, maxUserConfig)
+	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, fmt.Errorf("config %w", err)
 	}
 	if err := decodeConfig(path, data, c); err != nil {
 		return nil, err
@@ -138,80 +139,38 @@ func loadConfig(globalDir string) (*config, error) {
 	return c, nil
 }
 
+// maxUserConfig bounds what is read of the user's own config.json.
+const maxUserConfig = 4 << 20
+
+// readConfigFile reads a config file: a regular file of at most limit
+// bytes, opened without blocking (a FIFO or a link to /dev/zero is refused
+// at once, never read). The error names the path; a missing file is
+// fs.ErrNotExist.
+func readConfigFile(path string, limit int64) ([]byte, error) {
+	data, err := stdlib.ReadRegular(path, limit)
+	if err == nil {
+		return data, nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s: %w", path, pe.Err)
+	}
+	return nil, err // stdlib names the path
+}
+
 // applyProject overlays a trusted project config (data read from path).
-// Even trusted, a project may not send a key that came from the user's
-// environment or own config to another host: it cannot change the
-// base_url or api_key_env of a built-in provider or of one the user's
-// config defines, nor give a provider of its own a key from the
-// environment; it cannot disable the user's global hooks (globalHooks,
-// by name without .lua) nor the permission policy, nor reconfigure the
-// user's hooks; it may tighten the policy but not loosen it. What is
-// refused is dropped with a warning.
+// Even trusted, a project may not touch the providers lunar or the user
+// define beyond adding models (see overlayProjectProviders); it cannot
+// disable the user's global hooks (globalHooks, by name without .lua) nor
+// the permission policy, nor reconfigure the user's hooks; it may tighten
+// the policy but not loosen it. What is refused is dropped with a
+// warning.
 func (c *config) applyProject(path string, data []byte, globalHooks map[string]bool) (warnings []string, err error) {
 	var layer config
 	if err := decodeConfig(path, data, &layer); err != nil {
 		return nil, err
 	}
-	known := map[string]agent.ProviderConfig{}
-	for _, p := range agent.NewRegistry(nil).Providers() {
-		known[p.Name] = p
-	}
-	for name, p := range c.Providers {
-		k := known[name]
-		if p.BaseURL != "" {
-			k.BaseURL = p.BaseURL
-		}
-		if p.APIKeyEnv != "" {
-			k.APIKeyEnv = p.APIKeyEnv
-		}
-		k.Name = name
-		known[name] = k
-	}
-	names := make([]string, 0, len(layer.Providers))
-	for name := range layer.Providers {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		p := layer.Providers[name]
-		if own, ok := known[name]; ok {
-			if p.BaseURL != "" && strings.TrimRight(p.BaseURL, "/") != strings.TrimRight(own.BaseURL, "/") {
-				warnings = append(warnings, fmt.Sprintf("config %s:%d: providers.%s.base_url ignored: a project may not send your %s requests (and key) to another host; set it in your own config",
-					path, lineOfKey(data, "base_url"), name, name))
-				p.BaseURL = ""
-			}
-			if p.APIKeyEnv != "" && p.APIKeyEnv != own.APIKeyEnv {
-				warnings = append(warnings, fmt.Sprintf("config %s:%d: providers.%s.api_key_env ignored: a project may not choose which of your keys a provider gets; set it in your own config",
-					path, lineOfKey(data, "api_key_env"), name))
-				p.APIKeyEnv = ""
-			}
-			// Merge into the known provider rather than replacing it.
-			if g, ok := c.Providers[name]; ok {
-				if p.API == "" {
-					p.API = g.API
-				}
-				p.BaseURL, p.APIKeyEnv = g.BaseURL, g.APIKeyEnv
-				if p.APIKey == "" {
-					p.APIKey = g.APIKey
-				}
-				if p.Headers == nil {
-					p.Headers = g.Headers
-				}
-				p.Models = append(append([]modelConfig(nil), g.Models...), p.Models...)
-			}
-		} else if p.APIKeyEnv != "" {
-			warnings = append(warnings, fmt.Sprintf("config %s:%d: providers.%s.api_key_env ignored: a provider a project defines never gets a key from your environment; define it in your own config",
-				path, lineOfKey(data, "api_key_env"), name))
-			p.APIKeyEnv = ""
-		}
-		layer.Providers[name] = p
-		if c.projectProviders == nil {
-			c.projectProviders = map[string]bool{}
-		}
-		if _, ok := known[name]; !ok {
-			c.projectProviders[name] = true
-		}
-	}
+	warnings = c.overlayProjectProviders(&layer, path, data)
 	var disabled []string
 	for _, d := range layer.DisabledHooks {
 		if strings.TrimSuffix(d, ".lua") == permissionsHook {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -79,4 +80,41 @@ lunar.on("chat.params", function() local t = {} for i = 1, 1e8 do t[i] = ("x"):r
 	r = e.run("", "--no-session", "-p", "hi")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `"hook_max_timeouts": must not be negative`)
+}
+
+// TestSecretHeadersNeverShown: the values of secret custom headers from
+// the user's config (any name like *key*, *token*, *secret*, Cookie, not
+// only Authorization) are masked in errors and never reach the session
+// file, even when the service echoes them (issue 20, item 11).
+func TestSecretHeadersNeverShown(t *testing.T) {
+	const apiKey, cookie = "hdr-secret-key-123", "hdr-secret-cookie-456"
+	for _, tc := range []struct {
+		name  string
+		reply llmtest.Part
+	}{
+		{"http error", llmtest.Status(400).Message("bad X-Api-Key " + apiKey + " with cookie " + cookie)},
+		{"stream error", llmtest.StreamError("invalid_request_error", "bad X-Api-Key "+apiKey+" with cookie "+cookie)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newE2E(t)
+			e.hkConfig(`{"providers": {"work": {"base_url": "` + e.srv.URL() + `",
+  "headers": {"X-Api-Key": "` + apiKey + `", "Cookie": "` + cookie + `", "X-Title": "lunar"},
+  "models": [{"id": "w1"}]}}}`)
+			e.srv.Reply(tc.reply)
+			r := e.runBare(nil, "--model", "work/w1", "-p", "hi")
+			assert.Equal(t, 1, r.code, r.stderr)
+			require.Len(t, e.srv.Requests(), 1)
+			assert.Equal(t, apiKey, e.srv.Requests()[0].Header.Get("X-Api-Key"), "the header was sent")
+			assert.Contains(t, r.stderr, "bad X-Api-Key *** with cookie ***")
+			files := e.sessionFiles()
+			require.Len(t, files, 1)
+			raw, err := os.ReadFile(files[0])
+			require.NoError(t, err)
+			assert.Contains(t, string(raw), "bad X-Api-Key ***", "the error is in the session, masked")
+			for _, secret := range []string{apiKey, cookie} {
+				assert.NotContains(t, r.stderr, secret)
+				assert.NotContains(t, string(raw), secret)
+			}
+		})
+	}
 }

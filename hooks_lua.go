@@ -29,13 +29,17 @@ type hookPrep struct {
 // discoverHooks finds the hooks to load; the project's only when
 // trustProject trusted the folder.
 func (a *app) discoverHooks() ([]lua.Source, []string, error) {
+	// Only the hooks the trust question covered, as read then: a folder
+	// filled in since (or a file swapped) loads nothing new.
 	project := ""
-	if a.projectTrusted {
-		project = a.cwd
+	var snap *lua.HookDir
+	if a.projectTrusted && a.project != nil && a.project.hooks != nil {
+		project, snap = a.cwd, a.project.hooks
 	}
 	return lua.Discover(lua.DiscoverOptions{
 		GlobalDir:  filepath.Join(a.paths.Config, "hooks.d"),
 		ProjectDir: project,
+		Project:    snap,
 		Files:      a.opts.Hooks,
 		Disabled:   a.cfg.DisabledHooks,
 		NoHooks:    a.opts.NoHooks,

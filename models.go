@@ -22,7 +22,8 @@ func (a *app) setupModels() error {
 	sort.Strings(names)
 	for _, name := range names {
 		p := a.cfg.Providers[name]
-		pc := agent.ProviderConfig{Name: name, API: p.API, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv, APIKey: p.APIKey, Headers: p.Headers}
+		pc := agent.ProviderConfig{Name: name, API: p.API, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv, APIKey: p.APIKey, Headers: p.Headers,
+			Secondary: a.cfg.projectProviders[name]}
 		for _, m := range p.Models {
 			pc.Models = append(pc.Models, agent.Model{ID: m.ID, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens,
 				Reasoning: m.Reasoning, Cost: agent.ModelCost{Input: m.CostInput, Output: m.CostOutput}})
@@ -115,14 +116,24 @@ func (a *app) withFlags(m agent.Model) agent.Model {
 
 // apiKey resolves the key for a model: --api-key, then the registry.
 // --api-key never goes to a provider only the project config defines
-// unless the user chose that provider on the command line.
+// unless the command line named that provider (--provider P or --model
+// P/id): a bare id that only the project's provider knows, a model the
+// project's config chose or a later /model is no choice of it.
 func (a *app) apiKey(m agent.Model) (string, error) {
-	userChose := a.opts.Model != "" || a.opts.Provider != ""
-	if a.opts.APIKey != "" && (userChose || !a.cfg.projectProviders[m.Provider]) {
+	if a.opts.APIKey != "" && (!a.cfg.projectProviders[m.Provider] || a.namedProvider(m.Provider)) {
 		return a.opts.APIKey, nil
 	}
 	key, _, err := a.registry.APIKey(m.Provider)
 	return key, err
+}
+
+// namedProvider reports whether the command line named the provider.
+func (a *app) namedProvider(name string) bool {
+	if a.opts.Provider != "" {
+		return strings.EqualFold(a.opts.Provider, name)
+	}
+	p, _, ok := strings.Cut(a.opts.Model, "/")
+	return ok && strings.EqualFold(p, name)
 }
 
 // listModels prints the known models, those matching search (every word

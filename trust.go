@@ -10,8 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -22,22 +21,29 @@ import (
 // hostile repository must not make lunar read /dev/zero.
 const maxProjectConfig = 1 << 20
 
-// projectFiles is what a project's .lunar/ holds that needs trust.
+// projectFiles is what a project's .lunar/ holds that needs trust. Each
+// file is read once: the bytes hashed for the trust record are the bytes
+// that take effect (a file swapped while the question is open changes
+// nothing).
 type projectFiles struct {
 	root      string // the project folder (absolute)
 	config    string // .lunar/config.json, "" when there is none
 	configRaw []byte
-	hooksDir  string   // .lunar/hooks.d, "" when it has no hooks
-	hooks     []string // files under hooksDir, relative to it
+	hooksDir  string       // .lunar/hooks.d, "" when it has no hooks
+	hooks     *lua.HookDir // its content as hashed; what loads
 	hash      string
-	hashErr   error // the hooks could not be hashed: nothing is trusted
+	hashErr   error    // the hooks could not be hashed: nothing is trusted
+	warnings  []string // what was skipped (a config.json that is not a file)
 }
 
 // empty reports whether there is nothing to trust.
 func (p *projectFiles) empty() bool { return p.config == "" && p.hooksDir == "" }
 
-// scanProject finds the project's config and hooks. withHooks false
-// leaves the hooks out (--no-hooks: they would not load anyway).
+// scanProject reads the project's config and hooks. withHooks false
+// leaves the hooks out (--no-hooks: they would not load anyway). A
+// config.json that is not a regular file of at most 1 MiB (a folder, a
+// FIFO, a link to /dev/zero) is skipped with a warning: a cloned
+// repository must not stop lunar from starting.
 func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
 	root, err := filepath.Abs(cwd)
 	if err != nil {
@@ -45,37 +51,25 @@ func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
 	}
 	p := &projectFiles{root: root}
 	cfg := filepath.Join(root, ".lunar", "config.json")
-	if fi, err := os.Stat(cfg); err == nil {
-		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("config %s: not a regular file", cfg)
-		}
-		f, err := os.Open(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("config %s: %w", cfg, err)
-		}
-		p.configRaw, err = io.ReadAll(io.LimitReader(f, maxProjectConfig+1))
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("config %s: %w", cfg, err)
-		}
-		if len(p.configRaw) > maxProjectConfig {
-			return nil, fmt.Errorf("config %s: larger than %d bytes", cfg, maxProjectConfig)
-		}
-		p.config = cfg
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("config %s: %w", cfg, err)
+	switch data, err := readConfigFile(cfg, maxProjectConfig); {
+	case err == nil:
+		p.config, p.configRaw = cfg, data
+	case !errors.Is(err, fs.ErrNotExist):
+		p.warnings = append(p.warnings, fmt.Sprintf("project config %v: skipped", err))
 	}
 	hooksHash := ""
 	if withHooks {
 		dir := filepath.Join(root, filepath.FromSlash(lua.ProjectHooksDir))
 		if lua, _ := filepath.Glob(filepath.Join(dir, "*.lua")); len(lua) > 0 {
-			hash, files, err := hashHooks(dir)
+			p.hooksDir = dir
+			p.hooks, err = readHooks(dir)
 			if err != nil {
 				// A folder that cannot be hashed (unreadable, too large) is
 				// never trusted; lunar still starts.
 				p.hashErr = err
+			} else {
+				hooksHash = p.hooks.Hash
 			}
-			p.hooksDir, p.hooks, hooksHash = dir, files, hash
 		}
 	}
 	switch {
@@ -92,8 +86,8 @@ func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
 	return p, nil
 }
 
-// hashHooks hashes the project's hooks folder.
-var hashHooks = lua.HashHookDir
+// readHooks reads and hashes the project's hooks folder.
+var readHooks = lua.ReadHookDir
 
 // trustProject decides whether the project's .lunar/ may take effect and
 // remembers the decision in a.projectTrusted. ask is nil when there is no
@@ -104,6 +98,9 @@ func (a *app) trustProject(ask func(dir string, files []string) bool) error {
 		return err
 	}
 	a.project = p
+	for _, w := range p.warnings {
+		a.warnf("%s", w)
+	}
 	if p.empty() {
 		return nil
 	}
@@ -127,7 +124,11 @@ func (a *app) trustProject(ask func(dir string, files []string) bool) error {
 		if p.config != "" {
 			files = append(files, filepath.Join(".lunar", "config.json"))
 		}
-		for _, f := range p.hooks {
+		var names []string
+		if p.hooks != nil {
+			names = p.hooks.Names
+		}
+		for _, f := range names {
 			files = append(files, filepath.Join(filepath.FromSlash(lua.ProjectHooksDir), filepath.FromSlash(f)))
 		}
 		if !ask(p.root, files) {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/lua"
 )
 
 // A project hooks folder that cannot be hashed is never trusted, not even
@@ -15,9 +17,9 @@ import (
 func TestProjectThatCannotBeHashedIsNotTrusted(t *testing.T) {
 	cwd := t.TempDir()
 	writeFile(t, filepath.Join(cwd, ".lunar", "hooks.d", "a.lua"), "-- hook")
-	old := hashHooks
-	hashHooks = func(string) (string, []string, error) { return "", nil, errors.New("too many files") }
-	t.Cleanup(func() { hashHooks = old })
+	old := readHooks
+	readHooks = func(string) (*lua.HookDir, error) { return nil, errors.New("too many files") }
+	t.Cleanup(func() { readHooks = old })
 	var stderr bytes.Buffer
 	a := &app{opts: &options{Trust: true}, paths: paths{State: t.TempDir()}, cfg: &config{}, cwd: cwd, stderr: &stderr}
 	require.NoError(t, a.trustProject(func(string, []string) bool { return true }))

@@ -86,9 +86,9 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
 		if rerr := refused(); rerr != nil { // a local server that is not running: no retries
-			return msg, b.fail(ctx, provTransportError(name, req.APIKey, rerr, false))
+			return msg, b.fail(ctx, provTransportError(name, requestSecrets(req), rerr, false))
 		}
-		return msg, b.fail(ctx, withAttempts(anthropicError(name, req.APIKey, err, res, false), p.MaxRetries))
+		return msg, b.fail(ctx, withAttempts(anthropicError(name, requestSecrets(req), err, res, false), p.MaxRetries))
 	}
 	b.start()
 
@@ -177,7 +177,7 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return msg, b.fail(ctx, anthropicError(name, req.APIKey, err, nil, true))
+		return msg, b.fail(ctx, anthropicError(name, requestSecrets(req), err, nil, true))
 	}
 	if ctx.Err() != nil {
 		return msg, b.fail(ctx, ctx.Err())
@@ -253,21 +253,21 @@ func (e *anthropicEvent) UnmarshalJSON(data []byte) error {
 // anthropicError turns an SDK error into a ProviderError: an HTTP error
 // response, an error event in the stream (the SDK reports it as an API
 // error with the stream's 200 status), or a transport failure.
-func anthropicError(name, apiKey string, err error, res *http.Response, inStream bool) error {
+func anthropicError(name string, secrets []string, err error, res *http.Response, inStream bool) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	if res != nil && res.StatusCode >= 400 {
-		return provHTTPError(name, apiKey, res, err)
+		return provHTTPError(name, secrets, res, err)
 	}
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
 		if apiErr.StatusCode >= 400 && apiErr.Response != nil {
-			return provHTTPError(name, apiKey, apiErr.Response, err)
+			return provHTTPError(name, secrets, apiErr.Response, err)
 		}
-		return provStreamError(name, apiKey, []byte(apiErr.RawJSON()), err)
+		return provStreamError(name, secrets, []byte(apiErr.RawJSON()), err)
 	}
-	return provTransportError(name, apiKey, err, inStream)
+	return provTransportError(name, secrets, err, inStream)
 }
 
 // anthropicBase is the base URL of m's service.

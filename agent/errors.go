@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -191,30 +192,30 @@ func provErrorBody(body []byte) (typ, msg string) {
 
 // provHTTPError builds the ProviderError of an HTTP error response whose body
 // the SDK has buffered (both SDKs put it back into res.Body).
-func provHTTPError(provider, apiKey string, res *http.Response, cause error) *ProviderError {
+func provHTTPError(provider string, secrets []string, res *http.Response, cause error) *ProviderError {
 	var body []byte
 	if res.Body != nil {
 		body, _ = io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	}
 	typ, msg := provErrorBody(body)
-	return &ProviderError{Provider: provider, StatusCode: res.StatusCode, Type: typ, Message: provRedact(msg, apiKey),
+	return &ProviderError{Provider: provider, StatusCode: res.StatusCode, Type: typ, Message: provRedact(msg, secrets),
 		RetryAfter: provRetryAfter(res.Header), Err: cause}
 }
 
 // provStreamError builds the ProviderError of an error event inside a stream,
 // whose data is an error body.
-func provStreamError(provider, apiKey string, data []byte, cause error) *ProviderError {
+func provStreamError(provider string, secrets []string, data []byte, cause error) *ProviderError {
 	typ, msg := provErrorBody(data)
 	if typ == "" {
 		typ = "error"
 	}
-	return &ProviderError{Provider: provider, Type: typ, Message: provRedact(msg, apiKey), Stream: true, Err: cause}
+	return &ProviderError{Provider: provider, Type: typ, Message: provRedact(msg, secrets), Stream: true, Err: cause}
 }
 
 // provTransportError builds the ProviderError of a failure with no response or
 // a stream that broke off. A stall is told in the stall guard's words; any
 // other failure names the request's URL without credentials or query.
-func provTransportError(provider, apiKey string, err error, stream bool) *ProviderError {
+func provTransportError(provider string, secrets []string, err error, stream bool) *ProviderError {
 	var se *StallError
 	if errors.As(err, &se) {
 		return &ProviderError{Provider: provider, Message: se.Error(), Stream: stream || se.Streaming, Err: err}
@@ -224,7 +225,7 @@ func provTransportError(provider, apiKey string, err error, stream bool) *Provid
 	if errors.As(err, &ue) {
 		text = fmt.Sprintf("%s %q: %v", ue.Op, redactURL(ue.URL), ue.Err)
 	}
-	return &ProviderError{Provider: provider, Message: provRedact(provOneLine(text), apiKey), Stream: stream, Err: err}
+	return &ProviderError{Provider: provider, Message: provRedact(provOneLine(text), secrets), Stream: stream, Err: err}
 }
 
 // redactURL returns raw without user information, query or fragment:
@@ -264,14 +265,53 @@ func provRetryAfter(h http.Header) time.Duration {
 	return 0
 }
 
-// provRedact removes the API key from text (keys shorter than 8 characters are
-// left alone: replacing them would garble the message and they are not
-// real secrets).
-func provRedact(text, apiKey string) string {
-	if len(apiKey) < 8 {
-		return text
+// provRedact removes the secrets (see requestSecrets) from text; those
+// shorter than 8 characters are left alone: replacing them would garble
+// the message and they are not real secrets.
+func provRedact(text string, secrets []string) string {
+	for _, s := range secrets {
+		if len(s) >= 8 {
+			text = strings.ReplaceAll(text, s, "***")
+		}
 	}
-	return strings.ReplaceAll(text, apiKey, "***")
+	return text
+}
+
+// SecretHeader reports whether a request header carries a credential, so
+// that its value is never shown: Authorization, Proxy-Authorization,
+// Cookie, and any name containing "key", "token", "secret", "auth",
+// "password", "passwd", "session", "signature" or "credential" (ignoring
+// case: X-Api-Key, X-Auth-Token, X-Goog-Api-Key, Ocp-Apim-Subscription-Key).
+func SecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	if n == "cookie" {
+		return true
+	}
+	for _, part := range []string{"key", "token", "secret", "auth", "password", "passwd", "session", "signature", "credential"} {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// requestSecrets are what an error about req must not show: the API key
+// and the values of its secret headers (the model's and the hooks'), a
+// value such as "Bearer xyz" also without its scheme; the longest first,
+// so that a value is replaced before a part of it.
+func requestSecrets(req *Request) []string {
+	secrets := []string{req.APIKey}
+	for k, v := range mergedHeaders(req) {
+		if !SecretHeader(k) {
+			continue
+		}
+		secrets = append(secrets, v)
+		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			secrets = append(secrets, strings.TrimSpace(cred))
+		}
+	}
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	return secrets
 }
 
 // provOneLine collapses whitespace runs (newlines included) into single spaces.

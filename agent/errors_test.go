@@ -134,7 +134,21 @@ func TestRetryAfterAndRedact(t *testing.T) {
 	h.Set("Retry-After-Ms", "150")
 	assert.Equal(t, 150*time.Millisecond, provRetryAfter(h))
 
-	assert.Equal(t, "key *** leaked ***", provRedact("key sk-secret-1 leaked sk-secret-1", "sk-secret-1"))
-	assert.Equal(t, "a short b", provRedact("a short b", "short"), "short keys are not redacted")
-	assert.Equal(t, "nothing", provRedact("nothing", ""))
+	assert.Equal(t, "key *** leaked ***", provRedact("key sk-secret-1 leaked sk-secret-1", []string{"sk-secret-1"}))
+	assert.Equal(t, "a short b", provRedact("a short b", []string{"short"}), "short keys are not redacted")
+	assert.Equal(t, "nothing", provRedact("nothing", []string{""}))
+}
+
+func TestSecretHeadersAreRedacted(t *testing.T) {
+	for name, secret := range map[string]bool{
+		"Authorization": true, "Proxy-Authorization": true, "Cookie": true, "X-Api-Key": true,
+		"x-goog-api-key": true, "X-Auth-Token": true, "Ocp-Apim-Subscription-Key": true, "X-Client-Secret": true,
+		"X-Session-Id": true, "Anthropic-Version": false, "X-Title": false, "HTTP-Referer": false,
+	} {
+		assert.Equal(t, secret, SecretHeader(name), name)
+	}
+	req := &Request{APIKey: "sk-api-key-1", Model: Model{Headers: map[string]string{"X-Api-Key": "hdr-secret-1", "X-Title": "lunar-title"}},
+		Headers: map[string]string{"Authorization": "Bearer hook-token-1"}}
+	got := provRedact("sk-api-key-1 hdr-secret-1 hook-token-1 Bearer hook-token-1 lunar-title", requestSecrets(req))
+	assert.Equal(t, "*** *** *** *** lunar-title", got)
 }

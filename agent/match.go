@@ -54,13 +54,19 @@ func (r *Registry) Match(provider, pattern string) (Model, string, error) {
 			}
 		}
 	}
-	var candidates []Model
 	if provider == "" {
-		candidates = r.All()
-		if m, ok := exactModel(pattern, candidates); ok {
-			return m, "", nil
+		// The primary providers' models first: a bare id means the user's
+		// or lunar's model before a project's.
+		for _, tier := range r.tiers() {
+			if m, ok := exactModel(pattern, tier); ok {
+				return m, "", nil
+			}
+			if m, level, ok := r.parsePattern(pat, tier); ok {
+				return m, level, nil
+			}
 		}
 	} else {
+		var candidates []Model
 		for _, p := range r.providers {
 			for _, m := range p.Models {
 				if m.Provider == provider {
@@ -68,13 +74,15 @@ func (r *Registry) Match(provider, pattern string) (Model, string, error) {
 				}
 			}
 		}
-	}
-	if m, level, ok := r.parsePattern(pat, candidates); ok {
-		return m, level, nil
+		if m, level, ok := r.parsePattern(pat, candidates); ok {
+			return m, level, nil
+		}
 	}
 	if inferred { // an id with a slash, as OpenRouter's "openai/gpt-4o"
-		if m, level, ok := r.parsePattern(pattern, r.All()); ok {
-			return m, level, nil
+		for _, tier := range r.tiers() {
+			if m, level, ok := r.parsePattern(pattern, tier); ok {
+				return m, level, nil
+			}
 		}
 	}
 	if provider != "" {
@@ -165,9 +173,13 @@ func exactModel(ref string, models []Model) (Model, bool) {
 	return Model{}, false
 }
 
-// providerFold returns the name of the provider called name, ignoring case.
+// providerFold returns the name of the provider called name: exactly, else
+// ignoring case (a primary provider first).
 func (r *Registry) providerFold(name string) (string, bool) {
-	for _, p := range r.providers {
+	if p, ok := r.provider(name); ok {
+		return p.Name, true
+	}
+	for _, p := range r.ordered() {
 		if strings.EqualFold(p.Name, name) {
 			return p.Name, true
 		}

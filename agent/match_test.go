@@ -52,3 +52,31 @@ func TestRegistryMatch(t *testing.T) {
 		})
 	}
 }
+
+// TestRegistryMatchSecondaryLast: a secondary provider (one only a
+// project defines) never wins a bare id, a part of one or a name by case
+// over the primary ones; named exactly, it is found.
+func TestRegistryMatchSecondaryLast(t *testing.T) {
+	r := NewRegistry([]ProviderConfig{
+		{Name: "aaa", APIKey: "project", Models: []Model{{ID: "m1"}, {ID: "only-project"}}, Secondary: true},
+		{Name: "Local", Models: []Model{{ID: "m1"}}, Secondary: true},
+		{Name: "local", Models: []Model{{ID: "m1"}}},
+	})
+	r.Getenv = func(string) string { return "" }
+	for pattern, want := range map[string]string{
+		"m1":           "local/m1",
+		"M1":           "local/m1",
+		"local/m1":     "local/m1",
+		"LOCAL/m1":     "local/m1",
+		"Local/m1":     "Local/m1",
+		"only-project": "aaa/only-project",
+		"only":         "aaa/only-project",
+	} {
+		m, _, err := r.Match("", pattern)
+		require.NoError(t, err, pattern)
+		assert.Equal(t, want, ModelSpec(m), pattern)
+	}
+	m, err := r.Resolve("m1")
+	require.NoError(t, err)
+	assert.Equal(t, "local/m1", ModelSpec(m))
+}

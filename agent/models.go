@@ -40,6 +40,11 @@ type ProviderConfig struct {
 	// Models are the provider's known models; Provider, API, BaseURL and
 	// Headers are filled in from the provider when empty.
 	Models []Model `json:"models,omitempty"`
+	// Secondary providers (those only a project's config defines) come
+	// after all the others when a bare model id or a part of one is
+	// resolved: a name the user types means the user's or lunar's model
+	// first.
+	Secondary bool `json:"-"`
 }
 
 // Validate reports a config mistake, naming the provider.
@@ -316,7 +321,7 @@ func (r *Registry) Resolve(spec string) (Model, error) {
 		}
 	}
 	var fallback *Model
-	for _, p := range r.providers {
+	for _, p := range r.ordered() {
 		for _, md := range p.Models {
 			if md.ID != spec {
 				continue
@@ -336,6 +341,36 @@ func (r *Registry) Resolve(spec string) (Model, error) {
 		return Model{}, fmt.Errorf("unknown provider %q in model %q (providers: %s)", name, spec, strings.Join(r.names(), ", "))
 	}
 	return Model{}, fmt.Errorf("unknown model %q: give it as provider/id (providers: %s)", spec, strings.Join(r.names(), ", "))
+}
+
+// ordered returns the providers with the secondary ones last.
+func (r *Registry) ordered() []ProviderConfig {
+	out := make([]ProviderConfig, 0, len(r.providers))
+	for _, second := range []bool{false, true} {
+		for _, p := range r.providers {
+			if p.Secondary == second {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// tiers returns every model in groups to search in order: those of the
+// primary providers, then (if any) those of the secondary ones.
+func (r *Registry) tiers() [][]Model {
+	var primary, secondary []Model
+	for _, p := range r.providers {
+		if p.Secondary {
+			secondary = append(secondary, p.Models...)
+		} else {
+			primary = append(primary, p.Models...)
+		}
+	}
+	if len(secondary) == 0 {
+		return [][]Model{primary}
+	}
+	return [][]Model{primary, secondary}
 }
 
 func (r *Registry) names() []string {

@@ -80,9 +80,9 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
 		if rerr := refused(); rerr != nil { // a local server that is not running: no retries
-			return msg, b.fail(ctx, provTransportError(name, req.APIKey, rerr, false))
+			return msg, b.fail(ctx, provTransportError(name, requestSecrets(req), rerr, false))
 		}
-		return msg, b.fail(ctx, withAttempts(openAIError(name, req.APIKey, err, res, false), p.MaxRetries))
+		return msg, b.fail(ctx, withAttempts(openAIError(name, requestSecrets(req), err, res, false), p.MaxRetries))
 	}
 	b.start()
 
@@ -151,7 +151,7 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return msg, b.fail(ctx, openAIError(name, req.APIKey, err, nil, true))
+		return msg, b.fail(ctx, openAIError(name, requestSecrets(req), err, nil, true))
 	}
 	if ctx.Err() != nil {
 		return msg, b.fail(ctx, ctx.Err())
@@ -317,29 +317,29 @@ func unmarshalLenient(data []byte, v any) error {
 // openAIError turns an SDK error into a ProviderError: an HTTP error
 // response (res, or the SDK's own error), an error event in the stream, or
 // a transport failure (inStream: after the response began).
-func openAIError(name, apiKey string, err error, res *http.Response, inStream bool) error {
+func openAIError(name string, secrets []string, err error, res *http.Response, inStream bool) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	if res != nil && res.StatusCode >= 400 {
-		return provHTTPError(name, apiKey, res, err)
+		return provHTTPError(name, secrets, res, err)
 	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) && apiErr.StatusCode >= 400 {
 		if apiErr.Response != nil {
-			return provHTTPError(name, apiKey, apiErr.Response, err)
+			return provHTTPError(name, secrets, apiErr.Response, err)
 		}
 		typ := apiErr.Code
 		if typ == "" {
 			typ = apiErr.Type
 		}
-		return &ProviderError{Provider: name, StatusCode: apiErr.StatusCode, Type: typ, Message: provRedact(provOneLine(apiErr.Message), apiKey), Err: err}
+		return &ProviderError{Provider: name, StatusCode: apiErr.StatusCode, Type: typ, Message: provRedact(provOneLine(apiErr.Message), secrets), Err: err}
 	}
 	var se *ssestream.StreamError
 	if errors.As(err, &se) {
-		return provStreamError(name, apiKey, se.Event.Data, err)
+		return provStreamError(name, secrets, se.Event.Data, err)
 	}
-	return provTransportError(name, apiKey, err, inStream)
+	return provTransportError(name, secrets, err, inStream)
 }
 
 // openAIService is how a service's chat completions differ from OpenAI's,

@@ -316,7 +316,7 @@ func TestStallErrorWords(t *testing.T) {
 
 func TestTransportErrorsHideCredentialsInTheURL(t *testing.T) {
 	err := &url.Error{Op: "Post", URL: "https://user:pw@example.com/v1/chat?key=SECRET#frag", Err: errors.New("connection refused")}
-	pe := provTransportError("fake", "", err, false)
+	pe := provTransportError("fake", nil, err, false)
 	assert.Equal(t, `fake: request failed: Post "https://example.com/v1/chat": connection refused`, pe.Error())
 	assert.NotContains(t, pe.Error(), "SECRET")
 	assert.NotContains(t, pe.Error(), "pw")

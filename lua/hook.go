@@ -584,6 +584,9 @@ func (h *hook) close() {
 // readLib reads a lib/ module of the hook's source, refusing symlinks that
 // lead outside lib/.
 func (s *Source) readLib(rel string) ([]byte, string, error) {
+	if s.snap != nil {
+		return s.snap.lib(rel)
+	}
 	display := rel
 	if s.dir != "" {
 		p := filepath.Join(s.dir, filepath.FromSlash(rel))

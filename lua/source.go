@@ -47,8 +47,9 @@ type Source struct {
 	// the bundled guards (hooksd.Guards).
 	Guard bool
 
-	dir  string // folder on disk holding the file (and lib/); "" when bundled
-	fsys fs.FS  // bundled: the embedded folder
+	dir  string   // folder on disk holding the file (and lib/); "" when bundled or read with its folder
+	fsys fs.FS    // bundled: the embedded folder
+	snap *HookDir // a project hook: the folder as hashed for trust (lib/ too)
 }
 
 // FileSource reads a hook from disk (a --hook FILE, or `lunar hooks check`).
@@ -73,6 +74,10 @@ type DiscoverOptions struct {
 	// ProjectDir is the project folder; its hooks are in ProjectHooksDir
 	// ("" to skip).
 	ProjectDir string
+	// Project, when set, is the project's hooks folder as already read
+	// and hashed (the trust question was about these bytes): the project
+	// hooks load from it, not from the disk.
+	Project *HookDir
 	// Files are the --hook files, loaded last in the order given; they
 	// load even with NoHooks and are never disabled by name.
 	Files []string
@@ -182,26 +187,31 @@ func unwrapPath(err error) error {
 }
 
 // projectSources loads the project's hooks if the folder is trusted with
-// its current content, asking the user when it is not. Whatever the
-// project folder holds, it never fails: problems are warnings and skip
-// the project's hooks (or the files concerned).
+// its current content, asking the user when it is not. The folder is read
+// once (ReadHookDir): the bytes hashed for the trust record are the bytes
+// that load, whatever the folder holds by then. Whatever the project
+// folder holds, it never fails: problems are warnings and skip the
+// project's hooks (or the files concerned).
 func projectSources(opts DiscoverOptions, keep func(string) bool) ([]Source, []string) {
 	project, err := filepath.Abs(opts.ProjectDir)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("project folder %s: %v: its hooks are skipped", opts.ProjectDir, err)}
 	}
 	dir := filepath.Join(project, filepath.FromSlash(ProjectHooksDir))
-	found, warnings, err := dirSources(dir, OriginProject, keep)
-	if err != nil {
-		return nil, []string{err.Error() + ": project hooks skipped"}
+	snap := opts.Project
+	if snap == nil {
+		if _, err := os.Lstat(dir); os.IsNotExist(err) {
+			return nil, nil
+		}
+		if snap, err = ReadHookDir(dir); err != nil {
+			return nil, []string{err.Error() + ": project hooks skipped"}
+		}
 	}
+	found, warnings := snap.sources(OriginProject, keep)
 	if len(found) == 0 {
 		return nil, warnings
 	}
-	hash, files, err := HashHookDir(dir)
-	if err != nil {
-		return nil, append(warnings, err.Error()+": project hooks skipped")
-	}
+	hash, files := snap.Hash, snap.Names
 	switch {
 	case opts.Trust:
 		return found, warnings

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -124,35 +125,68 @@ const (
 	maxHashBytes = 64 << 20
 )
 
-// HashHookDir hashes what a hooks folder holds: every regular file under
-// dir (its name relative to dir and its content) and every symlink (its
-// target as written, and the content of the regular file it leads to, if
-// any). It reads nothing but regular files of at most MaxSourceSize and
-// never follows a link to a folder, so links to /dev/zero, dangling links
-// or lib -> / neither fail nor hang it; an entry it cannot read is hashed
-// as such. It returns the hash and the sorted names, a symlink as
-// "name -> target". The error is for a folder that cannot be read at all
-// or holds more than 10000 files or 64 MiB.
+// HookDir is a hooks folder as read once: the hash a trust record keeps
+// and exactly the bytes that hash covers. Project hooks load from it, never
+// from the disk again, so a file swapped while the trust question is open
+// (or after it) does not run: what was hashed is what loads.
+type HookDir struct {
+	// Dir is the folder as given.
+	Dir string
+	// Hash is the sha256 over every entry's name and content.
+	Hash string
+	// Names are the entries, sorted, a symlink as "name -> target".
+	Names []string
+
+	files map[string]hookFile // by slash-separated name under Dir
+}
+
+// hookFile is one entry of a HookDir.
+type hookFile struct {
+	data []byte
+	err  error  // why it has no content (not a readable regular file)
+	real string // the name of what it resolves to under Dir ("" outside)
+}
+
+// HashHookDir hashes what a hooks folder holds (see ReadHookDir).
 func HashHookDir(dir string) (string, []string, error) {
+	d, err := ReadHookDir(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	return d.Hash, d.Names, nil
+}
+
+// ReadHookDir reads and hashes what a hooks folder holds: every regular
+// file under dir (its name relative to dir and its content) and every
+// symlink (its target as written, and the content of the regular file it
+// leads to, if any). It reads nothing but regular files of at most
+// MaxSourceSize and never follows a link to a folder, so links to
+// /dev/zero, dangling links or lib -> / neither fail nor hang it; an entry
+// it cannot read is hashed as such. The error is for a folder that cannot
+// be read at all or holds more than 10000 files or 64 MiB.
+func ReadHookDir(dir string) (*HookDir, error) {
 	// Hash what the folder really holds when it is itself a link.
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return "", nil, fmt.Errorf("hash %s: %w", dir, err)
+		return nil, fmt.Errorf("hash %s: %w", dir, err)
 	}
 	type entry struct {
 		name, display string
-		data          []byte
+		file          hookFile
 		note          string // what else identifies the entry (hashed)
 	}
 	var ents []entry
+	var others []string
 	total := 0
-	read := func(p string) ([]byte, string) {
+	read := func(p string, e *entry) string {
 		data, err := stdlib.ReadRegular(p, MaxSourceSize)
 		if err != nil {
-			return nil, "unreadable"
+			e.file.err = unwrapPath(err)
+			return "unreadable"
 		}
 		total += len(data)
-		return data, ""
+		e.file.data = data
+		return ""
 	}
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(root, p)
@@ -161,7 +195,7 @@ func HashHookDir(dir string) (string, []string, error) {
 			if p == root {
 				return err
 			}
-			ents = append(ents, entry{name: name, display: name + " (unreadable)", note: "unreadable"})
+			ents = append(ents, entry{name: name, display: name + " (unreadable)", note: "unreadable", file: hookFile{err: unwrapPath(err)}})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -172,37 +206,102 @@ func HashHookDir(dir string) (string, []string, error) {
 		}
 		switch {
 		case d.Type().IsRegular():
-			e := entry{name: name, display: name}
-			e.data, e.note = read(p)
+			e := entry{name: name, display: name, file: hookFile{real: name}}
+			e.note = read(p, &e)
 			ents = append(ents, e)
 		case d.Type()&fs.ModeSymlink != 0:
 			target, _ := os.Readlink(p)
 			e := entry{name: name, display: name + " -> " + target, note: "symlink\x00" + target}
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				if r, err := filepath.Rel(root, real); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+					e.file.real = filepath.ToSlash(r)
+				}
+			}
 			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				var note string
-				e.data, note = read(p)
-				e.note += note
+				e.note += read(p, &e)
+			} else if err != nil {
+				e.file.err = unwrapPath(err)
+			} else {
+				e.file.err = errNotRegular(fi)
 			}
 			ents = append(ents, e)
+		case !d.IsDir():
+			// A FIFO, a socket, a device: nothing to hash or load, but
+			// sources names it as skipped.
+			others = append(others, name)
 		}
 		return nil
 	})
 	if err != nil {
-		return "", nil, fmt.Errorf("hash %s: %w", dir, err)
+		return nil, fmt.Errorf("hash %s: %w", dir, err)
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
 	h := sha256.New()
-	names := make([]string, len(ents))
+	out := &HookDir{Dir: dir, Names: make([]string, len(ents)), files: make(map[string]hookFile, len(ents))}
 	for i, e := range ents {
-		names[i] = e.display
+		out.Names[i] = e.display
+		out.files[e.name] = e.file
 		// Regular files hash as they always have, so trust records stay valid.
-		fmt.Fprintf(h, "%s\x00%d\x00", e.name, len(e.data))
-		h.Write(e.data)
+		fmt.Fprintf(h, "%s\x00%d\x00", e.name, len(e.file.data))
+		h.Write(e.file.data)
 		if e.note != "" {
 			fmt.Fprintf(h, "\x00%s\x00", e.note)
 		}
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), names, nil
+	out.Hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	for _, name := range others {
+		out.files[name] = hookFile{err: errors.New("not a regular file")}
+	}
+	return out, nil
+}
+
+// errNotRegular says why a link's target has no content.
+func errNotRegular(fi fs.FileInfo) error {
+	if fi.IsDir() {
+		return errors.New("is a folder")
+	}
+	return errors.New("not a regular file")
+}
+
+// sources are the hooks of the folder (its *.lua entries, by name) with
+// the content read when it was hashed; an entry without content is
+// skipped with a warning.
+func (d *HookDir) sources(origin string, keep func(string) bool) ([]Source, []string) {
+	var names []string
+	for name := range d.files {
+		if !strings.Contains(name, "/") && strings.HasSuffix(name, ".lua") && keep(name) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	var out []Source
+	var warnings []string
+	for _, name := range names {
+		f := d.files[name]
+		path := filepath.Join(d.Dir, name)
+		if f.err != nil {
+			warnings = append(warnings, fmt.Sprintf("hook %s: %v: skipped", path, f.err))
+			continue
+		}
+		out = append(out, Source{Name: name, Path: path, Origin: origin, Code: f.data, snap: d})
+	}
+	return out, warnings
+}
+
+// lib returns a lib/ module as it was hashed: one that is (or leads to) a
+// file under lib/ in the folder, never anything read later.
+func (d *HookDir) lib(rel string) ([]byte, string, error) {
+	display := filepath.Join(d.Dir, filepath.FromSlash(rel))
+	f, ok := d.files[rel]
+	switch {
+	case !ok:
+		return nil, display, fmt.Errorf("no file %s", display)
+	case !strings.HasPrefix(f.real, "lib/"):
+		return nil, display, fmt.Errorf("%s: leads outside %s", display, filepath.Join(d.Dir, "lib"))
+	case f.err != nil:
+		return nil, display, fmt.Errorf("%s: %w", display, f.err)
+	}
+	return f.data, display, nil
 }
 
 // Known reports whether dir was ever trusted (with any hash).

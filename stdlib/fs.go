@@ -32,7 +32,7 @@ func fsModule(env *Env) *Module {
 				Doc:    "Returns the whole content of a regular file (at most 64 MiB)."},
 			{Name: "write", Fn: env.fsWrite, Returns: "true?, string?",
 				Params: []Param{{Name: "path", Type: "string"}, {Name: "content", Type: "string"}, {Name: "opts", Type: "fs.WriteOptions", Optional: true}},
-				Doc:    "Writes (or with append=true appends to) a file, creating it if needed. The folder must exist (fs.mkdir)."},
+				Doc:    "Writes (or with append=true appends to) a file, creating it if needed. The folder must exist (fs.mkdir). A file that is not a regular one, or has other hard links, is refused."},
 			{Name: "list", Fn: env.fsList, Returns: "string[]?, string?",
 				Params: []Param{{Name: "path", Type: "string"}},
 				Doc:    "Returns the names in a folder, sorted."},
@@ -258,26 +258,58 @@ func (env *Env) fsWrite(L *glua.LState) int {
 	if t, ok := L.Get(3).(*glua.LTable); ok {
 		appendMode = glua.LVAsBool(t.RawGetString("append"))
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	// Never O_TRUNC: the file is judged on the descriptor written to
+	// before anything changes. openNoBlock: a FIFO does not block.
+	flags := os.O_WRONLY | os.O_CREATE | openNoBlock
 	if appendMode {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		flags |= os.O_APPEND
 	}
 	err := env.inRoot(p, func(r *os.Root, rel string) error {
 		f, err := r.OpenFile(rel, flags, 0o644)
 		if err != nil {
 			return err
 		}
-		_, err = f.WriteString(content)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		defer f.Close()
+		if err := writableFile(f); err != nil {
+			return err
 		}
-		return err
+		if !appendMode {
+			if err := f.Truncate(0); err != nil {
+				return err
+			}
+		}
+		if _, err := f.WriteString(content); err != nil {
+			return err
+		}
+		return f.Close()
 	})
 	if err != nil {
 		return pushErr(L, err)
 	}
 	L.Push(glua.LTrue)
 	return 1
+}
+
+// writableFile refuses what fs.write must not write through: anything
+// but a regular file, and a file with other hard links (a link made in
+// the working folder to a file outside the write roots would otherwise
+// lead the write there; os.Root only sees the name).
+func writableFile(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return errors.New("not a regular file")
+	}
+	n, err := linkCount(f)
+	if err != nil {
+		return err
+	}
+	if n > 1 {
+		return fmt.Errorf("the file has %d hard links: fs.write does not write through them (one may lead outside the write roots); remove it first", n)
+	}
+	return nil
 }
 
 func (env *Env) fsList(L *glua.LState) int {

@@ -68,31 +68,9 @@ func Render(markdown string, o Options) string {
 
 // renderLines renders markdown into screen lines.
 func renderLines(markdown string, o Options) []string {
-	src := []byte(sanitize(markdown))
+	src := []byte(Sanitize(markdown))
 	r := &renderer{src: src, color: o.Color}
 	return r.blocks(parse(src), o.width())
-}
-
-// sanitize drops control characters but newlines and tabs (an escape
-// sequence in a model's answer must not move the cursor), and carriage
-// returns before newlines.
-func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 // Styles of the elements.

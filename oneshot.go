@@ -244,7 +244,7 @@ func (a *app) exitCode(err error) int {
 			io.WriteString(a.stderr, "lunar: "+help)
 			return exitError
 		}
-		fmt.Fprintf(a.stderr, "lunar: %v\n", err)
+		fmt.Fprintf(a.stderr, "lunar: %s\n", ansi.Sanitize(err.Error()))
 		return exitError
 	}
 }

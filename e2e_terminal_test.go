@@ -70,7 +70,8 @@ func TestForeignControls(t *testing.T) {
 
 // TestREPLTerminalInjection: thinking, answer text, a tool call's name,
 // arguments and output and its error reach the REPL's terminal escaped —
-// the permission question too, and what is on screen before it.
+// the permission question too, and what is on screen before it — and
+// so does the output of a !command.
 func TestREPLTerminalInjection(t *testing.T) {
 	e := newReplEnv(t)
 	e.ask = true
@@ -88,6 +89,9 @@ func TestREPLTerminalInjection(t *testing.T) {
 	assert.Contains(t, before, "echo '"+evilShown)
 	p.line("1")
 	p.expect("last ")
+	p.expect("> ")
+	p.line(`!printf 'bang \033]2;pwned\007\n'`)
+	p.expect(`bang \x1b]2;pwned\x07`)
 	p.expect("> ")
 	p.quit()
 	out := p.output()

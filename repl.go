@@ -944,16 +944,18 @@ func (r *repl) shell(command string, exclude bool) {
 	}
 	var res tools.BashResult
 	out := &lineTracker{w: r.term.stdout}
+	text := ansi.NewStream(ansi.StreamOptions{Plain: true}) // sanitises, characters whole
 	err := r.interruptible(func(ctx context.Context) error {
 		var err error
 		res, err = tools.RunBash(ctx, r.a.cwd, command, 0, func(chunk string) {
 			r.term.mu.Lock()
-			out.WriteString(chunk)
+			out.WriteString(text.Write(chunk))
 			r.term.mu.Unlock()
 		})
 		return err
 	})
 	r.term.mu.Lock()
+	out.WriteString(text.Flush())
 	out.endLine()
 	r.term.mu.Unlock()
 	if err != nil && !res.Cancelled {

@@ -85,12 +85,27 @@ func hidden(r rune) bool {
 // cleanPrefix is the length of s's longest prefix with nothing to escape.
 func cleanPrefix(s string) int {
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if asciiControl[c] {
+		// Eight printable ASCII bytes at a time, tested as one word: the
+		// common case of a streamed answer.
+		const ones, highs = 0x0101010101010101, 0x8080808080808080
+		for ; i+8 <= len(s); i += 8 {
+			w := s[i : i+8]
+			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+			below := (x - 0x20*ones) & ^x // a high bit where a byte is < 0x20 (or ≥ 0x80)
+			del := x ^ 0x7f*ones
+			isDel := (del - ones) & ^del // a high bit where a byte is 0x7f
+			if (x|below|isDel)&highs != 0 {
+				break
+			}
+		}
+		// The word that stopped it (a newline, say) byte by byte.
+		for end := min(i+8, len(s)); i < end && s[i] < utf8.RuneSelf; i++ {
+			if asciiControl[s[i]] {
 				return i
 			}
-			i++
+		}
+		if i == len(s) || s[i] < utf8.RuneSelf {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])

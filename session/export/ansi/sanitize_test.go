@@ -87,6 +87,9 @@ func FuzzSanitize(f *testing.F) {
 		if again := Sanitize(out); again != out {
 			t.Fatalf("Sanitize is not idempotent on %q: %q then %q", s, out, again)
 		}
+		if want := referenceCleanPrefix(s); cleanPrefix(s) != want {
+			t.Fatalf("cleanPrefix(%q) = %d, want %d", s, cleanPrefix(s), want)
+		}
 		if printableASCII(s) && out != s {
 			t.Fatalf("clean %q changed to %q", s, out)
 		}
@@ -94,6 +97,17 @@ func FuzzSanitize(f *testing.F) {
 			t.Fatalf("confine(%q) lets through %q", s, bad)
 		}
 	})
+}
+
+// referenceCleanPrefix is cleanPrefix one character at a time.
+func referenceCleanPrefix(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") || r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f ||
+			r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			return i
+		}
+	}
+	return len(s)
 }
 
 func printableASCII(s string) bool {
@@ -141,7 +155,8 @@ func foreignControl(s string) string {
 func BenchmarkSanitize(b *testing.B) {
 	clean := strings.Repeat("The answer streams in: ünïcödé, `code`, and **bold** text.\n", 4)
 	dirty := strings.Repeat("tool output \x1b[31mred\x1b[0m and \x1b]52;c;eA==\x07 \u009b\n", 4)
-	for _, c := range []struct{ name, s string }{{"clean", clean}, {"ascii-delta", "Hello, wor"}, {"escapes", dirty}} {
+	ascii := strings.Repeat("The answer streams in: plain ASCII prose, `code` and **bold**.\n", 4)
+	for _, c := range []struct{ name, s string }{{"clean", clean}, {"ascii", ascii}, {"ascii-delta", "Hello, wor"}, {"escapes", dirty}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.s)))
 			for b.Loop() {
@@ -149,4 +164,11 @@ func BenchmarkSanitize(b *testing.B) {
 			}
 		})
 	}
+	// The floor: checking that the text is UTF-8 at all.
+	b.Run("utf8.ValidString-clean", func(b *testing.B) {
+		b.SetBytes(int64(len(clean)))
+		for b.Loop() {
+			_ = utf8.ValidString(clean)
+		}
+	})
 }

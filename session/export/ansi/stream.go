@@ -67,7 +67,8 @@ func NewStream(o StreamOptions) *Stream {
 // Write takes streamed text and returns what to write now.
 func (s *Stream) Write(text string) string {
 	// A character split between two deltas is sanitised whole: the
-	// start of one at the end of text waits for the rest.
+	// start of one at the end of text waits for the rest (and a CR for
+	// the newline that makes it a line end).
 	text = s.partial + text
 	n := incompleteSuffix(text)
 	text, s.partial = Sanitize(text[:len(text)-n]), text[len(text)-n:]
@@ -113,8 +114,11 @@ func (s *Stream) Flush() string {
 }
 
 // incompleteSuffix is how many bytes at the end of s begin a UTF-8
-// character that is not complete.
+// character that is not complete, or are a CR that may start a CRLF.
 func incompleteSuffix(s string) int {
+	if strings.HasSuffix(s, "\r") {
+		return 1
+	}
 	for n := 1; n <= utf8.UTFMax-1 && n <= len(s); n++ {
 		c := s[len(s)-n]
 		if c < utf8.RuneSelf {

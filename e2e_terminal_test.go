@@ -130,7 +130,7 @@ func TestREPLHookUIInjection(t *testing.T) {
 // TestOneShotTerminalInjection: on a terminal, one-shot output (the
 // rendered answer, tool lines on stderr) is sanitised; to a pipe the
 // answer stays byte for byte what the model wrote, and stderr's status
-// lines are sanitised.
+// lines and a hook's ctx.ui output are sanitised.
 func TestOneShotTerminalInjection(t *testing.T) {
 	script := func(srv *llmtest.Server) {
 		srv.Reply(llmtest.Text("answer "+evil), llmtest.ToolCall("bash", `{"command":"printf 'out \\033]2;pwned\\007\\n'; false '`+evilJSON+`'"}`))
@@ -162,6 +162,16 @@ func TestOneShotTerminalInjection(t *testing.T) {
 		assert.Equal(t, "answer "+evil+"\n\nlast "+evil+"\n", r.stdout, "the answer to a pipe is the product: as the model wrote it")
 		assert.Empty(t, foreignControls(r.stderr))
 		assert.Contains(t, r.stderr, "false '"+evilShown)
+	})
+	t.Run("hook ui on stderr", func(t *testing.T) {
+		e := newE2E(t)
+		r := e.run("", "--hook", replHook(t, "repl_inject.lua"), "-p", "/inject")
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Empty(t, r.stdout)
+		assert.Empty(t, foreignControls(r.stderr))
+		for _, what := range []string{"print ", "notify ", "toast "} {
+			assert.Contains(t, r.stderr, what+evilShown, what)
+		}
 	})
 }
 

@@ -5,6 +5,13 @@
 // text; Stream shows text as it streams and draws each block again,
 // rendered, once it is complete.
 //
+// It is also where terminal safety lives: Sanitize is the one function
+// that every writer passes the text it did not write itself through
+// before it reaches a terminal (control characters shown escaped), and
+// Writer lets only lunar's own sequences through. Both sit in this
+// package because the REPL, one-shot mode, `lunar sessions` and the hook
+// runtime (package lua) can all import it without an upward import.
+//
 // It is built on goldmark's parser (already lunar's for the HTML export)
 // and the highlight package, so that terminal rendering costs the binary
 // and its start-up nothing more: no styles or lexers are loaded at

@@ -46,6 +46,7 @@ type app struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	stdout, stderr = guardOutput(stdout, stderr)
 	opts, fs, err := parseFlags(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "lunar: %v\nRun 'lunar --help' for usage.\n", err)

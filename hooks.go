@@ -10,6 +10,7 @@ import (
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // commandInfo describes a slash command for /help and completion.
@@ -75,10 +76,13 @@ func (u noUI) Notify(message, level string) {
 	if level == "" {
 		level = "info"
 	}
-	fmt.Fprintf(u.stderr, "[%s] %s\n", level, message)
+	fmt.Fprintf(u.stderr, "[%s] %s\n", ansi.Sanitize(level), ansi.Sanitize(message))
 }
 func (noUI) SetEditorText(string) {}
 func (noUI) EditorText() string   { return "" }
 
-// Print writes text to stderr: stdout is the answer (or pure JSONL).
-func (u noUI) Print(text string) { fmt.Fprintln(u.stderr, strings.TrimRight(text, "\n")) }
+// Print writes text to stderr, sanitised: stdout is the answer (or pure
+// JSONL).
+func (u noUI) Print(text string) {
+	fmt.Fprintln(u.stderr, strings.TrimRight(ansi.Sanitize(text), "\n"))
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/lua"
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // hookPrep is the hooks found and being prepared in the background
@@ -106,7 +107,7 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 			u.Notify(hook+": "+msg, level)
 			return
 		}
-		fmt.Fprintf(a.stderr, "[%s] %s: %s\n", level, hook, msg)
+		fmt.Fprintf(a.stderr, "[%s] %s: %s\n", level, hook, ansi.Sanitize(msg))
 	}
 	if prep.prepared != nil {
 		return prep.prepared.Load(opts), nil
@@ -126,7 +127,7 @@ func (a *app) hookReport(msg string) {
 		u.Notify(strings.TrimPrefix(msg, "warning: "), "warning") // Notify says "warning: "
 		return
 	}
-	fmt.Fprintf(a.stderr, "lunar: %s\n", msg)
+	fmt.Fprintf(a.stderr, "lunar: %s\n", ansi.Sanitize(msg))
 }
 
 // setupHooks loads the hooks and wires them into the app: the agent's
@@ -441,7 +442,7 @@ func (a *app) cmdHooks(args []string) int {
 			return a.fail(err)
 		}
 		defer rt.Close()
-		fmt.Fprintln(a.stdout, describeHooks(rt.Report(), true))
+		fmt.Fprintln(a.stdout, ansi.Sanitize(describeHooks(rt.Report(), true)))
 		return exitOK
 	}
 	switch args[0] {
@@ -463,7 +464,7 @@ func (a *app) cmdHooks(args []string) int {
 				code = exitError
 				continue
 			}
-			fmt.Fprintln(a.stdout, describeHooks([]lua.HookReport{rep}, false))
+			fmt.Fprintln(a.stdout, ansi.Sanitize(describeHooks([]lua.HookReport{rep}, false)))
 			switch {
 			case len(rep.Errors) > 0, len(rep.ToolErrors) > 0:
 				code = exitError

@@ -26,6 +26,10 @@ type textPrinter struct {
 	// markdownStreams): newText starts a stream for each text block.
 	newText func() *ansi.Stream
 	text    *ansi.Stream
+	// tty: out is a terminal, so text that is not rendered (--raw,
+	// TERM=dumb) is still sanitised. To a pipe or a file the answer is
+	// the product: byte for byte what the model wrote.
+	tty bool
 }
 
 func (p *textPrinter) event(ev agent.Event) {
@@ -52,7 +56,7 @@ func (p *textPrinter) event(ev agent.Event) {
 		fmt.Fprintf(p.errw, "→ %s\n", toolCallSummary(ev.ToolName, ev.Args))
 	case agent.EventToolExecutionEnd:
 		if ev.IsError && ev.Result != nil {
-			fmt.Fprintf(p.errw, "  ✗ %s\n", errorSummary(resultText(ev.Result)))
+			fmt.Fprintf(p.errw, "  ✗ %s\n", ansi.Sanitize(errorSummary(resultText(ev.Result))))
 		}
 	}
 }
@@ -73,6 +77,9 @@ func (p *textPrinter) write(s string) {
 // writeText writes answer text: as it is, or through a markdown stream.
 func (p *textPrinter) writeText(s string) {
 	if p.newText == nil {
+		if p.tty {
+			s = ansi.Sanitize(s)
+		}
 		p.write(s)
 		return
 	}
@@ -146,7 +153,7 @@ func (p *textPrinter) compaction(c *agent.CompactionEvent) {
 	case c.Aborted:
 		fmt.Fprintln(p.errw, "compaction stopped: the session is unchanged")
 	case c.ErrorMessage != "":
-		fmt.Fprintf(p.errw, "compaction failed: %s\n", c.ErrorMessage)
+		fmt.Fprintf(p.errw, "compaction failed: %s\n", ansi.Sanitize(c.ErrorMessage))
 	}
 }
 
@@ -159,7 +166,7 @@ func (a *app) runOneShot(ctx context.Context, prompts []initialPrompt) int {
 		unsub := a.rt.Subscribe(j.runtimeEvent)
 		defer unsub()
 	} else {
-		p := &textPrinter{out: a.stdout, errw: a.stderr, newText: markdownStreams(a.stdout, a.opts.Raw)}
+		p := &textPrinter{out: a.stdout, errw: a.stderr, newText: markdownStreams(a.stdout, a.opts.Raw), tty: isTTY(a.stdout)}
 		unsub := a.rt.Subscribe(func(ev agent.RuntimeEvent) {
 			if ev.Loop != nil {
 				p.event(*ev.Loop)
@@ -237,7 +244,7 @@ func (a *app) exitCode(err error) int {
 			io.WriteString(a.stderr, "lunar: "+help)
 			return exitError
 		}
-		fmt.Fprintf(a.stderr, "lunar: %v\n", err)
+		fmt.Fprintf(a.stderr, "lunar: %s\n", ansi.Sanitize(err.Error()))
 		return exitError
 	}
 }

@@ -23,12 +23,52 @@ func markdownOn(tty, raw bool) bool {
 
 // termSize is the size of the terminal w is (80×24 when unknown).
 func termSize(w io.Writer) (cols, rows int) {
-	if f, ok := w.(*os.File); ok {
-		if c, r, err := term.GetSize(int(f.Fd())); err == nil && c > 0 && r > 0 {
+	if fd, ok := fdOf(w); ok {
+		if c, r, err := term.GetSize(int(fd)); err == nil && c > 0 && r > 0 {
 			return c, r
 		}
 	}
 	return 80, 24
+}
+
+// screen is one of lunar's output streams, every write passing
+// ansi.Writer: whatever a code path forgot to sanitise, only lunar's own
+// styling and redraws reach the terminal as escape sequences. The
+// writers still sanitise what they did not write before styling it
+// (ansi.Sanitize), since text could otherwise use those few sequences.
+type screen struct {
+	f *os.File // for terminal queries (isTTY, termSize); nil when not a file
+	w *ansi.Writer
+}
+
+// guardOutput wraps stdout when it is a terminal (to a pipe or a file the
+// answer is the product, byte for byte) and stderr always (status lines
+// for a person, whether on a terminal or in a log read later).
+func guardOutput(stdout, stderr io.Writer) (io.Writer, io.Writer) {
+	wrap := func(w io.Writer) io.Writer {
+		f, _ := w.(*os.File)
+		return &screen{f: f, w: ansi.NewWriter(w)}
+	}
+	if isTTY(stdout) {
+		stdout = wrap(stdout)
+	}
+	return stdout, wrap(stderr)
+}
+
+func (s *screen) Write(p []byte) (int, error)       { return s.w.Write(p) }
+func (s *screen) WriteString(t string) (int, error) { return s.w.WriteString(t) }
+
+// fdOf is the file descriptor behind w: a file, or a screen on one.
+func fdOf(w any) (uintptr, bool) {
+	switch f := w.(type) {
+	case *os.File:
+		return f.Fd(), true
+	case *screen:
+		if f.f != nil {
+			return f.f.Fd(), true
+		}
+	}
+	return 0, false
 }
 
 // markdownStreams returns a constructor of streams that render answers
@@ -44,7 +84,8 @@ func markdownStreams(w io.Writer, raw bool) func() *ansi.Stream {
 	}
 }
 
-// toolCallSummary renders a tool call as one line: `bash  ls -la`.
+// toolCallSummary renders a tool call as one line: `bash  ls -la`,
+// sanitised (the name and arguments are the model's).
 func toolCallSummary(name string, args json.RawMessage) string {
 	var m map[string]any
 	_ = json.Unmarshal(args, &m)
@@ -84,7 +125,7 @@ func toolCallSummary(name string, args json.RawMessage) string {
 		}
 		detail = strings.Join(parts, " ")
 	}
-	return name + "  " + firstLine(detail, 120)
+	return ansi.Sanitize(name + "  " + firstLine(detail, 120))
 }
 
 func plural(n int) string {

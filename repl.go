@@ -31,6 +31,7 @@ import (
 	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/agent/tools"
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // Runes that stand for what a liner line cannot hold. liner edits a single
@@ -310,11 +311,8 @@ type terminal struct {
 
 // isTTY reports whether w is a terminal.
 func isTTY(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	return term.IsTerminal(int(f.Fd()))
+	fd, ok := fdOf(w)
+	return ok && term.IsTerminal(int(fd))
 }
 
 // newTerminal sets up line editing when stdin and stdout are terminals.
@@ -400,8 +398,8 @@ func (t *terminal) stopInput() {
 
 // columns is the width of the terminal (80 when unknown).
 func (t *terminal) columns() int {
-	if f, ok := t.stdout.(*os.File); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+	if fd, ok := fdOf(t.stdout); ok {
+		if w, _, err := term.GetSize(int(fd)); err == nil && w > 0 {
 			return w
 		}
 	}
@@ -477,8 +475,21 @@ func (t *terminal) addHistory(text string) {
 	t.hist.add(t.line, encodeMarkers(text))
 }
 
-// paint wraps s in an ANSI style when colours are on.
+// paint wraps s in an ANSI style when colours are on. s is text, never
+// escape sequences: it is sanitised first, so whatever the REPL shows
+// painted (tool calls, results, errors, notices) cannot act on the
+// terminal.
 func (t *terminal) paint(style, s string) string {
+	s = ansi.Sanitize(s)
+	if !t.color || s == "" {
+		return s
+	}
+	return style + s + ansiReset
+}
+
+// paintDrawn wraps in a style text an ansi.Stream drew (sanitised, with
+// its own redraw sequences).
+func (t *terminal) paintDrawn(style, s string) string {
 	if !t.color || s == "" {
 		return s
 	}
@@ -936,16 +947,18 @@ func (r *repl) shell(command string, exclude bool) {
 	}
 	var res tools.BashResult
 	out := &lineTracker{w: r.term.stdout}
+	text := ansi.NewStream(ansi.StreamOptions{Plain: true}) // sanitises, characters whole
 	err := r.interruptible(func(ctx context.Context) error {
 		var err error
 		res, err = tools.RunBash(ctx, r.a.cwd, command, 0, func(chunk string) {
 			r.term.mu.Lock()
-			out.WriteString(chunk)
+			out.WriteString(text.Write(chunk))
 			r.term.mu.Unlock()
 		})
 		return err
 	})
 	r.term.mu.Lock()
+	out.WriteString(text.Flush())
 	out.endLine()
 	r.term.mu.Unlock()
 	if err != nil && !res.Cancelled {

@@ -108,5 +108,5 @@ func TestQuestionLines(t *testing.T) {
 
 	above, last = questionLines("a\tb\x1b[2J", 80)
 	assert.Empty(t, above)
-	assert.Equal(t, "a b[2J", last, "tabs and control characters cannot move the cursor")
+	assert.Equal(t, `a b\x1b[2J`, last, "tabs and control characters cannot move the cursor")
 }

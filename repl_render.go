@@ -89,7 +89,7 @@ func (v *view) resumeSpinner(label string, start time.Time) {
 			}
 			v.t.mu.Lock()
 			if !s.stopped {
-				fmt.Fprintf(v.t.stderr, "\r%s\x1b[K", v.t.paint(ansiDim, fmt.Sprintf("%c %s %ds", spinFrames[i%len(spinFrames)], label,
+				fmt.Fprintf(v.t.stderr, "\r\x1b[K%s", v.t.paint(ansiDim, fmt.Sprintf("%c %s %ds", spinFrames[i%len(spinFrames)], label,
 					int(time.Since(start).Seconds()))))
 			}
 			v.t.mu.Unlock()
@@ -350,7 +350,7 @@ func (v *view) stream(se *agent.StreamEvent) {
 		v.drawThinking(true)
 	case agent.StreamThinkingDelta:
 		if v.showThinking {
-			v.write(v.t.paint(ansiDim, v.text.Write(se.Delta)))
+			v.write(v.t.paintDrawn(ansiDim, v.text.Write(se.Delta)))
 			return
 		}
 		v.thinkingChars += len([]rune(se.Delta))
@@ -468,7 +468,7 @@ func (v *view) messageEnd(m *session.Message, custom string) {
 		}
 	case session.RoleCustom:
 		v.startSection("note")
-		v.write(strings.TrimRight(custom, "\n") + "\n")
+		v.write(strings.TrimRight(custom, "\n") + "\n") // sanitised by renderCustom
 	}
 }
 
@@ -477,10 +477,10 @@ func (v *view) messageEnd(m *session.Message, custom string) {
 func (v *view) renderCustom(m *session.Message) string {
 	if v.hooks != nil {
 		if s, ok := v.hooks().Render(m, false); ok {
-			return s
+			return ansi.Sanitize(s)
 		}
 	}
-	return v.t.paint(ansiDim, "["+m.CustomType()+"]") + " " + m.Text()
+	return v.t.paint(ansiDim, "["+m.CustomType()+"]") + " " + ansi.Sanitize(m.Text())
 }
 
 // toolResult prints the first lines of a tool's output under its call.
@@ -537,30 +537,11 @@ func (v *view) toolResult(name string, r *agent.ToolResult, isError bool) {
 	}
 }
 
-// cleanForTerminal drops escape sequences and control characters (other
-// than newlines) from tool output and expands tabs, so a preview cannot
-// move the cursor or change colours.
+// cleanForTerminal is text for a preview laid out in columns (tool
+// output, a diff, ctx.ui.print): sanitised (see ansi.Sanitize) and with
+// tabs expanded, so that widths can be counted.
 func cleanForTerminal(s string) string {
-	var b strings.Builder
-	esc := false
-	for _, r := range s {
-		switch {
-		case esc:
-			if r >= '@' && r <= '~' && r != '[' {
-				esc = false
-			}
-		case r == 0x1b:
-			esc = true
-		case r == '\t':
-			b.WriteString("    ")
-		case r == '\n':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return strings.ReplaceAll(ansi.Sanitize(s), "\t", "    ")
 }
 
 // contextInfo is what the status line says about the context.

@@ -22,8 +22,9 @@ import (
 	"github.com/lunar-cli/lunar/session"
 )
 
-// spinnerFrames matches what the spinner draws and erases on its line.
-var spinnerFrames = regexp.MustCompile("\r[^\r\n\x1b]*\x1b\\[K")
+// spinnerFrames matches what the spinner draws and erases on its line
+// (the line is erased, then a frame drawn: "\r\x1b[K⠋ working 3s").
+var spinnerFrames = regexp.MustCompile("\r\x1b\\[K(?:[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏][^\r\n\x1b]*)?")
 
 // withoutSpinner drops the spinner's frames from terminal output.
 func withoutSpinner(out string) string { return spinnerFrames.ReplaceAllString(out, "") }

@@ -169,7 +169,7 @@ func TestCompletePath(t *testing.T) {
 }
 
 func TestCleanForTerminal(t *testing.T) {
-	assert.Equal(t, "red text\n    x", cleanForTerminal("\x1b[31mred\x1b[0m text\r\n\tx\x07"))
+	assert.Equal(t, `\x1b[31mred\x1b[0m text`+"\n    x"+`\x07`, cleanForTerminal("\x1b[31mred\x1b[0m text\r\n\tx\x07"))
 }
 
 func TestEntryPreview(t *testing.T) {

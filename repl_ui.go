@@ -11,9 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/mattn/go-runewidth"
+
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // errCancelled is a dialog left with an empty answer.
@@ -74,11 +75,11 @@ func (u *replUI) pick(title string, options []string) (index int, ok bool) {
 func pickLocked(t *terminal, title string, options []string) (int, error) {
 	if title != "" {
 		// The first line is the question; further lines (a command, a
-		// diff) are shown as they are, control characters excepted.
+		// diff) are shown as they are, sanitised.
 		first, rest, _ := strings.Cut(title, "\n")
 		fmt.Fprintln(t.stdout, t.paint(ansiBold, oneLine(first)))
 		if rest != "" {
-			fmt.Fprintln(t.stdout, strings.Map(printable, rest))
+			fmt.Fprintln(t.stdout, cleanForTerminal(rest))
 		}
 	}
 	width := t.columns() - 6
@@ -150,14 +151,13 @@ func confirmLocked(t *terminal, title, message string) (bool, error) {
 }
 
 // questionLines lays a y/N question out for a terminal cols wide: its
-// lines broken between words (keeping their indentation, control
-// characters dropped), all but the last printed above the prompt, the
+// lines broken between words (keeping their indentation, sanitised), all but the last printed above the prompt, the
 // last (on one line) the prompt's start.
 func questionLines(q string, cols int) (above []string, last string) {
 	var lines []string
 	width := max(cols-len(" [y/N] ")-1, 20)
 	for _, l := range strings.Split(strings.TrimRight(q, "\n"), "\n") {
-		l = strings.TrimRight(strings.ReplaceAll(strings.Map(printable, l), "\t", "    "), " ")
+		l = strings.TrimRight(cleanForTerminal(l), " ")
 		if runewidth.StringWidth(l) <= width {
 			lines = append(lines, l)
 			continue
@@ -212,9 +212,10 @@ func (u *replUI) Notify(message, level string) {
 }
 
 // Print prints text as it is on lines of its own, through the view (a
-// reply's spinner and text resume below it; never inside the prompt line).
+// reply's spinner and text resume below it; never inside the prompt
+// line), sanitised: control characters are shown escaped.
 func (u *replUI) Print(text string) {
-	u.r.view.printf("%s\n", strings.TrimRight(cleanForTerminal(text), "\n"))
+	u.r.view.printf("%s\n", strings.TrimRight(ansi.Sanitize(text), "\n"))
 }
 
 // SetEditorText puts text into the next prompt, ready to edit.
@@ -240,19 +241,11 @@ func (u *replUI) takeEditorText() string {
 	return s
 }
 
-// printable keeps newlines and tabs and drops other control characters
-// (an escape sequence in a dialog could redraw what the user reads).
-func printable(r rune) rune {
-	if r == '\n' || r == '\t' || !unicode.IsControl(r) {
-		return r
-	}
-	return -1
-}
-
-// oneLine flattens whitespace so text fits a liner prompt, which may not
-// hold control characters.
+// oneLine is text sanitised and with its whitespace flattened, so that
+// it fits a liner prompt (which may not hold control characters) or a
+// line of a list.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(ansi.Sanitize(s)), " ")
 }
 
 // askTrust asks once whether the project hooks in dir may run, listing

@@ -104,11 +104,11 @@ func fence(s string) string {
 // renderer on a terminal (colours unless NO_COLOR), as it is elsewhere
 // (a pipe, a file, TERM=dumb).
 func renderMarkdown(md string, w io.Writer) string {
-	f, ok := w.(*os.File)
-	if !ok || !isTTY(f) || os.Getenv("TERM") == "dumb" {
-		return md
+	fd, ok := fdOf(w)
+	if !ok || !isTTY(w) || os.Getenv("TERM") == "dumb" {
+		return ansi.Sanitize(md)
 	}
-	width, _, err := term.GetSize(int(f.Fd()))
+	width, _, err := term.GetSize(int(fd))
 	if err != nil {
 		width = 80
 	}

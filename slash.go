@@ -14,6 +14,7 @@ import (
 	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/lua"
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // slashCommand is a built-in command.
@@ -484,7 +485,7 @@ func (r *repl) cmdLabel(_ context.Context, args string) error {
 func (r *repl) cmdName(_ context.Context, args string) error {
 	if args == "" {
 		if n := r.a.rt.Session().Name(); n != "" {
-			r.printf("name: %s\n", n)
+			r.printf("name: %s\n", ansi.Sanitize(n))
 		} else {
 			r.printf("the session has no name; set one with /name TEXT\n")
 		}
@@ -493,7 +494,7 @@ func (r *repl) cmdName(_ context.Context, args string) error {
 	if err := r.a.rt.SetName(args); err != nil {
 		return err
 	}
-	r.printf("name: %s\n", r.a.rt.Session().Name())
+	r.printf("name: %s\n", ansi.Sanitize(r.a.rt.Session().Name()))
 	return nil
 }
 
@@ -621,7 +622,7 @@ func (r *repl) cmdSession(_ context.Context, _ string) error {
 	if file == "" {
 		file = "(not saved: --no-session)"
 	}
-	name := s.Name()
+	name := ansi.Sanitize(s.Name())
 	if name == "" {
 		name = r.term.paint(ansiDim, "(none; /name TEXT)")
 	}
@@ -671,7 +672,7 @@ func (r *repl) cmdHooks(_ context.Context, _ string) error {
 	h := r.a.appHookSet()
 	if d, ok := h.(interface{ Describe() string }); ok {
 		if s := strings.TrimSpace(d.Describe()); s != "" {
-			r.printf("%s\n", s)
+			r.printf("%s\n", ansi.Sanitize(s))
 			return nil
 		}
 	}
@@ -814,7 +815,7 @@ func (tw *treeWriter) line(e *session.Entry, prefix, label string) {
 	if e.ID == tw.leaf {
 		suffix += " " + tw.t.paint(ansiGreen, "← leaf")
 	}
-	desc := entryPreview(e)
+	desc := ansi.Sanitize(entryPreview(e))
 	room := tw.width - len([]rune(prefix)) - 12 - len([]rune(label)) - 10
 	fmt.Fprintf(&tw.b, "%s%s%s  %s%s\n", mark, prefix, tw.t.paint(ansiDim, e.ID), truncateRunes(desc, max(room, 20)), suffix)
 }

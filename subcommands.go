@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // subcommand runs a subcommand if the positional arguments name one.
@@ -77,7 +78,7 @@ func (a *app) cmdSessions(args []string) int {
 	for _, in := range infos {
 		title := sessionTitle(in, 60)
 		if a.opts.All {
-			title = displayPath(in.Cwd, a.cwd) + "  " + title
+			title = ansi.Sanitize(displayPath(in.Cwd, a.cwd)) + "  " + title
 		}
 		fmt.Fprintf(a.stdout, "%-*s  %-13s %5d  %s\n", idWidth, short[in.ID], relativeTime(in.Modified, now), in.MessageCount, title)
 	}
@@ -178,7 +179,7 @@ func sessionTitle(in session.Info, max int) string {
 	if title == "" {
 		title = in.FirstMessage
 	}
-	title = strings.Join(strings.Fields(title), " ")
+	title = strings.Join(strings.Fields(ansi.Sanitize(title)), " ")
 	if r := []rune(title); len(r) > max {
 		title = string(r[:max]) + "…"
 	}

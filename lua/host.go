@@ -16,6 +16,7 @@ import (
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // ErrNotAvailable is what NopHost answers for every action. Hosts return
@@ -262,16 +263,17 @@ func (u NoUI) Notify(message, level string) {
 	if level == "" {
 		level = "info"
 	}
-	fmt.Fprintf(os.Stderr, "[%s] %s\n", level, message)
+	fmt.Fprintf(os.Stderr, "[%s] %s\n", ansi.Sanitize(level), ansi.Sanitize(message))
 }
 
-// Print implements UI: text on stderr (or the Notifier, level "print").
+// Print implements UI: text on stderr, sanitised (see ansi.Sanitize), or
+// the Notifier's (level "print").
 func (u NoUI) Print(text string) {
 	if u.Notifier != nil {
 		u.Notifier(text, "print")
 		return
 	}
-	fmt.Fprintln(os.Stderr, strings.TrimRight(text, "\n"))
+	fmt.Fprintln(os.Stderr, strings.TrimRight(ansi.Sanitize(text), "\n"))
 }
 
 // SetEditorText implements UI.

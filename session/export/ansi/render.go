@@ -5,6 +5,13 @@
 // text; Stream shows text as it streams and draws each block again,
 // rendered, once it is complete.
 //
+// It is also where terminal safety lives: Sanitize is the one function
+// that every writer passes the text it did not write itself through
+// before it reaches a terminal (control characters shown escaped), and
+// Writer lets only lunar's own sequences through. Both sit in this
+// package because the REPL, one-shot mode, `lunar sessions` and the hook
+// runtime (package lua) can all import it without an upward import.
+//
 // It is built on goldmark's parser (already lunar's for the HTML export)
 // and the highlight package, so that terminal rendering costs the binary
 // and its start-up nothing more: no styles or lexers are loaded at
@@ -68,31 +75,9 @@ func Render(markdown string, o Options) string {
 
 // renderLines renders markdown into screen lines.
 func renderLines(markdown string, o Options) []string {
-	src := []byte(sanitize(markdown))
+	src := []byte(Sanitize(markdown))
 	r := &renderer{src: src, color: o.Color}
 	return r.blocks(parse(src), o.width())
-}
-
-// sanitize drops control characters but newlines and tabs (an escape
-// sequence in a model's answer must not move the cursor), and carriage
-// returns before newlines.
-func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 // Styles of the elements.

@@ -98,7 +98,7 @@ func TestRender(t *testing.T) {
 		{"blocks apart as in the source", "# T\n\n\ntext\n- a\n\n- b\n- c", "# T\n\ntext\n• a\n\n• b\n• c\n"},
 		{"heading right above its text", "# T\ntext", "# T\ntext\n"},
 		{"raw html as text", "<b>bold</b>", "<b>bold</b>\n"},
-		{"control characters dropped", "a\x1b[2Jb\rc", "a[2Jbc\n"},
+		{"control characters shown escaped", "a\x1b[2Jb\rc", `a\x1b[2Jb\x0dc` + "\n"},
 		{"empty", "", ""},
 	}
 	for _, tt := range tests {

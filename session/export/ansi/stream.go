@@ -12,6 +12,7 @@ package ansi
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
 	"github.com/yuin/goldmark/ast"
@@ -42,6 +43,8 @@ type Stream struct {
 	// rows is how many rows below the pending block's first row the
 	// cursor is.
 	rows int
+	// partial is the start of a character whose rest has not arrived.
+	partial string
 	// afterList: the last block drawn ended in a list, so an indented
 	// block continues one of its items.
 	afterList bool
@@ -63,10 +66,20 @@ func NewStream(o StreamOptions) *Stream {
 
 // Write takes streamed text and returns what to write now.
 func (s *Stream) Write(text string) string {
+	// A character split between two deltas is sanitised whole: the
+	// start of one at the end of text waits for the rest (and a CR for
+	// the newline that makes it a line end).
+	text = s.partial + text
+	n := incompleteSuffix(text)
+	text, s.partial = Sanitize(text[:len(text)-n]), text[len(text)-n:]
+	return s.write(text)
+}
+
+// write takes sanitised text.
+func (s *Stream) write(text string) string {
 	if s.o.Plain {
 		return s.wrap.add(text)
 	}
-	text = sanitize(text)
 	var out strings.Builder
 	for text != "" {
 		part, rest, nl := strings.Cut(text, "\n")
@@ -83,16 +96,42 @@ func (s *Stream) Write(text string) string {
 // Flush ends the text: the pending block is drawn rendered, and the
 // cursor is left at the start of a line when anything was redrawn.
 func (s *Stream) Flush() string {
+	var out string
+	if s.partial != "" { // a character never completed
+		out = s.write(Sanitize(s.partial))
+		s.partial = ""
+	}
 	s.wrap.flush()
 	if s.o.Plain {
-		return ""
+		return out
 	}
 	if line := s.line.String(); strings.TrimSpace(line) != "" {
 		s.block = append(s.block, line)
 	}
 	s.line.Reset()
 	s.fence = ""
-	return s.complete(s.wrap.col > 0)
+	return out + s.complete(s.wrap.col > 0)
+}
+
+// incompleteSuffix is how many bytes at the end of s begin a UTF-8
+// character that is not complete, or are a CR that may start a CRLF.
+func incompleteSuffix(s string) int {
+	if strings.HasSuffix(s, "\r") {
+		return 1
+	}
+	for n := 1; n <= utf8.UTFMax-1 && n <= len(s); n++ {
+		c := s[len(s)-n]
+		if c < utf8.RuneSelf {
+			return 0
+		}
+		if utf8.RuneStart(c) {
+			if utf8.FullRuneInString(s[len(s)-n:]) {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
 }
 
 // newline writes the end of a source line.

@@ -251,3 +251,11 @@ func BenchmarkStream(b *testing.B) {
 		s.Flush()
 	}
 }
+
+// TestStreamSanitisesSplitInput: a character or a CRLF split between two
+// writes is sanitised whole; one never completed is shown escaped.
+func TestStreamSanitisesSplitInput(t *testing.T) {
+	s := NewStream(StreamOptions{Plain: true})
+	out := s.Write("a —"[:3]) + s.Write("—"[1:]+"b\r") + s.Write("\nc\x1b]2;t\x07\r") + s.Write("d\xe2\x80") + s.Flush()
+	assert.Equal(t, "a —b\nc"+`\x1b]2;t\x07\x0dd\xe2\x80`, out)
+}

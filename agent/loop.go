@@ -478,6 +478,9 @@ func (r *run) execute(name, id string, args json.RawMessage) ToolResult {
 	if dec.Input != nil {
 		args = dec.Input
 	}
+	if dec.Sandbox != nil {
+		ctx = WithSandbox(ctx, dec.Sandbox)
+	}
 	onUpdate := func(p ToolResult) {
 		a.emit(Event{Type: EventToolExecutionUpdate, ToolCallID: id, ToolName: name, Args: args, Result: &p})
 	}

@@ -1,0 +1,16 @@
+// This file hardens lunar's own process on Linux: its memory and
+// /proc/<pid>/environ (which holds provider keys) are not readable by the
+// commands it runs, though they run as the same user.
+
+package main
+
+import "golang.org/x/sys/unix"
+
+// hardenProcess makes the process non-dumpable: /proc/<pid>/environ,
+// mem and maps need CAP_SYS_PTRACE then, which the bash tool's commands
+// do not have (agent/tools drops it when lunar runs as root). It also
+// means no core dumps. A failure is ignored: the kernel always accepts
+// the call, and there is nothing better to do without it.
+func hardenProcess() {
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+}

@@ -42,6 +42,9 @@ func fsModule(env *Env) *Module {
 			{Name: "stat", Fn: env.fsStat, Returns: "fs.Stat?, string?",
 				Params: []Param{{Name: "path", Type: "string"}},
 				Doc:    "Returns size, kind and modification time of a path."},
+			{Name: "realpath", Fn: env.fsRealpath, Returns: "string",
+				Params: []Param{{Name: "path", Type: "string"}},
+				Doc:    "Returns the absolute path with `..` applied as written (as lunar's tools do), then symlinks resolved (`/proc/self/root` and other magic links too) as far as it exists; a missing tail is appended, a dangling link followed, as a write through it would. The file a tool call on path really opens, for checks on paths."},
 			{Name: "mkdir", Fn: env.fsMkdir, Returns: "true?, string?",
 				Params: []Param{{Name: "path", Type: "string"}},
 				Doc:    "Creates a folder and its parents."},
@@ -316,6 +319,11 @@ func (env *Env) fsStat(L *glua.LState) int {
 	t.RawSetString("mtime_ms", glua.LNumber(fi.ModTime().UnixMilli()))
 	t.RawSetString("mode", glua.LString(fi.Mode().Perm().String()))
 	L.Push(t)
+	return 1
+}
+
+func (env *Env) fsRealpath(L *glua.LState) int {
+	L.Push(glua.LString(resolve(env.abs(L.CheckString(1)))))
 	return 1
 }
 

@@ -29,6 +29,14 @@
 --   6. write, edit, bash              asks
 --   7. anything else                  runs
 --
+-- Sandbox: on Linux with Landlock, a bash command that runs (asked,
+-- allowed by a rule, or in auto mode) may write only in the working
+-- folder, the temp folder and the folders of "writable"; in read-only
+-- mode bash runs with nothing writable instead of being refused. The
+-- kernel enforces it on the command and everything it starts.
+-- "sandbox": false (your own config only) turns it off; without
+-- Landlock lunar says so once and runs commands unconfined.
+--
 -- "Asks" means a dialog in the REPL: yes / no / yes and allow such calls
 -- for the rest of the session. Where no one can answer (one-shot and JSON
 -- modes: ctx.has_ui is false) the call is refused with a result that says
@@ -67,6 +75,34 @@ local conf = lunar.config() or {}
 local st = { rules = {}, by_tool = {}, warned = false }
 st.config_mode = MODES[conf.mode] and conf.mode or "ask"
 st.mode = st.config_mode
+st.sandbox_on = conf.sandbox ~= false
+st.writable = type(conf.writable) == "table" and conf.writable or {}
+
+-- box returns the sandbox of a bash call that runs now (see "Sandbox"
+-- above): nil when it is off or the kernel has none (said once).
+function st.box(ctx)
+  if not st.sandbox_on then
+    return nil
+  end
+  st.kernel = st.kernel or lunar.sandbox()
+  if not st.kernel.available then
+    if not st.kernel_warned then
+      st.kernel_warned = true
+      ctx.ui.notify("sandbox: unavailable, bash commands run unconfined: " .. tostring(st.kernel.reason), "warning")
+    end
+    return nil
+  end
+  if st.mode == "read-only" then
+    return { workdir = false }
+  end
+  return { workdir = true, write = st.writable }
+end
+
+-- confined reports whether bash runs in a kernel sandbox.
+function st.confined()
+  st.kernel = st.kernel or lunar.sandbox()
+  return st.sandbox_on and st.kernel.available
+end
 
 function st.index()
   st.by_tool = {}
@@ -119,7 +155,11 @@ end
 lunar.on("tool.execute.before", function(ev, ctx)
   local tool, mode = ev.tool_name, st.mode
   if not st.by_tool[tool] then
-    if mode == "auto" or not MUTATING[tool] then
+    if not MUTATING[tool] then
+      return nil
+    elseif tool == "bash" and (mode == "auto" or (mode == "read-only" and st.confined())) then
+      return { sandbox = st.box(ctx) }
+    elseif mode == "auto" then
       return nil
     elseif mode == "read-only" then
       return { block = true, reason = st.refusal("read-only", tool) }

@@ -13,16 +13,20 @@
 --
 -- Modes: "ask" asks before write, edit and bash (reads and hook tools run);
 -- "auto" never asks (pi's behaviour; `--yes` is auto for one run);
--- "read-only" refuses write, edit and bash. A rule is "tool" (every call)
+-- "read-only" refuses write and edit, and bash where no sandbox confines
+-- it (see Sandbox below). A rule is "tool" (every call)
 -- or "tool: pattern", where * matches any text and a trailing " *" also
 -- matches nothing ("git status *" matches "git status" and "git status
 -- -s", not "git statusx"). Patterns match bash's command, the path of
 -- read, write and edit (relative patterns: paths inside the working
--- folder; absolute or ~ ones: any path), and other tools' arguments as
--- JSON. Each call is decided by the first that applies:
+-- folder; absolute or ~ ones: any path; a path is judged as the file it
+-- really reaches, links and /proc/self/root resolved: fs.realpath), and
+-- other tools' arguments as JSON. A write or edit that a link leads out
+-- of the working folder always asks. Each call is decided by the first
+-- that applies:
 --
 --   1. a deny rule matches            refused (in every mode)
---   2. read-only, write/edit/bash     refused
+--   2. read-only, write/edit/bash     refused (sandboxed bash: 4, then runs)
 --   3. auto                           runs
 --   4. an ask rule matches            asks
 --   5. allow rules cover it           runs

@@ -689,7 +689,7 @@ local function decide(st, tool, input, cwd)
       return "ask", r, s
     end
     if read_only or (not s.escapes and covered(st, tool, s)) then
-      return "run"
+      return "run", nil, nil, s
     end
   end
   if MUTATING[tool] and not read_only then
@@ -866,12 +866,25 @@ local function ask(st, tool, input, s, ctx, offer_always)
   return true
 end
 
+-- grant is the result for a call that runs: a bash command gets its
+-- sandbox; a write or edit the real path that was judged, which the tool
+-- checks again before it opens it (a link swapped in meanwhile fails the
+-- call instead of redirecting it).
+local function grant(st, tool, s, ctx)
+  if tool == "bash" then
+    return { sandbox = st.box(ctx) }
+  elseif s and s.abs and (tool == "write" or tool == "edit") then
+    return { sandbox = { write = { s.abs } } }
+  end
+  return nil
+end
+
 -- before decides a call the fast path in permissions.lua left open.
 function M.before(st, ev, ctx)
   local tool = ev.tool_name
-  local verdict, a, b = decide(st, tool, ev.input, ctx.cwd)
+  local verdict, a, b, s = decide(st, tool, ev.input, ctx.cwd)
   if verdict == "run" then
-    return tool == "bash" and { sandbox = st.box(ctx) } or nil
+    return grant(st, tool, s, ctx)
   elseif verdict == "refuse" then
     return { block = true, reason = st.refusal(a, tool, b) }
   elseif not ctx.has_ui then
@@ -879,7 +892,7 @@ function M.before(st, ev, ctx)
   end
   -- ask: a is the ask rule that matched (nil: the mode asks), b the subject
   if ask(st, tool, ev.input, b, ctx, a == nil) then
-    return tool == "bash" and { sandbox = st.box(ctx) } or nil
+    return grant(st, tool, b, ctx)
   end
   return { block = true, reason = st.refusal("no", tool) }
 end

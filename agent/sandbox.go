@@ -7,9 +7,11 @@ package agent
 
 import "context"
 
-// Sandbox is the file-system confinement of the processes one tool call
-// starts: they may write only where it says; the rest of the file system
-// is read-only to them. A nil *Sandbox means no confinement.
+// Sandbox is the file-system confinement of one tool call: the processes
+// the bash tool starts may write only where it says (the rest of the file
+// system is read-only to them), and the write and edit tools change only
+// a file it names or one under its folders, resolved again just before
+// they open it. A nil *Sandbox means no confinement.
 type Sandbox struct {
 	// Workdir makes the working folder and the temp folder writable.
 	Workdir bool

@@ -47,9 +47,13 @@ type permissionsConfig struct {
 	Allow []string `json:"allow,omitempty"`
 	Ask   []string `json:"ask,omitempty"`
 	Deny  []string `json:"deny,omitempty"`
+	// Sandbox false turns the kernel sandbox of bash commands off.
+	Sandbox *bool `json:"sandbox,omitempty"`
+	// Writable lists more paths sandboxed commands may write.
+	Writable []string `json:"writable,omitempty"`
 }
 
-var permissionKeys = []string{"mode", "allow", "ask", "deny"}
+var permissionKeys = []string{"mode", "allow", "ask", "deny", "sandbox", "writable"}
 
 // configKeyError is an error about one key; decodeConfig adds the file
 // and the line of lineKey.
@@ -148,6 +152,14 @@ func (c *config) tightenPermissions(p *permissionsConfig, path string, data []by
 		warnings = append(warnings, fmt.Sprintf("config %s:%d: permissions.allow ignored: a project may not allow tools without asking; copy the rules you agree with into your own config",
 			path, lineOfKey(data, "allow")))
 	}
+	if p.Sandbox != nil && !*p.Sandbox {
+		warnings = append(warnings, fmt.Sprintf("config %s:%d: permissions.sandbox false ignored: a project may not turn off the sandbox of commands",
+			path, lineOfKey(data, "sandbox")))
+	}
+	if len(p.Writable) > 0 {
+		warnings = append(warnings, fmt.Sprintf("config %s:%d: permissions.writable ignored: a project may not widen the sandbox of commands; copy the paths you agree with into your own config",
+			path, lineOfKey(data, "writable")))
+	}
 	own.Ask = append(own.Ask, p.Ask...)
 	own.Deny = append(own.Deny, p.Deny...)
 	return warnings
@@ -183,7 +195,8 @@ func (c *config) hookSections(yes bool) map[string]json.RawMessage {
 		}
 		return s
 	}
-	raw, err := json.Marshal(map[string]any{"mode": p.Mode, "allow": nonNil(p.Allow), "ask": nonNil(p.Ask), "deny": nonNil(p.Deny)})
+	raw, err := json.Marshal(map[string]any{"mode": p.Mode, "allow": nonNil(p.Allow), "ask": nonNil(p.Ask), "deny": nonNil(p.Deny),
+		"sandbox": p.Sandbox == nil || *p.Sandbox, "writable": nonNil(p.Writable)})
 	if err == nil { // strings only: it cannot fail
 		out[permissionsHook] = raw
 	}

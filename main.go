@@ -11,5 +11,6 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	hardenProcess()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -498,6 +498,9 @@ func (r *run) execute(name, id string, args json.RawMessage) (json.RawMessage, T
 		}
 		args = in
 	}
+	if dec.Sandbox != nil {
+		ctx = WithSandbox(ctx, dec.Sandbox)
+	}
 	onUpdate := func(p ToolResult) {
 		a.emit(Event{Type: EventToolExecutionUpdate, ToolCallID: id, ToolName: name, Args: args, Result: &p})
 	}

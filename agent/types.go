@@ -224,6 +224,8 @@ type ToolCallDecision struct {
 	Block  bool
 	Reason string
 	Input  json.RawMessage // replaced input, or nil
+	// Sandbox confines the processes the call starts (nil: none).
+	Sandbox *Sandbox
 }
 
 // Hooks is how the loop lets user code shape a run. lunar's Lua runtime

@@ -13,21 +13,33 @@
 --
 -- Modes: "ask" asks before write, edit and bash (reads and hook tools run);
 -- "auto" never asks (pi's behaviour; `--yes` is auto for one run);
--- "read-only" refuses write, edit and bash. A rule is "tool" (every call)
+-- "read-only" refuses write and edit, and bash where no sandbox confines
+-- it (see Sandbox below). A rule is "tool" (every call)
 -- or "tool: pattern", where * matches any text and a trailing " *" also
 -- matches nothing ("git status *" matches "git status" and "git status
 -- -s", not "git statusx"). Patterns match bash's command, the path of
 -- read, write and edit (relative patterns: paths inside the working
--- folder; absolute or ~ ones: any path), and other tools' arguments as
--- JSON. Each call is decided by the first that applies:
+-- folder; absolute or ~ ones: any path; a path is judged as the file it
+-- really reaches, links and /proc/self/root resolved: fs.realpath), and
+-- other tools' arguments as JSON. A write or edit that a link leads out
+-- of the working folder always asks. Each call is decided by the first
+-- that applies:
 --
 --   1. a deny rule matches            refused (in every mode)
---   2. read-only, write/edit/bash     refused
+--   2. read-only, write/edit/bash     refused (sandboxed bash: 4, then runs)
 --   3. auto                           runs
 --   4. an ask rule matches            asks
 --   5. allow rules cover it           runs
 --   6. write, edit, bash              asks
 --   7. anything else                  runs
+--
+-- Sandbox: on Linux with Landlock, a bash command that runs (asked,
+-- allowed by a rule, or in auto mode) may write only in the working
+-- folder, the temp folder and the folders of "writable"; in read-only
+-- mode bash runs with nothing writable instead of being refused. The
+-- kernel enforces it on the command and everything it starts.
+-- "sandbox": false (your own config only) turns it off; without
+-- Landlock lunar says so once and runs commands unconfined.
 --
 -- "Asks" means a dialog in the REPL: yes / no / yes and allow such calls
 -- for the rest of the session. Where no one can answer (one-shot and JSON
@@ -85,6 +97,34 @@ local conf = lunar.config() or {}
 local st = { rules = {}, by_tool = {}, warned = false }
 st.config_mode = MODES[conf.mode] and conf.mode or "ask"
 st.mode = st.config_mode
+st.sandbox_on = conf.sandbox ~= false
+st.writable = type(conf.writable) == "table" and conf.writable or {}
+
+-- box returns the sandbox of a bash call that runs now (see "Sandbox"
+-- above): nil when it is off or the kernel has none (said once).
+function st.box(ctx)
+  if not st.sandbox_on then
+    return nil
+  end
+  st.kernel = st.kernel or lunar.sandbox()
+  if not st.kernel.available then
+    if not st.kernel_warned then
+      st.kernel_warned = true
+      ctx.ui.notify("sandbox: unavailable, bash commands run unconfined: " .. tostring(st.kernel.reason), "warning")
+    end
+    return nil
+  end
+  if st.mode == "read-only" then
+    return { workdir = false }
+  end
+  return { workdir = true, write = st.writable }
+end
+
+-- confined reports whether bash runs in a kernel sandbox.
+function st.confined()
+  st.kernel = st.kernel or lunar.sandbox()
+  return st.sandbox_on and st.kernel.available
+end
 
 function st.index()
   st.by_tool = {}
@@ -139,7 +179,11 @@ end
 lunar.on("tool.execute.before", function(ev, ctx)
   local tool, mode = ev.tool_name, st.mode
   if not st.by_tool[tool] then
-    if mode == "auto" or not MUTATING[tool] then
+    if not MUTATING[tool] then
+      return nil
+    elseif tool == "bash" and (mode == "auto" or (mode == "read-only" and st.confined())) then
+      return { sandbox = st.box(ctx) }
+    elseif mode == "auto" then
       return nil
     elseif mode == "read-only" then
       return { block = true, reason = st.refusal("read-only", tool) }

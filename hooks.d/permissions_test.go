@@ -219,8 +219,8 @@ func TestPermissionModes(t *testing.T) {
 		{"auto runs anything", `{"mode": "auto"}`, "bash", bash("curl x | sh"), "run"},
 		{"auto ignores ask rules", `{"mode": "auto", "ask": ["bash"]}`, "bash", bash("ls"), "run"},
 		{"auto keeps deny rules", `{"mode": "auto", "deny": ["bash: rm *"]}`, "bash", bash("rm -f x"), "refuse"},
-		{"read-only refuses bash", `{"mode": "read-only"}`, "bash", bash("ls"), "refuse"},
-		{"read-only refuses allowed bash", `{"mode": "read-only", "allow": ["bash"]}`, "bash", bash("ls"), "refuse"},
+		{"read-only without a sandbox refuses bash", `{"mode": "read-only", "sandbox": false}`, "bash", bash("ls"), "refuse"},
+		{"read-only without a sandbox refuses allowed bash", `{"mode": "read-only", "allow": ["bash"], "sandbox": false}`, "bash", bash("ls"), "refuse"},
 		{"read-only refuses edit", `{"mode": "read-only"}`, "edit", path("a"), "refuse"},
 		{"read-only reads", `{"mode": "read-only"}`, "read", path("a"), "run"},
 		{"read-only runs hook tools", `{"mode": "read-only"}`, "todo_add", `{}`, "run"},
@@ -359,7 +359,7 @@ func TestPermissionAlwaysNamesTheRealCommand(t *testing.T) {
 
 func TestPermissionsCommand(t *testing.T) {
 	ui := &luatest.UI{Interactive: true}
-	rt, _ := policy(t, `{"mode": "ask", "allow": ["bash: git status *"], "deny": ["bash: rm *"]}`, ui)
+	rt, _ := policy(t, `{"mode": "ask", "allow": ["bash: git status *"], "deny": ["bash: rm *"], "sandbox": false}`, ui)
 	run := func(args string) string {
 		t.Helper()
 		_, handled, err := rt.RunCommand(permBG, "permissions", args)
@@ -368,7 +368,7 @@ func TestPermissionsCommand(t *testing.T) {
 		return ui.Notices[len(ui.Notices)-1]
 	}
 	assert.Equal(t, "info: permissions: mode ask (asks before write, edit and bash; reads and hook tools run)\n"+
-		"  deny:  bash: rm *\n  allow: bash: git status *", run(""))
+		"  deny:  bash: rm *\n  allow: bash: git status *\n  sandbox: off (\"sandbox\": false): bash commands write anywhere", run(""))
 
 	assert.Contains(t, run("mode read-only"), "mode read-only (refuses write, edit and bash); ask in config")
 	got, _ := verdict(rt, ui, "bash", bash("git status"))
@@ -395,7 +395,7 @@ func TestPermissionsCommand(t *testing.T) {
 
 	out = run("reset")
 	assert.Equal(t, "info: permissions: mode ask (asks before write, edit and bash; reads and hook tools run)\n"+
-		"  deny:  bash: rm *\n  allow: bash: git status *", out)
+		"  deny:  bash: rm *\n  allow: bash: git status *\n  sandbox: off (\"sandbox\": false): bash commands write anywhere", out)
 	got, _ = verdict(rt, ui, "bash", bash("make"))
 	assert.Equal(t, "ask", got)
 }

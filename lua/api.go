@@ -12,6 +12,7 @@ import (
 	glua "github.com/yuin/gopher-lua"
 
 	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/agent/tools"
 	"github.com/lunar-cli/lunar/session"
 	"github.com/lunar-cli/lunar/stdlib"
 )
@@ -41,6 +42,7 @@ var lunarFuncs = map[string]func(h *hook, L *glua.LState) int{
 	"config":           (*hook).luaConfig,
 	"log":              (*hook).luaLog,
 	"guard":            (*hook).luaGuard,
+	"sandbox":          (*hook).luaSandbox,
 }
 
 // lunarModule describes the lunar module (its functions: lunarFuncs).
@@ -85,8 +87,18 @@ func lunarModule() *stdlib.Module {
 				Doc: "Logs a line on stderr (debug lines only with --debug)."},
 			{Name: "guard",
 				Doc: "Makes this hook a guard, from this call on (put it on the file's first line): a guard fails closed. A tool call its tool.execute.before handler cannot decide (an error, a timeout, the memory cap) is refused, and the memory cap and hook_max_timeouts never disable it; while it is out of order (failed to load, disabled after an internal error) every tool call is refused. Only the user's own disabled_hooks (or --no-hooks) switches a guard off. The bundled permissions hook is one."},
+			{Name: "sandbox", Returns: "lunar.SandboxInfo",
+				Doc: "Whether the bash tool can confine commands on this system (Landlock on Linux): a `tool.execute.before` handler's `sandbox` result is only enforced where `available` is true."},
 		},
 		Classes: []stdlib.Class{
+			{Name: "lunar.Sandbox", Fields: []stdlib.Field{
+				{Name: "workdir", Type: "boolean?", Doc: "the working folder and the temp folder are writable"},
+				{Name: "write", Type: "string[]?", Doc: "more folders (with all beneath) and files that are writable; ~/ and relative paths allowed"}}},
+			{Name: "lunar.SandboxInfo", Fields: []stdlib.Field{
+				{Name: "available", Type: "boolean"},
+				{Name: "name", Type: "string?", Doc: `the kernel feature, "landlock"`},
+				{Name: "version", Type: "integer?", Doc: "its ABI version"},
+				{Name: "reason", Type: "string?", Doc: "why it is not available"}}},
 			{Name: "lunar.CommandSpec", Fields: []stdlib.Field{
 				{Name: "description", Type: "string?"},
 				{Name: "handler", Type: "fun(args: string, ctx: lunar.CommandCtx): string?", Doc: "args is the raw text after the name; a returned string is sent as the user's prompt"}}},
@@ -432,6 +444,20 @@ func (h *hook) luaLog(L *glua.LState) int {
 	}
 	h.rt.log(h, level, L.CheckString(2))
 	return 0
+}
+
+func (h *hook) luaSandbox(L *glua.LState) int {
+	info := tools.Sandbox()
+	t := L.CreateTable(0, 4)
+	t.RawSetString("available", glua.LBool(info.Available))
+	if info.Available {
+		t.RawSetString("name", glua.LString(info.Name))
+		t.RawSetString("version", glua.LNumber(info.Version))
+	} else {
+		t.RawSetString("reason", glua.LString(info.Reason))
+	}
+	L.Push(t)
+	return 1
 }
 
 func (h *hook) luaConfig(L *glua.LState) int {

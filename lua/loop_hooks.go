@@ -413,6 +413,7 @@ func (r *Runtime) beforeTool(ctx context.Context, s *snapshot, name, callID stri
 		var block bool
 		var reason string
 		var newInput json.RawMessage
+		var sandbox *agent.Sandbox
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
 			ev.RawSetString("tool_name", glua.LString(name))
 			ev.RawSetString("tool_call_id", glua.LString(callID))
@@ -438,6 +439,9 @@ func (r *Runtime) beforeTool(ctx context.Context, s *snapshot, name, callID stri
 				}
 				newInput = raw
 			}
+			if t, ok := rr.table("sandbox"); ok {
+				sandbox = sandboxOf(rr, t)
+			}
 			return nil
 		})
 		if err != nil {
@@ -456,8 +460,38 @@ func (r *Runtime) beforeTool(ctx context.Context, s *snapshot, name, callID stri
 			cur = newInput
 			dec.Input = newInput
 		}
+		if dec.Sandbox == nil {
+			dec.Sandbox = sandbox
+		}
 	}
 	return dec
+}
+
+// sandboxOf reads a tool.execute.before result's sandbox table.
+func sandboxOf(rr *resultReader, t *glua.LTable) *agent.Sandbox {
+	sb := &agent.Sandbox{}
+	switch v := t.RawGetString("workdir").(type) {
+	case *glua.LNilType:
+	case glua.LBool:
+		sb.Workdir = bool(v)
+	default:
+		rr.fail("sandbox.workdir: boolean expected, got %s", v.Type())
+	}
+	switch v := t.RawGetString("write").(type) {
+	case *glua.LNilType:
+	case *glua.LTable:
+		for i := 1; i <= v.Len(); i++ {
+			p, ok := v.RawGetInt(i).(glua.LString)
+			if !ok || p == "" {
+				rr.fail("sandbox.write: a list of paths expected")
+				break
+			}
+			sb.Write = append(sb.Write, string(p))
+		}
+	default:
+		rr.fail("sandbox.write: table expected, got %s", v.Type())
+	}
+	return sb
 }
 
 // AfterTool implements agent.Hooks (tool.execute.after): each handler may

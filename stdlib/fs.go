@@ -20,6 +20,8 @@ import (
 	"unsafe"
 
 	glua "github.com/yuin/gopher-lua"
+
+	"github.com/lunar-cli/lunar/agent/tools"
 )
 
 func fsModule(env *Env) *Module {
@@ -42,6 +44,9 @@ func fsModule(env *Env) *Module {
 			{Name: "stat", Fn: env.fsStat, Returns: "fs.Stat?, string?",
 				Params: []Param{{Name: "path", Type: "string"}},
 				Doc:    "Returns size, kind and modification time of a path."},
+			{Name: "realpath", Fn: env.fsRealpath, Returns: "string",
+				Params: []Param{{Name: "path", Type: "string"}},
+				Doc:    "Returns the absolute path with `..` applied as written (as lunar's tools do), then symlinks resolved (`/proc/self/root` and other magic links too) as far as it exists; a missing tail is appended, a dangling link followed, as a write through it would. The file a tool call on path really opens, for checks on paths."},
 			{Name: "mkdir", Fn: env.fsMkdir, Returns: "true?, string?",
 				Params: []Param{{Name: "path", Type: "string"}},
 				Doc:    "Creates a folder and its parents."},
@@ -69,41 +74,9 @@ func (env *Env) abs(p string) string {
 	return filepath.Join(base, p)
 }
 
-// resolve returns p with symlinks resolved as far as the path exists; the
-// missing tail is appended as is (it cannot contain ".." after Clean). A
-// symlink whose target is missing (dangling) is followed too: writing
-// through it would create its target.
-func resolve(p string) string { return resolveLinks(p, 0) }
-
-// maxLinks bounds the symlinks resolve follows by hand (as the kernel's
-// ELOOP does).
-const maxLinks = 40
-
-func resolveLinks(p string, depth int) string {
-	p = filepath.Clean(p)
-	var tail []string
-	for {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(append([]string{r}, tail...)...)
-		}
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < maxLinks {
-			target, err := os.Readlink(p)
-			dir, derr := filepath.EvalSymlinks(filepath.Dir(p))
-			if err == nil && derr == nil {
-				if !filepath.IsAbs(target) {
-					target = filepath.Join(dir, target)
-				}
-				return resolveLinks(filepath.Join(append([]string{target}, tail...)...), depth+1)
-			}
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(append([]string{p}, tail...)...)
-		}
-		tail = append([]string{filepath.Base(p)}, tail...)
-		p = parent
-	}
-}
+// resolve returns p with symlinks resolved as far as the path exists
+// (tools.RealPath: a dangling link followed, the missing tail appended).
+func resolve(p string) string { return tools.RealPath(p) }
 
 // writeRoot finds the write root path lies under once resolved, and the
 // resolved path relative to it.
@@ -348,6 +321,11 @@ func (env *Env) fsStat(L *glua.LState) int {
 	t.RawSetString("mtime_ms", glua.LNumber(fi.ModTime().UnixMilli()))
 	t.RawSetString("mode", glua.LString(fi.Mode().Perm().String()))
 	L.Push(t)
+	return 1
+}
+
+func (env *Env) fsRealpath(L *glua.LState) int {
+	L.Push(glua.LString(resolve(env.abs(L.CheckString(1)))))
 	return 1
 }
 

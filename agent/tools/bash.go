@@ -96,7 +96,8 @@ func bashTool(cwd string, opts BashOptions) *agent.Tool {
 				p := newPartialOutput(onUpdate)
 				onOutput = p.add
 			}
-			res, err := runBash(ctx, cwd, args.Command, timeout, opts.environ(), onOutput)
+			j := &jail{sandbox: agent.SandboxFrom(ctx), cwd: cwd}
+			res, err := runBash(ctx, cwd, args.Command, timeout, opts.environ(), j, onOutput)
 			if err != nil {
 				return errorResult("%v", err), nil
 			}
@@ -177,11 +178,12 @@ func appendNote(output, note string) string {
 // Background jobs still running when the shell exits are left running,
 // as a shell leaves them.
 func RunBash(ctx context.Context, cwd, command string, timeout time.Duration, onOutput func(chunk string)) (BashResult, error) {
-	return runBash(ctx, cwd, command, timeout, nil, onOutput)
+	return runBash(ctx, cwd, command, timeout, nil, nil, onOutput)
 }
 
-// runBash is RunBash with the command's environment (nil: lunar's).
-func runBash(ctx context.Context, cwd, command string, timeout time.Duration, env []string, onOutput func(chunk string)) (BashResult, error) {
+// runBash is RunBash with the command's environment (nil: lunar's) and,
+// for a command the model asked for, its confinement (nil: none).
+func runBash(ctx context.Context, cwd, command string, timeout time.Duration, env []string, j *jail, onOutput func(chunk string)) (BashResult, error) {
 	if info, err := os.Stat(cwd); err != nil || !info.IsDir() {
 		return BashResult{}, fmt.Errorf("working directory %s does not exist; cannot run commands", cwd)
 	}
@@ -201,7 +203,7 @@ func runBash(ctx context.Context, cwd, command string, timeout time.Duration, en
 	cmd.Env = env
 	cmd.Stdout = w // one pipe for both keeps stdout and stderr in order
 	cmd.Stderr = w
-	tree, err := startTree(cmd)
+	tree, err := startTree(cmd, j)
 	if err != nil {
 		r.Close()
 		w.Close()

@@ -38,10 +38,10 @@ func shellPath() (string, error) {
 }
 
 // startTree starts cmd as the leader of a new process group, with its
-// guard.
-func startTree(cmd *exec.Cmd) (*procTree, error) {
+// guard, confined as j says (nil: as lunar runs).
+func startTree(cmd *exec.Cmd, j *jail) (*procTree, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	done, err := startShell(cmd)
+	done, err := startShell(cmd, j)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func TestGuardKillsTheGroupWhenLunarGoes(t *testing.T) {
 	cmd := exec.Command(shell, "-c", "sleep 300 & echo $!; wait")
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	tree, err := startTree(cmd)
+	tree, err := startTree(cmd, nil)
 	require.NoError(t, err)
 	require.NotNil(t, tree.guard, "the guard started")
 	line, err := bufio.NewReader(out).ReadString('\n')

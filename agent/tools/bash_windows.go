@@ -69,8 +69,9 @@ func isSystemDir(dir string) bool {
 }
 
 // startTree starts cmd in a new process group (a Ctrl+C at the console is
-// lunar's to handle) inside a job object that dies with lunar.
-func startTree(cmd *exec.Cmd) (*procTree, error) {
+// lunar's to handle) inside a job object that dies with lunar. j, the
+// confinement of a model's command, has nothing to apply on Windows.
+func startTree(cmd *exec.Cmd, _ *jail) (*procTree, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP}
 	job := newKillOnCloseJob()
 	if err := cmd.Start(); err != nil {

@@ -96,7 +96,11 @@ func editTool(cwd string) *agent.Tool {
 			if err := ctx.Err(); err != nil {
 				return errorResult("Operation aborted"), nil
 			}
-			return editFile(resolvePath(cwd, args.Path), args.Path, args.Edits), nil
+			abs, err := pinned(ctx, cwd, resolvePath(cwd, args.Path))
+			if err != nil {
+				return errorResult("%v", err), nil
+			}
+			return editFile(abs, args.Path, args.Edits), nil
 		},
 	}
 }

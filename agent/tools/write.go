@@ -39,7 +39,10 @@ func writeTool(cwd string) *agent.Tool {
 			if err := ctx.Err(); err != nil {
 				return errorResult("Operation aborted"), nil
 			}
-			abs := resolvePath(cwd, args.Path)
+			abs, err := pinned(ctx, cwd, resolvePath(cwd, args.Path))
+			if err != nil {
+				return errorResult("%v", err), nil
+			}
 			if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 				return errorResult("Cannot create the directory of %s: %v", args.Path, err), nil
 			}

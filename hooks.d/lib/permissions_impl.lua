@@ -124,6 +124,19 @@ local function expand_home(p)
   return p
 end
 
+-- inside returns abs relative to the folder root ("." for root itself),
+-- or nil when it lies outside.
+local function inside(abs, root)
+  if abs == root then
+    return "."
+  end
+  local prefix = root == "/" and "/" or root .. "/"
+  if sub(abs, 1, #prefix) == prefix then
+    return sub(abs, #prefix + 1)
+  end
+  return nil
+end
+
 -- tool_path resolves a tool's path as the built-in tools do (a leading @
 -- dropped, ~ expanded, relative to the working folder): the absolute path,
 -- and the path relative to the working folder when it lies inside it.
@@ -137,15 +150,52 @@ local function tool_path(p, cwd)
   if not is_abs(p) then
     p = cwd .. "/" .. p
   end
-  local abs, root = clean(p), clean(cwd)
-  if abs == root then
-    return abs, "."
+  local abs = clean(p)
+  return abs, inside(abs, clean(cwd))
+end
+
+-- realpath is p with its symlinks resolved (also /proc/self/root and
+-- other magic links) as far as it exists: what the kernel opens.
+local function realpath(p)
+  return slashes(fs.realpath(p))
+end
+
+local real_roots = {} -- working folder → its real path
+
+-- path_subject is what rules see of a path: the real path, absolute and
+-- relative to the real working folder (abs, rel), and the path as
+-- written (lex_abs, lex_rel). escapes is true when a link leads the path
+-- out of the working folder.
+local function path_subject(p, cwd)
+  local lex_abs, lex_rel = tool_path(p, cwd)
+  local root = real_roots[cwd]
+  if not root then
+    root = realpath(cwd)
+    real_roots[cwd] = root
   end
-  local prefix = root == "/" and "/" or root .. "/"
-  if sub(abs, 1, #prefix) == prefix then
-    return abs, sub(abs, #prefix + 1)
+  local abs = realpath(lex_abs)
+  local rel = inside(abs, root)
+  return { abs = abs, rel = rel, lex_abs = lex_abs, lex_rel = lex_rel, escapes = rel == nil and abs ~= lex_abs }
+end
+
+-- real_pattern resolves the links in the folder an absolute path pattern
+-- names (all of it without a *; else up to the folder of the first *),
+-- so that it matches real paths; nil when that changes nothing.
+local function real_pattern(p)
+  local star = string.find(p, "*", 1, true)
+  local head, rest = p, ""
+  if star then
+    local cut = star - 1
+    while cut > 0 and byte(p, cut) ~= 47 do
+      cut = cut - 1
+    end
+    if cut <= 1 then
+      return nil
+    end
+    head, rest = sub(p, 1, cut - 1), sub(p, cut)
   end
-  return abs, nil
+  local real = realpath(head) .. rest
+  return real ~= p and real or nil
 end
 
 -- Patterns --------------------------------------------------------------
@@ -213,8 +263,10 @@ local function parse_rule(text)
       local p = expand_home(slashes(pat))
       local m = glob(p)
       if is_abs(p) then
+        local rp = real_pattern(p)
+        local rm = rp and glob(rp)
         rule.match_path = function(abs, _)
-          return m(abs)
+          return m(abs) or (rm ~= nil and rm(abs))
         end
       else
         rule.match_path = function(_, rel)
@@ -264,19 +316,20 @@ local function subject(tool, input, cwd)
   if tool == "bash" then
     return SH().subject(type(input.command) == "string" and input.command or "")
   elseif PATH_TOOLS[tool] then
-    local abs, rel = tool_path(type(input.path) == "string" and input.path or "", cwd)
-    return { abs = abs, rel = rel }
+    return path_subject(type(input.path) == "string" and input.path or "", cwd)
   end
   local ok, text = pcall(json.encode, input)
   return { json = ok and text or "" }
 end
 
--- matches reports whether rule r matches any form of the call (deny, ask).
+-- matches reports whether rule r matches any form of the call (deny, ask;
+-- allow rules see a path only as it really is, deny and ask rules also as
+-- written).
 local function matches(r, s)
   if not r.pattern then
     return true
   elseif r.match_path then
-    return r.match_path(s.abs, s.rel)
+    return r.match_path(s.abs, s.rel) or (r.kind ~= "allow" and r.match_path(s.lex_abs, s.lex_rel))
   elseif s.bash then
     return SH().matches(r, s)
   end
@@ -311,7 +364,9 @@ end
 
 -- decide returns "run", "refuse" and why ("deny" with the rule, or
 -- "read-only"), or "ask" with the ask rule that matched (nil: the mode
--- asks); the call's subject last.
+-- asks); the call's subject last. In read-only mode a bash command runs
+-- when the kernel sandbox confines it (nothing writable); a write or
+-- edit through a link out of the working folder always asks.
 local function decide(st, tool, input, cwd)
   local s = subject(tool, input, cwd)
   local named = st.by_tool[tool]
@@ -328,7 +383,8 @@ local function decide(st, tool, input, cwd)
       end
     end
   end
-  if st.mode == "read-only" and MUTATING[tool] then
+  local read_only = st.mode == "read-only"
+  if read_only and MUTATING[tool] and not (tool == "bash" and st.confined()) then
     return "refuse", "read-only", nil, s
   elseif st.mode == "auto" then
     return "run"
@@ -338,11 +394,11 @@ local function decide(st, tool, input, cwd)
     if r then
       return "ask", r, s
     end
-    if covered(st, tool, s) then
-      return "run"
+    if read_only or (not s.escapes and covered(st, tool, s)) then
+      return "run", nil, nil, s
     end
   end
-  if MUTATING[tool] then
+  if MUTATING[tool] and not read_only then
     return "ask", nil, s
   end
   return "run"
@@ -492,12 +548,25 @@ local function ask(st, tool, input, s, ctx, offer_always)
   return true
 end
 
+-- grant is the result for a call that runs: a bash command gets its
+-- sandbox; a write or edit the real path that was judged, which the tool
+-- checks again before it opens it (a link swapped in meanwhile fails the
+-- call instead of redirecting it).
+local function grant(st, tool, s, ctx)
+  if tool == "bash" then
+    return { sandbox = st.box(ctx) }
+  elseif s and s.abs and (tool == "write" or tool == "edit") then
+    return { sandbox = { write = { s.abs } } }
+  end
+  return nil
+end
+
 -- before decides a call the fast path in permissions.lua left open.
 function M.before(st, ev, ctx)
   local tool = ev.tool_name
-  local verdict, a, b = decide(st, tool, ev.input, ctx.cwd)
+  local verdict, a, b, s = decide(st, tool, ev.input, ctx.cwd)
   if verdict == "run" then
-    return nil
+    return grant(st, tool, s, ctx)
   elseif verdict == "refuse" then
     return { block = true, reason = st.refusal(a, tool, b) }
   elseif not ctx.has_ui then
@@ -505,18 +574,38 @@ function M.before(st, ev, ctx)
   end
   -- ask: a is the ask rule that matched (nil: the mode asks), b the subject
   if ask(st, tool, ev.input, b, ctx, a == nil) then
-    return nil
+    return grant(st, tool, b, ctx)
   end
   return { block = true, reason = st.refusal("no", tool) }
 end
 
 -- /permissions ----------------------------------------------------------
 
+-- sandbox_line says how bash commands are confined.
+local function sandbox_line(st)
+  if not st.sandbox_on then
+    return "  sandbox: off (\"sandbox\": false): bash commands write anywhere"
+  end
+  st.kernel = st.kernel or lunar.sandbox()
+  local k = st.kernel
+  if not k.available then
+    return "  sandbox: unavailable, bash commands write anywhere: " .. tostring(k.reason)
+  end
+  local where = "write only in the working folder and the temp folder"
+  if #st.writable > 0 then
+    where = where .. ", " .. concat(st.writable, ", ")
+  end
+  if st.mode == "read-only" then
+    where = "write no files"
+  end
+  return string.format("  sandbox: %s ABI %d: bash commands %s", k.name, k.version, where)
+end
+
 local function describe_settings(st)
   local what = {
     ask = "asks before write, edit and bash; reads and hook tools run",
     auto = "runs every tool without asking",
-    ["read-only"] = "refuses write, edit and bash",
+    ["read-only"] = st.confined() and "refuses write and edit; bash runs sandboxed" or "refuses write, edit and bash",
   }
   local out = { string.format("permissions: mode %s (%s)%s", st.mode, what[st.mode],
     st.mode ~= st.config_mode and string.format("; %s in config", st.config_mode) or "") }
@@ -533,6 +622,7 @@ local function describe_settings(st)
   if not any then
     out[#out + 1] = "  no allow, ask or deny rules"
   end
+  out[#out + 1] = sandbox_line(st)
   return concat(out, "\n")
 end
 

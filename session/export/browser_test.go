@@ -49,7 +49,7 @@ func findChromium() string {
 // not do: console errors and warnings, uncaught exceptions, security
 // (CSP) reports and requests for anything but the page itself.
 type browser struct {
-	t    *testing.T
+	t    testing.TB
 	ctx  context.Context
 	page string // the file: URL of the page under test, without fragment
 
@@ -57,7 +57,13 @@ type browser struct {
 	problems []string
 }
 
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t testing.TB) *browser {
+	t.Helper()
+	return launchBrowser(t, 4*time.Minute)
+}
+
+// launchBrowser starts a browser that gives up after timeout.
+func launchBrowser(t testing.TB, timeout time.Duration) *browser {
 	t.Helper()
 	chrome := findChromium()
 	if chrome == "" {
@@ -76,7 +82,7 @@ func newBrowser(t *testing.T) *browser {
 		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 		ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(b.event))
 		t.Cleanup(func() { cancel(); cancelAlloc() })
-		ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
+		ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
 		t.Cleanup(cancelTimeout)
 		b.ctx = ctx
 		_, err = chromedp.Call(ctx, network.Enable, network.EnableParams{})

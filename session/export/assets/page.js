@@ -154,7 +154,7 @@
     while (common < shown.length && common < path.length && shown[common] === path[common]) common++;
     for (x = common; x < shown.length; x++) onPath[shown[x]] = 0;
     for (x = common; x < path.length; x++) onPath[path[x]] = x + 1;
-    var keep = Math.floor(common / BLOCK);
+    var keep = common === path.length && common === shown.length ? blocks.length : Math.floor(common / BLOCK);
     var from = compactedFrom(path);
     for (x = 0; x < Math.min(keep * BLOCK, Math.max(from, cutFrom)); x++) {
       var a = els.get(path[x]);

@@ -5,9 +5,11 @@ package agent
 // redacted blocks round-tripped) and prompt caching.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 	"net/http"
 	"strings"
 	"time"
@@ -82,9 +84,11 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 	sdkCtx, refused, release := noLocalRetries(ctx)
 	defer release()
 	err = sdk.Execute(sdkCtx, http.MethodPost, "v1/messages", raw, &httpRes)
-	stream := ssestream.NewStream[anthropicEvent](ssestream.NewDecoder(httpRes), err)
-	defer stream.Close()
-	if err := stream.Err(); err != nil {
+	events := ssestream.NewDecoder(httpRes)
+	if events != nil {
+		defer events.Close()
+	}
+	if err != nil {
 		if rerr := refused(); rerr != nil { // a local server that is not running: no retries
 			return msg, b.fail(ctx, provTransportError(name, requestSecrets(req), rerr, false))
 		}
@@ -96,8 +100,8 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 	var stopReason string
 	stopped := false
 	blocks := map[int64]int{} // stream index → content index
-	for stream.Next() {
-		ev := stream.Current()
+	var streamErr error
+	for ev := range anthropicEvents(events, &streamErr) {
 		switch ev.Type {
 		case "message_start":
 			msg.SetResponseID(ev.Message.ID)
@@ -176,8 +180,8 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 			stopped = true
 		}
 	}
-	if err := stream.Err(); err != nil {
-		return msg, b.fail(ctx, anthropicError(name, requestSecrets(req), err, nil, true))
+	if streamErr != nil {
+		return msg, b.fail(ctx, anthropicError(name, requestSecrets(req), streamErr, nil, true))
 	}
 	if ctx.Err() != nil {
 		return msg, b.fail(ctx, ctx.Err())
@@ -242,12 +246,49 @@ type anthropicEvent struct {
 	} `json:"usage"`
 }
 
-// UnmarshalJSON decodes an event as leniently as the SDK's type did: a
-// field of an unexpected type is left empty and the rest is kept; only
-// malformed JSON ends the stream with an error.
-func (e *anthropicEvent) UnmarshalJSON(data []byte) error {
-	type plain anthropicEvent
-	return unmarshalLenient(data, (*plain)(e))
+// anthropicEvents yields the events of a stream as the SDK's stream did
+// (pings and empty events skipped), each decoded by one call of
+// encoding/json into one reused event, where the SDK's stream decoded it
+// into a type whose own UnmarshalJSON decoded it again (see
+// openAIChunks). An error event or malformed JSON ends the stream and is
+// left in *errp, as is a failure to read it.
+func anthropicEvents(events ssestream.Decoder, errp *error) iter.Seq[*anthropicEvent] {
+	return func(yield func(*anthropicEvent) bool) {
+		if events == nil {
+			return
+		}
+		var ev anthropicEvent
+		for events.Next() {
+			e := events.Event()
+			switch e.Type {
+			case "ping", "":
+				continue
+			case "error":
+				*errp = &anthropicStreamError{data: e.Data}
+				return
+			}
+			if len(bytes.TrimSuffix(e.Data, []byte("\n"))) == 0 {
+				continue
+			}
+			ev = anthropicEvent{} // nothing of the last event is kept (a json.RawMessage would be written over)
+			if err := unmarshalLenient(e.Data, &ev); err != nil {
+				*errp = err
+				return
+			}
+			if !yield(&ev) {
+				return
+			}
+		}
+		*errp = events.Err()
+	}
+}
+
+// anthropicStreamError is an error event of a stream; data is its error
+// body.
+type anthropicStreamError struct{ data []byte }
+
+func (e *anthropicStreamError) Error() string {
+	return "received error while streaming: " + string(e.data)
 }
 
 // anthropicError turns an SDK error into a ProviderError: an HTTP error
@@ -259,6 +300,10 @@ func anthropicError(name string, secrets []string, err error, res *http.Response
 	}
 	if res != nil && res.StatusCode >= 400 {
 		return provHTTPError(name, secrets, res, err)
+	}
+	var se *anthropicStreamError
+	if errors.As(err, &se) {
+		return provStreamError(name, secrets, se.data, err)
 	}
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {

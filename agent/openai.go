@@ -6,9 +6,11 @@ package agent
 // DeepSeek, Mistral, llama.cpp, ...).
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 	"net/http"
 	"strings"
 	"time"
@@ -76,9 +78,11 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 	sdkCtx, refused, release := noLocalRetries(ctx)
 	defer release()
 	err = client.Execute(sdkCtx, http.MethodPost, "chat/completions", raw, &httpRes)
-	stream := ssestream.NewStream[openAIChunk](ssestream.NewDecoder(httpRes), err)
-	defer stream.Close()
-	if err := stream.Err(); err != nil {
+	events := ssestream.NewDecoder(httpRes)
+	if events != nil {
+		defer events.Close()
+	}
+	if err != nil {
 		if rerr := refused(); rerr != nil { // a local server that is not running: no retries
 			return msg, b.fail(ctx, provTransportError(name, requestSecrets(req), rerr, false))
 		}
@@ -88,8 +92,8 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 
 	var finish string
 	tools := map[int64]int{} // tool_calls index → content index
-	for stream.Next() {
-		chunk := stream.Current()
+	var streamErr error
+	for chunk := range openAIChunks(events, &streamErr) {
 		if msg.ResponseID() == "" && chunk.ID != "" {
 			msg.SetResponseID(chunk.ID)
 		}
@@ -150,8 +154,8 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 			openAIReasoningDetails(msg, d.ReasoningDetails)
 		}
 	}
-	if err := stream.Err(); err != nil {
-		return msg, b.fail(ctx, openAIError(name, requestSecrets(req), err, nil, true))
+	if streamErr != nil {
+		return msg, b.fail(ctx, openAIError(name, requestSecrets(req), streamErr, nil, true))
 	}
 	if ctx.Err() != nil {
 		return msg, b.fail(ctx, ctx.Err())
@@ -227,6 +231,7 @@ type openAIChunk struct {
 	ID      string            `json:"id"`
 	Choices []openAIChoice    `json:"choices"`
 	Usage   *openAIChunkUsage `json:"usage"`
+	Error   json.RawMessage   `json:"error"` // an error event
 }
 
 type openAIChoice struct {
@@ -294,18 +299,50 @@ func (c *openAIContent) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes a chunk as leniently as the SDK's type did: a
-// field of an unexpected type (content as a list, a null count) is left
-// empty and the rest of the chunk is kept; only malformed JSON ends the
-// stream with an error.
-func (c *openAIChunk) UnmarshalJSON(data []byte) error {
-	type plain openAIChunk
-	return unmarshalLenient(data, (*plain)(c))
+// openAIChunks yields the chunks of a stream as the SDK's stream did,
+// each decoded by one call of encoding/json (see unmarshalLenient) into
+// one reused chunk. The SDK's stream first looked for an "error" field
+// with a scan of its own and then decoded the chunk into a type whose own
+// UnmarshalJSON decoded it again: encoding/json read each chunk four
+// times, and the whole five. An error event or malformed JSON ends the
+// stream and is left in *errp, as is a failure to read it.
+func openAIChunks(events ssestream.Decoder, errp *error) iter.Seq[*openAIChunk] {
+	return func(yield func(*openAIChunk) bool) {
+		if events == nil {
+			return
+		}
+		var chunk openAIChunk
+		for events.Next() {
+			ev := events.Event()
+			if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
+				return
+			}
+			chunk = openAIChunk{} // nothing of the last chunk is kept (a json.RawMessage would be written over)
+			if err := unmarshalLenient(ev.Data, &chunk); err != nil {
+				*errp = err
+				return
+			}
+			if chunk.Error != nil { // even null, as the SDK had it
+				var text string
+				if json.Unmarshal(chunk.Error, &text) != nil {
+					text = string(chunk.Error)
+				}
+				*errp = &ssestream.StreamError{Message: "received error while streaming: " + text, Event: ev}
+				return
+			}
+			if !yield(&chunk) {
+				return
+			}
+		}
+		*errp = events.Err()
+	}
 }
 
 // unmarshalLenient is json.Unmarshal that keeps what it could decode when
 // a field has an unexpected type (encoding/json decodes the rest and
-// reports the first such field); malformed JSON is still an error.
+// reports the first such field), as the SDKs' types did: a field of an
+// unexpected type is left empty and the rest is kept; malformed JSON is
+// still an error.
 func unmarshalLenient(data []byte, v any) error {
 	err := json.Unmarshal(data, v)
 	if _, ok := err.(*json.UnmarshalTypeError); ok {

@@ -8,11 +8,13 @@ package export
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +29,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
 
 	"github.com/lunar-cli/lunar/session"
 )
@@ -49,7 +52,7 @@ func findChromium() string {
 // not do: console errors and warnings, uncaught exceptions, security
 // (CSP) reports and requests for anything but the page itself.
 type browser struct {
-	t    *testing.T
+	t    testing.TB
 	ctx  context.Context
 	page string // the file: URL of the page under test, without fragment
 
@@ -57,7 +60,13 @@ type browser struct {
 	problems []string
 }
 
-func newBrowser(t *testing.T) *browser {
+func newBrowser(t testing.TB) *browser {
+	t.Helper()
+	return launchBrowser(t, 4*time.Minute)
+}
+
+// launchBrowser starts a browser that gives up after timeout.
+func launchBrowser(t testing.TB, timeout time.Duration) *browser {
 	t.Helper()
 	chrome := findChromium()
 	if chrome == "" {
@@ -76,7 +85,7 @@ func newBrowser(t *testing.T) *browser {
 		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 		ctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(b.event))
 		t.Cleanup(func() { cancel(); cancelAlloc() })
-		ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
+		ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
 		t.Cleanup(cancelTimeout)
 		b.ctx = ctx
 		_, err = chromedp.Call(ctx, network.Enable, network.EnableParams{})
@@ -191,9 +200,10 @@ func (b *browser) screenshot(name string) {
 	b.t.Logf("screenshot %s", path)
 }
 
-// shownIDs are the ids of the articles the conversation shows, in order.
+// shownIDs are the ids of the articles the conversation shows, in order
+// (those built so far: all of a small session's).
 func (b *browser) shownIDs() []string {
-	return eval[[]string](b, `Array.from(document.querySelectorAll('#conv > article:not([hidden])'), a => a.id)`)
+	return eval[[]string](b, `Array.from(document.querySelectorAll('#conv article'), a => a.id)`)
 }
 
 func pathIDs(s *session.Session, id string) []string {
@@ -230,7 +240,7 @@ func TestBrowserRichSession(t *testing.T) {
 		// Another branch: the abandoned answer.
 		alt := pos(ids["alt"])
 		b.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`#tree .row[data-i="%d"]`, alt))))
-		b.poll(fmt.Sprintf(`!document.getElementById(%q).hidden`, ids["alt"]))
+		b.poll(fmt.Sprintf(`document.getElementById(%q) !== null`, ids["alt"]))
 		assert.Equal(t, pathIDs(s, ids["alt"]), b.shownIDs())
 		assert.Equal(t, "#"+ids["alt"], eval[string](b, `location.hash`))
 		assert.False(t, eval[bool](b, `document.getElementById('to-leaf').disabled`))
@@ -247,8 +257,8 @@ func TestBrowserRichSession(t *testing.T) {
 		assert.False(t, eval[bool](b, fmt.Sprintf(`document.getElementById(%q).classList.contains('compacted')`, ids["assistant2"])))
 
 		// A long output expands; thinking opens.
-		b.do(chromedp.Click(chromedp.CSS(`#conv article:not([hidden]) .long .more`)))
-		b.poll(`document.querySelector('#conv article:not([hidden]) .long').classList.contains('open')`)
+		b.do(chromedp.Click(chromedp.CSS(`#conv article .long .more`)))
+		b.poll(`document.querySelector('#conv article .long').classList.contains('open')`)
 		b.do(chromedp.Click(chromedp.ID("toggle-thinking")))
 		b.poll(`document.querySelector('#conv details.thinking').open`)
 
@@ -270,7 +280,7 @@ func TestBrowserRichSession(t *testing.T) {
 	t.Run("deep link", func(t *testing.T) {
 		b.t = t
 		b.open(path, "#"+ids["alt"], 1280, 900, false)
-		b.poll(fmt.Sprintf(`!document.getElementById(%q).hidden`, ids["alt"]))
+		b.poll(fmt.Sprintf(`document.getElementById(%q) !== null`, ids["alt"]))
 		assert.Equal(t, pathIDs(s, ids["alt"]), b.shownIDs())
 		b.noProblems()
 	})
@@ -344,6 +354,22 @@ func TestBrowserLargeTree(t *testing.T) {
 	t.Logf("10,000 entries: page ready in %v (in the page: DOM loaded at %.0f ms)", time.Since(start),
 		eval[float64](b, `performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd`))
 	assert.Less(t, eval[int](b, `document.querySelectorAll('#tree .row').length`), 200, "only the rows in view exist")
+	leafPath := pathIDs(s, "")
+	require.Greater(t, len(leafPath), 1000)
+	assert.LessOrEqual(t, eval[int](b, `document.querySelectorAll('#conv article').length`), 4*32, "only the articles near the view exist")
+
+	// The end of the conversation is built when it is scrolled to.
+	b.do(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, document.body.scrollHeight)`))
+	b.poll(fmt.Sprintf(`document.getElementById(%q) !== null`, leafPath[len(leafPath)-1]))
+
+	// A link into the middle of the path builds its article and scrolls
+	// to it.
+	mid := leafPath[len(leafPath)/2]
+	b.open(path, "#"+mid, 1280, 900, false)
+	b.poll(fmt.Sprintf(`(() => { const a = document.getElementById(%q); return a !== null && a.classList.contains('target'); })()`, mid))
+	b.poll(fmt.Sprintf(`(() => { const r = document.getElementById(%q).getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; })()`, mid))
+
+	b.open(path, "", 1280, 900, false)
 
 	// Scroll the tree to the middle; rows there are drawn.
 	b.do(chromedp.Evaluate[chromedp.Void](`document.getElementById('tree').scrollTop = 5000 * 22`))
@@ -356,8 +382,8 @@ func TestBrowserLargeTree(t *testing.T) {
 		const row = rows[Math.floor(rows.length / 2)];
 		const t0 = performance.now();
 		row.click();
-		const el = document.querySelector('#conv > article[data-i="' + row.dataset.i + '"]');
-		if (el.hidden) throw new Error('not shown');
+		const el = document.querySelector('#conv article[data-i="' + row.dataset.i + '"]');
+		if (!el) throw new Error('not shown');
 		return performance.now() - t0;
 	})()`)
 	t.Logf("10,000 entries: switching branch took %.1f ms", ms)
@@ -365,6 +391,110 @@ func TestBrowserLargeTree(t *testing.T) {
 	ms = eval[float64](b, `(() => { const t0 = performance.now(); document.getElementById('to-leaf').click(); return performance.now() - t0; })()`)
 	t.Logf("10,000 entries: back to the leaf took %.1f ms", ms)
 	assert.Less(t, ms, 1500.0)
+	b.noProblems()
+}
+
+// TestBrowserWithoutScripts opens the page in a browser that runs no
+// scripts: the leaf's conversation is there, the other branches are not.
+func TestBrowserWithoutScripts(t *testing.T) {
+	b := newBrowser(t)
+	s, ids := richSession(t)
+	path := filepath.Join(artifactDir(t), "noscript.html")
+	require.NoError(t, WriteFile(path, s, Options{}))
+	b.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	b.page = (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+	b.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(b.page))
+	b.poll(`document.readyState === 'complete'`)
+	assert.False(t, eval[bool](b, `document.documentElement.classList.contains('js')`))
+	shown := `Array.from(document.querySelectorAll('article'), a => a).filter(a => a.getClientRects().length > 0).map(a => a.id)`
+	assert.Equal(t, pathIDs(s, ""), eval[[]string](b, shown))
+	assert.Equal(t, "none", eval[string](b, `getComputedStyle(document.getElementById('sidebar')).display`))
+	assert.True(t, eval[bool](b, fmt.Sprintf(`document.getElementById(%q) !== null`, ids["alt"])), "the other branches are in the page, hidden")
+	b.screenshot("noscript")
+	b.noProblems()
+}
+
+// TestBrowserSearchReadsText checks the search against the text each
+// article shows (as a browser without scripts parses it), for searches
+// cut by tags (highlighted code, emphasis), with escaped characters, and
+// for words that are only in the markup.
+func TestBrowserSearchReadsText(t *testing.T) {
+	b := newBrowser(t)
+	s, _ := richSession(t)
+	path := filepath.Join(artifactDir(t), "search.html")
+	require.NoError(t, WriteFile(path, s, Options{}))
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	d := parse(t, string(raw))
+	td, _ := d.tree(t)
+	shown := map[int]string{}
+	for _, a := range d.all(func(n *html.Node) bool { return n.Data == "article" && hasClass(n, "e") }) {
+		i, _ := attr(a, "data-i")
+		k, err := strconv.Atoi(i)
+		require.NoError(t, err)
+		shown[k] = strings.ToLower(text(a))
+	}
+	require.Len(t, shown, len(td.IDs))
+	want := func(q string) []int {
+		q = strings.ToLower(q)
+		out := []int{}
+		for k := range td.IDs {
+			if strings.Contains(strings.ToLower(td.Text[k]), q) || strings.Contains(strings.ToLower(td.Labels[strconv.Itoa(k)]), q) || strings.Contains(shown[k], q) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+
+	b.open(path, "", 1280, 900, false)
+	for _, q := range []string{
+		`fmt.Println("</script>")`, "way: rewrite it", "<retry>", "grep -v '<ok>'", "STOPPED BY THE USER",
+		"a\u2028line", "& stuff", "(from a hook)", "Show all 41 lines", "1,523 · out 312",
+		"span class", "link to this entry", "data-i", "&amp;", "&#34;",
+	} {
+		t.Run(q, func(t *testing.T) {
+			b.t = t
+			// Escape shows every entry again at once; the search then
+			// answers after a pause for typing.
+			js, _ := json.Marshal(q)
+			b.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+				const s = document.getElementById('search');
+				s.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}));
+				s.value = %s;
+				s.dispatchEvent(new Event('input'));
+			})()`, js)))
+			exp := want(q)
+			require.Less(t, len(exp), len(td.IDs))
+			rows := `Array.from(document.querySelectorAll('#tree .row'), r => +r.dataset.i).sort((a, b) => a - b)`
+			expJS, _ := json.Marshal(exp)
+			_, _ = chromedp.Run(b.ctx, chromedp.Poll[bool](fmt.Sprintf(`JSON.stringify(%s) === %q`, rows, expJS),
+				chromedp.WithPollingTimeout(5*time.Second)))
+			assert.Equal(t, exp, eval[[]int](b, rows))
+			assert.Equal(t, fmt.Sprintf("%d of %d entries", len(exp), len(td.IDs)), eval[string](b, `document.getElementById('tree-status').textContent`))
+		})
+	}
+	b.t = t
+	b.noProblems()
+}
+
+// TestBrowserPrintsWholePath prints a conversation longer than what is
+// built for the view: printing builds the rest first.
+func TestBrowserPrintsWholePath(t *testing.T) {
+	b := newBrowser(t)
+	s := largeSession(t, 300, 0)
+	path := filepath.Join(artifactDir(t), "print.html")
+	require.NoError(t, WriteFile(path, s, Options{}))
+	b.open(path, "", 1280, 900, false)
+	leafPath := pathIDs(s, "")
+	require.Less(t, eval[int](b, `document.querySelectorAll('#conv article').length`), len(leafPath))
+	b.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, cdppage.PrintToPDF, cdppage.PrintToPDFParams{}) // fires beforeprint
+		return err
+	}))
+	assert.Equal(t, leafPath, b.shownIDs(), "every article of the path")
 	b.noProblems()
 }
 

@@ -128,9 +128,6 @@ func (r *entryRenderer) open(i int, kind, who, detail string) {
 		escapeTo(b, e.ID)
 		b.WriteString(`"`)
 	}
-	if !r.p.onPath[i] {
-		b.WriteString(" hidden")
-	}
 	b.WriteString(`><div class="meta"><span class="who">`)
 	escapeTo(b, who)
 	b.WriteString("</span>")

@@ -4,7 +4,9 @@
 // requests (its CSS and script are inline, images are data URLs, and a
 // Content-Security-Policy forbids anything else), shows any HTML found in
 // messages as text, and reads without JavaScript: the leaf's conversation
-// is plain HTML, the script only adds the tree.
+// is plain HTML. The script adds the tree and builds only the articles in
+// view, so a page of 100,000 entries is as quick to open as its file is
+// to read.
 //
 // This file holds the API and assembles the page.
 package export
@@ -110,9 +112,15 @@ func HTML(w io.Writer, s *session.Session, opts Options) error {
 	return nil
 }
 
-// write assembles the document: head, header facts, the conversation
-// (every entry once, in tree order; those off the leaf's path hidden), the
-// tree data and the script.
+// write assembles the document: head, header facts, the articles, the
+// tree data and the script. The articles are inside <noscript>, which a
+// browser that runs scripts reads as one piece of text rather than as
+// elements: the leaf's path where the conversation is (plain HTML without
+// JavaScript), and every other entry's in a hidden element after the
+// page. The script splits each text after every "</article>\n", which no
+// article holds inside (its text is escaped, as is any "</noscript"), and
+// builds only the articles in view: the page is ready about as soon as
+// the file is read, however long the session.
 func (p *page) write(w *bufio.Writer) {
 	title := p.title()
 
@@ -147,9 +155,9 @@ func (p *page) write(w *bufio.Writer) {
 		`<button type="button" id="toggle-tools" title="Expand or collapse all long outputs (O)">Outputs</button>` +
 		"</nav>\n<main>\n")
 	p.writeHeader(w, title)
-	w.WriteString("<div id=\"conv\">\n")
-	p.writeArticles(w)
-	w.WriteString("</div>\n")
+	w.WriteString("<div id=\"conv\"><noscript>")
+	p.writeArticles(w, p.path)
+	w.WriteString("</noscript></div>\n")
 	if p.leaf < 0 {
 		w.WriteString(`<p class="empty">This session has no entries yet.</p>` + "\n")
 	}
@@ -158,6 +166,9 @@ func (p *page) write(w *bufio.Writer) {
 		w.WriteString(" by " + escape(p.opts.Generator))
 	}
 	w.WriteString(" from session " + escape(p.header.ID) + ".</footer>\n</div>\n")
+	w.WriteString("<div id=\"branches\" hidden><noscript>")
+	p.writeArticles(w, p.others)
+	w.WriteString("</noscript></div>\n")
 	w.WriteString(`<script type="application/json" id="tree-data">`)
 	w.Write(p.treeJSON())
 	w.WriteString("</script>\n<script>")
@@ -165,13 +176,13 @@ func (p *page) write(w *bufio.Writer) {
 	w.WriteString("</script>\n</body>\n</html>\n")
 }
 
-// writeArticles writes every entry's article in tree order. Chunks of
-// entries are rendered on every CPU and written in order as they are
-// done; a bounded number of chunks is in flight, so memory stays small
-// however long the session.
-func (p *page) writeArticles(w io.Writer) {
+// writeArticles writes the articles of the entries at the positions, in
+// order. Chunks of entries are rendered on every CPU and written in order
+// as they are done; a bounded number of chunks is in flight, so memory
+// stays small however long the session.
+func (p *page) writeArticles(w io.Writer, positions []int) {
 	const chunk = 128
-	n := len(p.order)
+	n := len(positions)
 	chunks := (n + chunk - 1) / chunk
 	workers := max(1, min(runtime.GOMAXPROCS(0), chunks))
 	done := make([]chan *bytes.Buffer, chunks)
@@ -198,7 +209,7 @@ func (p *page) writeArticles(w io.Writer) {
 				out.Reset()
 				for i := k * chunk; i < min(n, (k+1)*chunk); i++ {
 					r.buf.Reset()
-					r.entry(i)
+					r.entry(positions[i])
 					out.Write(r.buf.Bytes())
 				}
 				done[k] <- out

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,11 +16,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"github.com/lunar-cli/lunar/session"
 )
 
-// doc is an exported page parsed as a browser parses it.
+// doc is an exported page parsed as a browser that runs no scripts
+// parses it: every article is an element.
 type doc struct {
 	root *html.Node
 	raw  string
@@ -26,7 +30,7 @@ type doc struct {
 
 func parse(t *testing.T, page string) *doc {
 	t.Helper()
-	root, err := html.Parse(strings.NewReader(page))
+	root, err := html.ParseWithOptions(strings.NewReader(page), html.ParseOptionEnableScripting(false))
 	require.NoError(t, err)
 	return &doc{root: root, raw: page}
 }
@@ -40,6 +44,14 @@ func (d *doc) all(match func(*html.Node) bool) []*html.Node {
 		}
 	}
 	return out
+}
+
+// byID returns the element with the id.
+func (d *doc) byID(t *testing.T, id string) *html.Node {
+	t.Helper()
+	els := d.all(func(n *html.Node) bool { v, _ := attr(n, "id"); return v == id })
+	require.Len(t, els, 1, "#%s", id)
+	return els[0]
 }
 
 func tag(name string) func(*html.Node) bool {
@@ -182,27 +194,48 @@ func indexOf(ids []string, id string) int {
 
 func TestDocumentHasEveryEntryOnceInTreeOrder(t *testing.T) {
 	s, ids := richSession(t)
-	d := parse(t, export(t, s, Options{}))
+	page := export(t, s, Options{})
+	d := parse(t, page)
 	td, _ := d.tree(t)
 	entries := s.Entries()
 	require.Len(t, td.IDs, len(entries))
 
-	arts := d.all(func(n *html.Node) bool { return n.Data == "article" && hasClass(n, "e") })
-	require.Len(t, arts, len(entries))
+	// The leaf's path is the conversation; every other entry is in a
+	// hidden element after it. Each part is in tree order.
 	onLeaf := map[string]bool{}
 	for _, e := range s.Path("") {
 		onLeaf[e.ID] = true
 	}
-	for i, a := range arts {
-		di, _ := attr(a, "data-i")
-		assert.Equal(t, strconv.Itoa(i), di, "articles in tree order")
-		id, _ := attr(a, "id")
-		assert.Equal(t, td.IDs[i], id)
-		_, hidden := attr(a, "hidden")
-		assert.Equal(t, !onLeaf[id], hidden, "only the leaf's path is shown: %s", id)
+	isArticle := func(n *html.Node) bool { return n.Data == "article" && hasClass(n, "e") }
+	conv := find(d.byID(t, "conv"), isArticle)
+	branches := d.byID(t, "branches")
+	_, hidden := attr(branches, "hidden")
+	assert.True(t, hidden)
+	others := find(branches, isArticle)
+	require.Len(t, conv, len(s.Path("")))
+	require.Len(t, others, len(entries)-len(conv))
+	seen := map[int]bool{}
+	for part, arts := range [][]*html.Node{conv, others} {
+		last := -1
+		for _, a := range arts {
+			di, _ := attr(a, "data-i")
+			i, err := strconv.Atoi(di)
+			require.NoError(t, err)
+			assert.Greater(t, i, last, "in tree order")
+			last = i
+			seen[i] = true
+			id, _ := attr(a, "id")
+			assert.Equal(t, td.IDs[i], id)
+			assert.Equal(t, part == 0, onLeaf[id], id)
+			_, hidden := attr(a, "hidden")
+			assert.False(t, hidden, "the script builds the articles shown")
+		}
+	}
+	assert.Len(t, seen, len(entries), "every entry once")
+	for i := range td.IDs {
 		if p := td.Parent[i]; p >= 0 {
 			assert.Less(t, p, i, "a parent comes before its children")
-			assert.Equal(t, s.Get(id).ParentID, td.IDs[p])
+			assert.Equal(t, s.Get(td.IDs[i]).ParentID, td.IDs[p])
 		}
 	}
 	assert.Equal(t, indexOf(td.IDs, ids["unknown"]), td.Leaf)
@@ -213,11 +246,74 @@ func TestDocumentHasEveryEntryOnceInTreeOrder(t *testing.T) {
 	assert.True(t, hasClass(d.article(t, ids["assistant1"]), "compacted"))
 	assert.False(t, hasClass(d.article(t, ids["assistant2"]), "compacted"))
 	assert.False(t, hasClass(d.article(t, ids["model"]), "compacted"), "settings are not context")
-	_, hidden := attr(d.article(t, ids["alt"]), "hidden")
-	assert.True(t, hidden)
 
 	// Two exports of the same session are the same bytes.
 	assert.Equal(t, export(t, s, Options{}), export(t, s, Options{}))
+}
+
+// TestArticlesAreTextToScripts reads the page as a browser that runs
+// scripts: the articles are two texts, which the script splits after each
+// "</article>\n" into the conversation's and the other entries' articles.
+// No message can end a text or an article early.
+func TestArticlesAreTextToScripts(t *testing.T) {
+	s, ids := richSession(t)
+	page := export(t, s, Options{})
+	root, err := html.Parse(strings.NewReader(page))
+	require.NoError(t, err)
+	d := &doc{root: root, raw: page}
+	assert.Empty(t, d.all(tag("article")), "no article is an element")
+	td, _ := d.tree(t)
+	var path, others []string
+	for i, id := range td.IDs {
+		if slices.Contains(pathIDs(s, ""), id) {
+			path = append(path, strconv.Itoa(i))
+		} else {
+			others = append(others, strconv.Itoa(i))
+		}
+	}
+	require.Contains(t, others, strconv.Itoa(indexOf(td.IDs, ids["alt"])))
+	for holder, want := range map[string][]string{"conv": path, "branches": others} {
+		ns := find(d.byID(t, holder), tag("noscript"))
+		require.Len(t, ns, 1)
+		c := ns[0].FirstChild
+		require.True(t, c != nil && c.Type == html.TextNode && c.NextSibling == nil, "one text")
+		parts := strings.Split(c.Data, "</article>\n")
+		require.Equal(t, "", parts[len(parts)-1], "the last article ends the text")
+		parts = parts[:len(parts)-1]
+		var got []string
+		for _, part := range parts {
+			nodes, err := html.ParseFragment(strings.NewReader(part+"</article>"), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+			require.NoError(t, err)
+			require.Len(t, nodes, 1, part)
+			assert.Equal(t, "article", nodes[0].Data)
+			i, _ := attr(nodes[0], "data-i")
+			got = append(got, i)
+		}
+		assert.Equal(t, want, got, holder)
+	}
+	assert.Contains(t, page, "&lt;/noscript&gt;&lt;/article&gt;\n&lt;/ARTICLE &gt;", "the hostile text is there, escaped")
+}
+
+// TestArticleEntities checks the escapes the page's search expects: the
+// articles write &, <, >, " and ' as these references and no character
+// as any other.
+func TestArticleEntities(t *testing.T) {
+	s, _ := richSession(t)
+	page := export(t, s, Options{RenderCustom: func(m *session.Message) (string, bool) {
+		return "\x1b[1m<b>&amp; \"x\" 'y'\x1b[0m", true
+	}})
+	start := strings.Index(page, `<div id="conv">`)
+	end := strings.Index(page, `<script type="application/json"`)
+	require.True(t, start > 0 && end > start)
+	refs := map[string]int{}
+	for _, m := range regexp.MustCompile(`&[^&;\s]*;`).FindAllString(page[start:end], -1) {
+		refs[m]++
+	}
+	for r := range refs {
+		assert.Contains(t, []string{"&amp;", "&lt;", "&gt;", "&quot;", "&#34;", "&#39;"}, r)
+	}
+	assert.NotZero(t, refs["&#39;"])
+	assert.NotZero(t, refs["&quot;"], "goldmark's")
 }
 
 func TestEveryEntryType(t *testing.T) {

@@ -22,9 +22,13 @@ const (
 	hostileUser      = "Look: <script>alert('user')</script> and <img src=x onerror=alert(1)> and a\u2028line\u2029sep"
 	hostileMarkdown  = "[click me](javascript:alert(2)) [tab](java\tscript:alert(3)) [ok](https://example.com/a?b=1&c=2) ![remote](https://example.com/t.png) ![inline](data:image/png;base64," + tinyPNG + ")\n\n<div onclick=\"alert(4)\">block html</div>\n\n<!-- a comment -->"
 	hostileToolArgs  = `{"query":"</script><script>alert(5)</script>","note":"\u2028<!--"}`
-	hostileLabel     = "</script><b>label</b>"
+	hostileLabel     = "</script></noscript><b>label</b>"
 	hostileSessionNm = "Fix <the> parser & \u2028 stuff"
 )
+
+// hostileEnds would end an article or the <noscript> holding it, were it
+// not escaped.
+const hostileEnds = "</noscript></article>\n</ARTICLE >\n</noscript >"
 
 // richSession is a session with every entry type and role, branches,
 // labels, a compaction and hostile content. It returns the session
@@ -68,7 +72,7 @@ func richSession(t testing.TB) (*session.Session, map[string]string) {
 	id, err = s.AppendThinkingLevel("high")
 	must("thinking", id, err)
 	id, err = s.AppendMessage(&session.Message{Role: session.RoleUser, Content: []session.ContentBlock{
-		{Type: session.BlockText, Text: hostileUser}, {Type: session.BlockImage, Extra: &session.BlockExtra{Data: tinyPNG, MimeType: "image/png"}}}})
+		{Type: session.BlockText, Text: hostileUser + "\n\n" + hostileEnds}, {Type: session.BlockImage, Extra: &session.BlockExtra{Data: tinyPNG, MimeType: "image/png"}}}})
 	must("user1", id, err)
 	// A first answer, abandoned: the conversation goes back to the user's
 	// message with a summary of it.
@@ -101,7 +105,7 @@ func richSession(t testing.TB) (*session.Session, map[string]string) {
 	id, err = s.AppendMessage(result("call_write", "write", "Wrote 18 bytes to notes.md", false, ""))
 	must("write", id, err)
 	img := &session.Message{Role: session.RoleToolResult, ToolCallID: "call_hostile", ToolName: "search_web", IsError: true,
-		Content: []session.ContentBlock{{Type: session.BlockText, Text: "no results for </script>"}, {Type: session.BlockImage, Extra: &session.BlockExtra{Data: tinyPNG, MimeType: "image/png"}}}}
+		Content: []session.ContentBlock{{Type: session.BlockText, Text: "no results for </script>\n" + hostileEnds}, {Type: session.BlockImage, Extra: &session.BlockExtra{Data: tinyPNG, MimeType: "image/png"}}}}
 	id, err = s.AppendMessage(img)
 	must("hostile_result", id, err)
 	code := 2

@@ -26,7 +26,8 @@ type page struct {
 	parent []int            // position of each entry's parent; -1 for a root
 	labels []string         // current label of each entry
 	leaf   int              // position of the leaf; -1 before the first entry
-	onPath []bool           // on the leaf's path
+	path   []int            // the leaf's path from the root
+	others []int            // the positions of the entries off it, in order
 	cut    []bool           // on the leaf's path but compacted away
 	byID   map[string]int   // entry id → position (the first, for a duplicated id)
 
@@ -97,11 +98,16 @@ func newPage(s *session.Session, opts Options) *page {
 			p.leaf = pos[e]
 		}
 	}
-	p.onPath = make([]bool, len(p.order))
 	p.cut = make([]bool, len(p.order))
 	path := p.pathTo(p.leaf)
-	for _, i := range path {
-		p.onPath[i] = true
+	p.path = path
+	p.others = make([]int, 0, len(p.order)-len(path))
+	for i, x := 0, 0; i < len(p.order); i++ { // the path is in tree order too
+		if x < len(path) && path[x] == i {
+			x++
+		} else {
+			p.others = append(p.others, i)
+		}
 	}
 	for j := len(path) - 1; j >= 0; j-- {
 		if c := path[j]; p.order[c].Type == session.TypeCompaction {

@@ -1,8 +1,12 @@
-// lunar session export: the tree in the sidebar and navigation. Every
-// entry's article is already in the page, in tree order (a parent before
-// its children), so the path to any entry is shown by unhiding its
-// articles: no markup is built from data here. The tree is a virtual
-// list: only the rows in view exist, so a session of any size stays quick.
+// lunar session export: the conversation, the tree in the sidebar and
+// navigation. The page holds every entry's article as HTML, escaped when
+// the page was written, in two <noscript> elements, which a browser that
+// runs scripts keeps as text: the leaf's path in the conversation (plain
+// HTML without JavaScript) and every other entry in a hidden element. The
+// conversation shows the path to one entry, cut into blocks; a block's
+// articles are built from their HTML only when it comes near the view
+// (or is printed), and the tree is a virtual list whose rows exist only
+// in view, so a session of any size opens at once.
 (function () {
   'use strict';
   var doc = document;
@@ -15,24 +19,38 @@
   var n = ids.length;
 
   var conv = doc.getElementById('conv');
-  var els = new Array(n);
-  var arts = conv.children;
-  for (var a = 0; a < arts.length; a++) {
-    els[+arts[a].getAttribute('data-i')] = arts[a];
-  }
   var byId = new Map();
   for (var i = 0; i < n; i++) {
     if (!byId.has(ids[i])) byId.set(ids[i], i);
   }
-  var childCount = new Int32Array(n);
-  for (i = 0; i < n; i++) if (parent[i] >= 0) childCount[parent[i]]++;
 
-  var onPath = new Uint8Array(n);
+  // onPath is each entry's place on the shown path, from 1; 0 off it.
+  var onPath = new Int32Array(n);
   var shown = pathTo(leaf);
-  shown.forEach(function (k) { onPath[k] = 1; });
+  shown.forEach(function (k, x) { onPath[k] = x + 1; });
   var current = leaf;
   // Kinds whose entries put messages into the model's context.
   var contextKinds = { user: 1, assistant: 1, tool: 1, error: 1, bash: 1, custom: 1, branch: 1 };
+
+  // html is each entry's article without "</article>": the leaf's path in
+  // order, then the other entries in order, each text's articles ended by
+  // "</article>\n" (which escaped text cannot hold).
+  var html = new Array(n);
+  (function () {
+    var parts = articles(conv), x = 0, k;
+    for (; x < shown.length; x++) html[shown[x]] = parts[x];
+    parts = articles(doc.getElementById('branches'));
+    for (k = 0, x = 0; k < n; k++) {
+      if (!onPath[k]) html[k] = parts[x++];
+    }
+  })();
+  function articles(holder) {
+    var ns = holder && holder.querySelector('noscript');
+    if (!ns) return [];
+    var t = ns.textContent;
+    ns.remove();
+    return t.split('</article>\n');
+  }
 
   function pathTo(k) {
     var p = [];
@@ -44,6 +62,18 @@
 
   var where = doc.getElementById('where');
   var leafBtn = doc.getElementById('to-leaf');
+  var BLOCK = 32, GUESS = 160; // articles a block; a guess at an article's height (px)
+  var blocks = []; // the shown path's blocks: blocks[b] holds shown[b*BLOCK ...]
+  var built = []; // built[b]: blocks[b]'s articles exist
+  var els = new Map(); // entry → its article, while it exists
+  var target = -1;
+  var thinkingOpen = false, outputsOpen = false;
+  var near = new IntersectionObserver(function (list) {
+    list.forEach(function (e) {
+      var b = +e.target.getAttribute('data-b');
+      if (e.isIntersecting && blocks[b] === e.target) build(b);
+    });
+  }, { rootMargin: '1500px 0px' });
 
   // compactedFrom is the index in path before which entries were
   // compacted away: the last compaction on the path replaced what came
@@ -59,29 +89,80 @@
     return 0;
   }
   var cutFrom = compactedFrom(shown);
-  var target = -1;
+
+  // layout replaces the blocks from the b-th on with empty ones for the
+  // rest of the shown path, each as high as its articles might be.
+  function layout(b) {
+    for (var o = b; o < blocks.length; o++) {
+      near.unobserve(blocks[o]);
+      if (built[o]) {
+        Array.prototype.forEach.call(blocks[o].children, function (a) { els.delete(+a.getAttribute('data-i')); });
+      }
+      blocks[o].remove();
+    }
+    blocks.length = built.length = b;
+    var frag = doc.createDocumentFragment();
+    for (; b * BLOCK < shown.length; b++) {
+      var el = doc.createElement('div');
+      el.className = 'blk';
+      el.setAttribute('data-b', b);
+      el.style.height = Math.min(BLOCK, shown.length - b * BLOCK) * GUESS + 'px';
+      blocks.push(el);
+      built.push(false);
+      frag.appendChild(el);
+      near.observe(el);
+    }
+    conv.appendChild(frag);
+  }
+
+  // build makes the articles of block b from their HTML.
+  function build(b) {
+    if (b < 0 || b >= blocks.length || built[b]) return;
+    var el = blocks[b], from = b * BLOCK, to = Math.min(shown.length, from + BLOCK), parts = [];
+    for (var x = from; x < to; x++) parts.push(html[shown[x]] || '<article class="e">', '</article>');
+    el.innerHTML = parts.join('');
+    el.style.height = '';
+    built[b] = true;
+    near.unobserve(el);
+    var arts = el.children;
+    for (x = from; x < to && x - from < arts.length; x++) {
+      var a = arts[x - from], k = shown[x];
+      els.set(k, a);
+      if (x < cutFrom && contextKinds[kind[k]] === 1) a.classList.add('compacted');
+      else a.classList.remove('compacted');
+      if (k === target) a.classList.add('target');
+    }
+    if (thinkingOpen) el.querySelectorAll('details.thinking').forEach(function (d) { d.open = true; });
+    if (outputsOpen) el.querySelectorAll('.long').forEach(function (o) { setOpen(o, true); });
+  }
+
+  // article is entry k's article (k on the shown path), built with its
+  // neighbours so that what is around it has its height.
+  function article(k) {
+    var b = Math.floor((onPath[k] - 1) / BLOCK);
+    build(b - 1);
+    build(b);
+    build(b + 1);
+    return els.get(k);
+  }
 
   // show makes the conversation the path from the root to entry k. Only
-  // the articles past the part the old and new paths share change.
+  // the blocks past the part the old and new paths share change.
   function show(k, scroll) {
     var path = pathTo(k), x;
     var common = 0;
     while (common < shown.length && common < path.length && shown[common] === path[common]) common++;
-    for (x = common; x < shown.length; x++) {
-      els[shown[x]].hidden = true;
-      onPath[shown[x]] = 0;
-      if (x < cutFrom) els[shown[x]].classList.remove('compacted');
-    }
-    for (x = common; x < path.length; x++) {
-      els[path[x]].hidden = false;
-      onPath[path[x]] = 1;
-    }
+    for (x = common; x < shown.length; x++) onPath[shown[x]] = 0;
+    for (x = common; x < path.length; x++) onPath[path[x]] = x + 1;
+    var keep = common === path.length && common === shown.length ? blocks.length : Math.floor(common / BLOCK);
     var from = compactedFrom(path);
-    for (x = 0; x < Math.max(from, Math.min(cutFrom, common)); x++) {
-      els[path[x]].classList.toggle('compacted', x < from && contextKinds[kind[path[x]]] === 1);
+    for (x = 0; x < Math.min(keep * BLOCK, Math.max(from, cutFrom)); x++) {
+      var a = els.get(path[x]);
+      if (a) a.classList.toggle('compacted', x < from && contextKinds[kind[path[x]]] === 1);
     }
     cutFrom = from;
     shown = path;
+    layout(keep);
     current = k;
     status();
     drawRows();
@@ -91,10 +172,13 @@
 
   // mark outlines entry k (the one a link or the tree chose).
   function mark(k, scroll) {
-    if (target >= 0) els[target].classList.remove('target');
+    var old = els.get(target);
+    if (old) old.classList.remove('target');
     target = k;
-    els[k].classList.add('target');
-    if (scroll) els[k].scrollIntoView({ block: 'start' });
+    var a = article(k);
+    if (!a) return;
+    a.classList.add('target');
+    if (scroll) a.scrollIntoView({ block: 'start' });
   }
 
   function status() {
@@ -124,7 +208,8 @@
   function toLeaf() {
     show(leaf, false);
     setHash(-1);
-    if (leaf >= 0) els[leaf].scrollIntoView({ block: 'end' });
+    var a = leaf >= 0 && article(leaf);
+    if (a) a.scrollIntoView({ block: 'end' });
   }
 
   // A link to an entry (#id): scroll to it when it is on the shown path,
@@ -142,6 +227,11 @@
     return true;
   }
 
+  // Print shows the whole path.
+  window.addEventListener('beforeprint', function () {
+    for (var b = 0; b < blocks.length; b++) build(b);
+  });
+
   // --- the tree ---------------------------------------------------------
 
   var treeBox = doc.getElementById('tree');
@@ -150,8 +240,7 @@
   var treeStatus = doc.getElementById('tree-status');
   var ROW = 22;
   var rows = [], prefix = [], rowOf = new Int32Array(n).fill(-1);
-  var filter = 'all', query = '';
-  var fullText = null; // lower-cased article text, built on the first search
+  var filter = 'all', query = null; // query: the search as a pair of patterns, or null
 
   var messageKinds = { user: 1, assistant: 1, tool: 1, error: 1, bash: 1, custom: 1, compaction: 1, branch: 1 };
   var marks = { user: 'U', assistant: 'A', tool: 'T', error: '!', bash: '$', custom: 'H', compaction: 'C', branch: 'B', setting: '·', state: '·', other: '?' };
@@ -161,26 +250,51 @@
     if (filter === 'user' && kind[k] !== 'user') return false;
     if (filter === 'labelled' && !labels[k]) return false;
     if (query) {
-      if (text[k].toLowerCase().indexOf(query) >= 0) return true;
-      if (labels[k] && labels[k].toLowerCase().indexOf(query) >= 0) return true;
-      if (!fullText) fullText = new Array(n);
-      if (fullText[k] === undefined) fullText[k] = els[k] ? els[k].textContent.toLowerCase() : '';
-      return fullText[k].indexOf(query) >= 0;
+      return query.text.test(text[k]) || (labels[k] !== undefined && query.text.test(labels[k])) || inArticle(query.html, html[k]);
     }
     return true;
+  }
+
+  // The page's writer escapes exactly these characters in text, and
+  // writes every other character as itself.
+  var escaped = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '(?:"|&quot;|&#34;)', "'": "(?:'|&#39;)" };
+  function literal(c) { return c.replace(/[\\^$.*+?()[\]{}|\/-]/g, '\\$&'); }
+
+  // searchFor makes the patterns for a search: one for text, one for
+  // an article's HTML, where the searched text may be cut by tags
+  // (highlighted code) and have characters escaped. So a search reads the
+  // HTML once, as fast as it can be read, instead of the text of every
+  // article first.
+  function searchFor(q) {
+    if (!q) return null;
+    var h = [];
+    for (var c = 0; c < q.length; c++) h.push(escaped[q[c]] || literal(q[c]));
+    return { text: new RegExp(literal(q), 'i'), html: new RegExp(h.join('(?:<[^>]*>)*'), 'gi') };
+  }
+
+  // inArticle says the pattern matches the text of an article's HTML: it
+  // matches somewhere that is not inside a tag (where the last "<" before
+  // it has been closed).
+  function inArticle(re, h) {
+    if (!h) return false;
+    re.lastIndex = 0;
+    for (var m; (m = re.exec(h)) !== null; re.lastIndex = m.index + 1) {
+      if (h.lastIndexOf('<', m.index) <= h.lastIndexOf('>', m.index)) return true;
+    }
+    return false;
   }
 
   // onLeaf marks the leaf's path, the trunk of the tree's layout.
   var onLeaf = new Uint8Array(n);
   pathTo(leaf).forEach(function (k) { onLeaf[k] = 1; });
 
-  // build lays out the rows of the entries the filter keeps, each under
+  // buildRows lays out the rows of the entries the filter keeps, each under
   // its nearest kept ancestor. A fork's children that leave the trunk (the
   // child on the leaf's path, else the newest) are drawn first, indented
   // with ├─; the trunk goes on in its parent's column. So the leaf's path
   // is one straight column, and a tree indents only as deep as branches
   // nest, not once a fork.
-  function build() {
+  function buildRows() {
     var vis = new Uint8Array(n), vp = new Int32Array(n);
     var kids = new Array(n + 1);
     var k, count = 0;
@@ -308,16 +422,16 @@
   search.addEventListener('input', function () {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(function () {
-      query = search.value.trim().toLowerCase();
-      build();
+      query = searchFor(search.value.trim());
+      buildRows();
       revealRow(current);
     }, 120);
   });
   search.addEventListener('keydown', function (ev) {
     if (ev.key === 'Escape') {
       search.value = '';
-      query = '';
-      build();
+      query = null;
+      buildRows();
       revealRow(current);
       treeBox.focus();
     } else if (ev.key === 'Enter' || ev.key === 'ArrowDown') {
@@ -331,7 +445,7 @@
       doc.querySelectorAll('.filters button').forEach(function (o) {
         o.setAttribute('aria-pressed', o === b ? 'true' : 'false');
       });
-      build();
+      buildRows();
       revealRow(current);
     });
   });
@@ -352,7 +466,6 @@
   doc.getElementById('scrim').addEventListener('click', function () { setSide(false); });
   leafBtn.addEventListener('click', toLeaf);
 
-  var thinkingOpen = false, outputsOpen = false;
   function toggleThinking() {
     thinkingOpen = !thinkingOpen;
     conv.querySelectorAll('details.thinking').forEach(function (d) { d.open = thinkingOpen; });
@@ -427,8 +540,11 @@
     follow(hashID(location.hash), true);
   });
 
+  layout(0);
+  build(0);
+  build(1);
   setSide(wide.matches);
-  build();
+  buildRows();
   status();
   if (location.hash.length > 1) {
     follow(hashID(location.hash), true);

@@ -179,7 +179,7 @@ var events = [numEvents]eventSpec{
 		Payload: []stdlib.Field{{Name: "tool_name", Type: "string"}, {Name: "tool_call_id", Type: "string"}, {Name: "input", Type: "table", Doc: "the arguments, exactly as the tool will get them"}},
 		Result: []stdlib.Field{{Name: "block", Type: "boolean?", Doc: "true refuses the call; the model gets reason as an error result"}, fReason,
 			{Name: "input", Type: "table?", Doc: "replaces the arguments (chains; checked again as the model's were: if they fail, the call does not run)"},
-			{Name: "sandbox", Type: "lunar.Sandbox?", Doc: "confines the call to writing where it says: the bash tool's processes through the kernel where lunar.sandbox().available, the write and edit tools by resolving their path again before they open it; the first handler that returns one decides"}},
+			{Name: "sandbox", Type: "lunar.Sandbox?", Doc: "confines the call to writing where it says: the bash tool's processes through the kernel where lunar.sandbox().available, the write and edit tools by resolving their path again before they open it; the last handler that returns one decides (guards judge last, so a guard's stands)"}},
 		ResultDoc: "An error in the handler blocks the call with the error as the reason."},
 	evToolAfter: {Name: "tool.execute.after", Aliases: []string{"tool_result"}, Kind: kindTransform, When: "after a tool ran, also on error",
 		Payload: []stdlib.Field{{Name: "tool_name", Type: "string"}, {Name: "tool_call_id", Type: "string"}, {Name: "input", Type: "table"},

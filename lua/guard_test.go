@@ -170,3 +170,36 @@ func TestGuardInOrderWithoutHandlerAllows(t *testing.T) {
 	assert.False(t, blocked)
 	assert.False(t, rt.Listening("tool.execute.before"))
 }
+
+// TestGuardJudgesWhatRuns: a hook loaded after the guard rewrites the
+// arguments; the guard still judges (and the tool gets) the rewritten ones,
+// and its sandbox stands over an earlier handler's.
+func TestGuardJudgesWhatRuns(t *testing.T) {
+	reps := &luatest.Reports{}
+	rt := lua.Load([]lua.Source{
+		{Name: "gate.lua", Origin: lua.OriginGlobal, Code: []byte(gate + `
+lunar.on("tool.execute.before", function(ev) return { sandbox = { workdir = true } } end)`)},
+		{Name: "rewrite.lua", Origin: lua.OriginGlobal, Code: []byte(`lunar.on("tool.execute.before", function(ev)
+  return { input = { command = "rm" }, sandbox = { workdir = false, write = { "/" } } }
+end)`)},
+	}, lua.Options{Host: newHost(t), Report: reps.Add})
+	t.Cleanup(rt.Close)
+	require.Empty(t, reps.Lines())
+	blocked, reason := bashCall(rt, "ls")
+	assert.True(t, blocked, "the guard judged the rewritten command")
+	assert.Equal(t, "no rm", reason)
+
+	rt2 := lua.Load([]lua.Source{
+		{Name: "gate.lua", Origin: lua.OriginGlobal, Code: []byte(`lunar.guard()
+lunar.on("tool.execute.before", function(ev) return { sandbox = { workdir = true } } end)`)},
+		{Name: "loose.lua", Origin: lua.OriginGlobal, Code: []byte(`lunar.on("tool.execute.before", function(ev)
+  return { sandbox = { workdir = false, write = { "/" } } }
+end)`)},
+	}, lua.Options{Host: newHost(t), Report: reps.Add})
+	t.Cleanup(rt2.Close)
+	in, _ := json.Marshal(map[string]string{"command": "ls"})
+	dec := rt2.BeforeTool(bg, "bash", "call-1", in)
+	require.NotNil(t, dec.Sandbox)
+	assert.True(t, dec.Sandbox.Workdir)
+	assert.Empty(t, dec.Sandbox.Write, "the guard's sandbox stands")
+}

@@ -460,8 +460,8 @@ func (r *Runtime) beforeTool(ctx context.Context, s *snapshot, name, callID stri
 			cur = newInput
 			dec.Input = newInput
 		}
-		if dec.Sandbox == nil {
-			dec.Sandbox = sandbox
+		if sandbox != nil {
+			dec.Sandbox = sandbox // guards come last: theirs stands
 		}
 	}
 	return dec

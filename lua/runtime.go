@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -368,6 +369,11 @@ func (r *Runtime) rebuild() {
 			}
 		}
 	}
+	// Guards judge a tool call last, so that the arguments they judge (and
+	// show in a dialog) are the ones that run: no later handler can rewrite
+	// them, and a later sandbox does not replace theirs.
+	before := s.handlers[evToolBefore]
+	sort.SliceStable(before, func(i, j int) bool { return !before[i].h.isGuard() && before[j].h.isGuard() })
 	r.snap.Store(s)
 }
 

@@ -19,10 +19,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// initBudget bounds the allocations of all package initialisation: 4,900
-// today; 6,100 when lunar's own packages compiled regexps and a CRC table
-// at init, 8,149 when goldmark/extension's regexps were compiled too.
-const initBudget = 5500
+// initBudget bounds the allocations of all package initialisation: 6,920
+// today, of which goldmark/extension's linkify and table regexps, compiled
+// at its init, are 2,050 (4,880 while lunar carried a copy of it that
+// compiled them on first use; 8,149 when lunar's own packages compiled
+// regexps and a CRC table at init too). The ~8% headroom is for a
+// dependency upgrade; more is a question for an issue, not a fork.
+const initBudget = 7500
 
 // ownInitBudget bounds the allocations of the init of each of lunar's own
 // packages: tables of functions, no regexps or computed data (the lua
@@ -65,15 +68,11 @@ func TestPackageInit(t *testing.T) {
 		return slices.IndexFunc(inits, func(i pkgInit) bool { return i.pkg == pkg })
 	}
 
-	// goldmark/extension compiles its linkify and table regexps at init;
-	// lunar has its own copy of the extensions it uses (session/export/internal/gfm).
-	assert.Equal(t, -1, index("github.com/yuin/goldmark/extension"), "goldmark/extension is linked into the binary")
-
 	// The main goroutine's stack is grown before the inits that recurse
 	// deeply (agent/internal/startstack).
 	grow := index("github.com/lunar-cli/lunar/agent/internal/startstack")
 	require.GreaterOrEqual(t, grow, 0)
-	for _, deep := range []string{"github.com/yuin/goldmark/util", "github.com/yuin/goldmark/parser", "go.yaml.in/yaml/v4"} {
+	for _, deep := range []string{"github.com/yuin/goldmark/util", "github.com/yuin/goldmark/parser", "github.com/yuin/goldmark/extension", "go.yaml.in/yaml/v4"} {
 		if i := index(deep); i >= 0 {
 			assert.Less(t, grow, i, "startstack initialised after %s", deep)
 		}

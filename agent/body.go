@@ -133,23 +133,7 @@ func appendJSONBody(b []byte, s string, sanitize bool) []byte {
 				i++
 				continue
 			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xF])
-			}
+			b = session.AppendEscape(append(b, s[start:i]...), c)
 			i++
 			start = i
 			continue

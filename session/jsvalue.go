@@ -8,10 +8,26 @@ package session
 import (
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
 const hexDigits = "0123456789abcdef"
+
+// shortEscapes are the bytes JSON escapes with a backslash and one letter,
+// and shortEscaped those letters.
+const shortEscapes, shortEscaped = "\"\\\b\f\n\r\t", "\"\\bfnrt"
+
+// AppendEscape appends JSON's escape of c, an ASCII byte a JSON string
+// cannot hold as it is ('"', '\\' or a control character): a backslash
+// and a letter where JSON has one (\n, \t, ...), otherwise \u00XX in
+// lowercase hex, as JSON.stringify writes it.
+func AppendEscape(b []byte, c byte) []byte {
+	if k := strings.IndexByte(shortEscapes, c); k >= 0 {
+		return append(b, '\\', shortEscaped[k])
+	}
+	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
 
 // appendJSString appends s as JSON.stringify writes a string: only '"',
 // '\\' and control characters are escaped (U+2028, U+2029, '<', '>', '&'
@@ -27,25 +43,7 @@ func appendJSString(b []byte, s string) []byte {
 				i++
 				continue
 			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"':
-				b = append(b, '\\', '"')
-			case '\\':
-				b = append(b, '\\', '\\')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
+			b = AppendEscape(append(b, s[start:i]...), c)
 			i++
 			start = i
 			continue

@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	glua "github.com/yuin/gopher-lua"
+
+	"github.com/lunar-cli/lunar/session"
 )
 
 // Registry keys of the per-state sentinels.
@@ -686,8 +688,6 @@ func appendNumber(buf []byte, f float64) ([]byte, error) {
 	return buf, nil
 }
 
-const hexDigits = "0123456789abcdef"
-
 // AppendString appends s as a JSON string the way lunar's session writer
 // does: no HTML escaping, U+2028/U+2029 kept; invalid UTF-8 becomes U+FFFD.
 func AppendString(buf []byte, s string) []byte {
@@ -700,23 +700,7 @@ func AppendString(buf []byte, s string) []byte {
 				i++
 				continue
 			}
-			buf = append(buf, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				buf = append(buf, '\\', b)
-			case '\b':
-				buf = append(buf, '\\', 'b')
-			case '\f':
-				buf = append(buf, '\\', 'f')
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
+			buf = session.AppendEscape(append(buf, s[start:i]...), b)
 			i++
 			start = i
 			continue

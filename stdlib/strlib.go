@@ -2,10 +2,11 @@ package stdlib
 
 // This file holds lunar's versions of the string functions that can run
 // long or build large values. They behave as gopher-lua's (same patterns,
-// same results) but stop when the hook call is stopped and reserve what
-// they build against the call's memory cap: the pattern functions match
-// with stdlib/internal/pattern, which checks the context as it
-// backtracks; gmatch finds one match per iteration instead of all of them
+// same results, but for the frontier %f and a few bugs of gopher-lua's
+// listed in stdlib/internal/pattern) but stop when the hook call is
+// stopped and reserve what they build against the call's memory cap: the
+// pattern functions match with stdlib/internal/pattern, which checks the
+// context as it backtracks; gmatch finds one match per iteration instead of all of them
 // up front; gsub builds its result in one pass (gopher-lua's copies the
 // whole string once per match).
 

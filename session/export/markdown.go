@@ -12,12 +12,12 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
 
 	"github.com/lunar-cli/lunar/session/export/highlight"
-	"github.com/lunar-cli/lunar/session/export/internal/gfm"
 )
 
 // newMarkdown returns a converter; hardWraps keeps single line breaks
@@ -29,12 +29,12 @@ func newMarkdown(hardWraps, tables, links bool) goldmark.Markdown {
 	if hardWraps {
 		opts = append(opts, html.WithHardWraps())
 	}
-	exts := []goldmark.Extender{gfm.Strikethrough, gfm.TaskList}
+	exts := []goldmark.Extender{extension.Strikethrough, extension.TaskList}
 	if tables {
-		exts = append(exts, gfm.Table)
+		exts = append(exts, extension.Table)
 	}
 	if links {
-		exts = append(exts, gfm.Linkify)
+		exts = append(exts, extension.Linkify)
 	}
 	return goldmark.New(goldmark.WithExtensions(exts...), goldmark.WithRendererOptions(opts...))
 }

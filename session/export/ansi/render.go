@@ -24,12 +24,12 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
 	"github.com/lunar-cli/lunar/session/export/highlight"
-	"github.com/lunar-cli/lunar/session/export/internal/gfm"
 )
 
 // Options say how text is rendered.
@@ -58,7 +58,7 @@ var (
 // lists included). goldmark's parser may be shared between goroutines.
 func parse(src []byte) ast.Node {
 	parserOnce.Do(func() {
-		md = goldmark.New(goldmark.WithExtensions(gfm.Table, gfm.Strikethrough, gfm.TaskList))
+		md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList))
 	})
 	return md.Parser().Parse(text.NewReader(src))
 }

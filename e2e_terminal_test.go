@@ -113,6 +113,7 @@ func TestREPLHookUIInjection(t *testing.T) {
 	p.expect("[y/N]")
 	p.line("n")
 	p.expect("hint ")
+	p.expect("> ") // the prompt is too long for the line: it is printed, then "> " reads (keys sent before that are type-ahead)
 	p.line("typed")
 	p.expect("inject done")
 	p.line("/boom")

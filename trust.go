@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -31,13 +32,14 @@ type projectFiles struct {
 	configRaw []byte
 	hooksDir  string       // .lunar/hooks.d, "" when it has no hooks
 	hooks     *lua.HookDir // its content as hashed; what loads
+	skillsDir string       // .lunar/skills, "" when there is none (read by the skills hook once trusted)
 	hash      string
 	hashErr   error    // the hooks could not be hashed: nothing is trusted
 	warnings  []string // what was skipped (a config.json that is not a file)
 }
 
 // empty reports whether there is nothing to trust.
-func (p *projectFiles) empty() bool { return p.config == "" && p.hooksDir == "" }
+func (p *projectFiles) empty() bool { return p.config == "" && p.hooksDir == "" && p.skillsDir == "" }
 
 // scanProject reads the project's config and hooks. withHooks false
 // leaves the hooks out (--no-hooks: they would not load anyway). A
@@ -70,6 +72,11 @@ func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
 			} else {
 				hooksHash = p.hooks.Hash
 			}
+		}
+		// Skills are text, not code: the folder asks for trust (the skills
+		// hook reads it only from a trusted project) but is not hashed.
+		if st, err := os.Stat(filepath.Join(root, ".lunar", "skills")); err == nil && st.IsDir() {
+			p.skillsDir = filepath.Join(root, ".lunar", "skills")
 		}
 	}
 	switch {
@@ -131,6 +138,9 @@ func (a *app) trustProject(ask func(dir string, files []string) bool) error {
 		for _, f := range names {
 			files = append(files, filepath.Join(filepath.FromSlash(lua.ProjectHooksDir), filepath.FromSlash(f)))
 		}
+		if p.skillsDir != "" {
+			files = append(files, filepath.Join(".lunar", "skills")+string(filepath.Separator))
+		}
 		if !ask(p.root, files) {
 			a.warnf("%s", p.untrusted("not trusted: skipped", false))
 			return nil
@@ -160,6 +170,9 @@ func (p *projectFiles) untrusted(what string, hint bool) string {
 	}
 	if p.hooksDir != "" {
 		parts = append(parts, "project hooks in "+p.hooksDir)
+	}
+	if p.skillsDir != "" {
+		parts = append(parts, "project skills in "+p.skillsDir)
 	}
 	them := "them"
 	if len(parts) == 1 && p.config != "" {

@@ -27,19 +27,21 @@ const maxProjectConfig = 1 << 20
 // that take effect (a file swapped while the question is open changes
 // nothing).
 type projectFiles struct {
-	root      string // the project folder (absolute)
-	config    string // .lunar/config.json, "" when there is none
-	configRaw []byte
-	hooksDir  string       // .lunar/hooks.d, "" when it has no hooks
-	hooks     *lua.HookDir // its content as hashed; what loads
-	skillsDir string       // .lunar/skills, "" when there is none (read by the skills hook once trusted)
-	hash      string
-	hashErr   error    // the hooks could not be hashed: nothing is trusted
-	warnings  []string // what was skipped (a config.json that is not a file)
+	root       string // the project folder (absolute)
+	config     string // .lunar/config.json, "" when there is none
+	configRaw  []byte
+	hooksDir   string       // .lunar/hooks.d, "" when it has no hooks
+	hooks      *lua.HookDir // its content as hashed; what loads
+	skillsDirs []string     // .lunar/skills and .pi/skills, relative, those that exist (read by the skills hook once trusted)
+	hash       string
+	hashErr    error    // the hooks could not be hashed: nothing is trusted
+	warnings   []string // what was skipped (a config.json that is not a file)
 }
 
 // empty reports whether there is nothing to trust.
-func (p *projectFiles) empty() bool { return p.config == "" && p.hooksDir == "" && p.skillsDir == "" }
+func (p *projectFiles) empty() bool {
+	return p.config == "" && p.hooksDir == "" && len(p.skillsDirs) == 0
+}
 
 // scanProject reads the project's config and hooks. withHooks false
 // leaves the hooks out (--no-hooks: they would not load anyway). A
@@ -73,10 +75,13 @@ func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
 				hooksHash = p.hooks.Hash
 			}
 		}
-		// Skills are text, not code: the folder asks for trust (the skills
-		// hook reads it only from a trusted project) but is not hashed.
-		if st, err := os.Stat(filepath.Join(root, ".lunar", "skills")); err == nil && st.IsDir() {
-			p.skillsDir = filepath.Join(root, ".lunar", "skills")
+		// Skills are text, not code: their folder asks for trust (the
+		// skills hook reads a project's only when it is trusted) but is
+		// not hashed. pi's .pi/skills counts as well.
+		for _, d := range []string{filepath.Join(".lunar", "skills"), filepath.Join(".pi", "skills")} {
+			if st, err := os.Stat(filepath.Join(root, d)); err == nil && st.IsDir() {
+				p.skillsDirs = append(p.skillsDirs, d)
+			}
 		}
 	}
 	switch {
@@ -138,8 +143,8 @@ func (a *app) trustProject(ask func(dir string, files []string) bool) error {
 		for _, f := range names {
 			files = append(files, filepath.Join(filepath.FromSlash(lua.ProjectHooksDir), filepath.FromSlash(f)))
 		}
-		if p.skillsDir != "" {
-			files = append(files, filepath.Join(".lunar", "skills")+string(filepath.Separator))
+		for _, d := range p.skillsDirs {
+			files = append(files, d+string(filepath.Separator))
 		}
 		if !ask(p.root, files) {
 			a.warnf("%s", p.untrusted("not trusted: skipped", false))
@@ -171,8 +176,8 @@ func (p *projectFiles) untrusted(what string, hint bool) string {
 	if p.hooksDir != "" {
 		parts = append(parts, "project hooks in "+p.hooksDir)
 	}
-	if p.skillsDir != "" {
-		parts = append(parts, "project skills in "+p.skillsDir)
+	for _, d := range p.skillsDirs {
+		parts = append(parts, "project skills in "+filepath.Join(p.root, d))
 	}
 	them := "them"
 	if len(parts) == 1 && p.config != "" {

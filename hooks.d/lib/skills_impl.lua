@@ -110,21 +110,23 @@ function M.load(dirs)
   for _, d in ipairs(dirs) do
     scan(d.dir, d.source, true, files, 0)
   end
-  local list, by_name, seen = {}, {}, {}
+  local list, by_name = {}, {}
   for _, f in ipairs(files) do
     local skill, errs = load_file(f.file, f.source)
-    local real = skill and fs.realpath(f.file)
-    if skill and seen[real] then
-      skill = nil -- the same file through a link: silently once
-    elseif skill and by_name[skill.name] then
-      errs[#errs + 1] = string.format('name "%s" collision: %s is used', skill.name, by_name[skill.name].file)
+    local first = skill and by_name[skill.name]
+    if first and fs.realpath(first.file) == fs.realpath(f.file) then
+      -- The same file through a link: once, silently. (Links are only
+      -- resolved on a name collision: a link to a skill's folder under
+      -- another name, without a name in its front matter, loads twice.)
+      skill, errs = nil, {}
+    elseif first then
+      errs[#errs + 1] = string.format('name "%s" collision: %s is used', skill.name, first.file)
       skill = nil
     end
     if #errs > 0 then
       lunar.log("warn", "skill " .. f.file .. ": " .. table.concat(errs, "; "))
     end
     if skill then
-      seen[real] = true
       by_name[skill.name] = skill
       list[#list + 1] = skill
     end
@@ -133,6 +135,7 @@ function M.load(dirs)
 end
 
 local function escape_xml(s)
+  if not s:find("[&<>\"']") then return s end
   return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"):gsub('"', "&quot;"):gsub("'", "&apos;"))
 end
 

@@ -172,3 +172,30 @@ process.stdout.write(JSON.stringify({ block: formatSkillsForPrompt(r.skills), di
 	sort.Strings(ourWarn)
 	assert.Equal(t, piWarn, ourWarn)
 }
+
+// TestREPLSkillTrustAndCommand: in the REPL the trust question lists a
+// project's skills folder; once trusted, /skill:name sends the skill.
+func TestREPLSkillTrustAndCommand(t *testing.T) {
+	e := newReplEnv(t)
+	e.env = append(e.env, "HOME="+filepath.Join(e.home, "home"))
+	file := writeSkill(t, filepath.Join(e.cwd, ".lunar", "skills"), "deploy", "name: deploy\ndescription: Deploys the service", "Run make deploy.")
+	e.srv.SetDefault(llmtest.Text("deployed"))
+
+	p := e.startRaw()
+	p.expect(filepath.Join(".lunar", "skills") + string(filepath.Separator))
+	p.expect("Trust them?")
+	p.expect("[y/N] ")
+	p.line("y")
+	p.expect("/help for commands")
+	p.line("/skill:deploy to staging")
+	p.expect("deployed")
+	p.expect("> ")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Contains(t, systemPrompt(t, reqs[0]), "<location>"+file+"</location>")
+	msgs := reqMessages(t, reqs[0])
+	assert.Equal(t, `<skill name="deploy" location="`+file+`">`+"\nReferences are relative to "+filepath.Dir(file)+
+		".\n\nRun make deploy.\n</skill>\n\nto staging", contentText(msgs[len(msgs)-1].Content))
+}

@@ -93,6 +93,9 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 		Config:  a.cfg.hookSections(a.opts.Yes),
 
 		ChunkCache: a.chunkCache(),
+
+		ConfigDir:      a.paths.Config,
+		ProjectTrusted: a.projectTrusted,
 	}
 	opts.MemoryLimit, opts.MaxTimeouts = a.cfg.hookLimits()
 	debug := a.opts.Debug || os.Getenv("LUNAR_DEBUG") != ""

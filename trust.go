@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -26,18 +27,21 @@ const maxProjectConfig = 1 << 20
 // that take effect (a file swapped while the question is open changes
 // nothing).
 type projectFiles struct {
-	root      string // the project folder (absolute)
-	config    string // .lunar/config.json, "" when there is none
-	configRaw []byte
-	hooksDir  string       // .lunar/hooks.d, "" when it has no hooks
-	hooks     *lua.HookDir // its content as hashed; what loads
-	hash      string
-	hashErr   error    // the hooks could not be hashed: nothing is trusted
-	warnings  []string // what was skipped (a config.json that is not a file)
+	root       string // the project folder (absolute)
+	config     string // .lunar/config.json, "" when there is none
+	configRaw  []byte
+	hooksDir   string       // .lunar/hooks.d, "" when it has no hooks
+	hooks      *lua.HookDir // its content as hashed; what loads
+	skillsDirs []string     // .lunar/skills and .pi/skills, relative, those that exist (read by the skills hook once trusted)
+	hash       string
+	hashErr    error    // the hooks could not be hashed: nothing is trusted
+	warnings   []string // what was skipped (a config.json that is not a file)
 }
 
 // empty reports whether there is nothing to trust.
-func (p *projectFiles) empty() bool { return p.config == "" && p.hooksDir == "" }
+func (p *projectFiles) empty() bool {
+	return p.config == "" && p.hooksDir == "" && len(p.skillsDirs) == 0
+}
 
 // scanProject reads the project's config and hooks. withHooks false
 // leaves the hooks out (--no-hooks: they would not load anyway). A
@@ -69,6 +73,14 @@ func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
 				p.hashErr = err
 			} else {
 				hooksHash = p.hooks.Hash
+			}
+		}
+		// Skills are text, not code: their folder asks for trust (the
+		// skills hook reads a project's only when it is trusted) but is
+		// not hashed. pi's .pi/skills counts as well.
+		for _, d := range []string{filepath.Join(".lunar", "skills"), filepath.Join(".pi", "skills")} {
+			if st, err := os.Stat(filepath.Join(root, d)); err == nil && st.IsDir() {
+				p.skillsDirs = append(p.skillsDirs, d)
 			}
 		}
 	}
@@ -131,6 +143,9 @@ func (a *app) trustProject(ask func(dir string, files []string) bool) error {
 		for _, f := range names {
 			files = append(files, filepath.Join(filepath.FromSlash(lua.ProjectHooksDir), filepath.FromSlash(f)))
 		}
+		for _, d := range p.skillsDirs {
+			files = append(files, d+string(filepath.Separator))
+		}
 		if !ask(p.root, files) {
 			a.warnf("%s", p.untrusted("not trusted: skipped", false))
 			return nil
@@ -160,6 +175,9 @@ func (p *projectFiles) untrusted(what string, hint bool) string {
 	}
 	if p.hooksDir != "" {
 		parts = append(parts, "project hooks in "+p.hooksDir)
+	}
+	for _, d := range p.skillsDirs {
+		parts = append(parts, "project skills in "+filepath.Join(p.root, d))
 	}
 	them := "them"
 	if len(parts) == 1 && p.config != "" {

@@ -69,6 +69,12 @@ type Options struct {
 	// ChunkCache keeps the compiled main chunks for Load (nil: every
 	// hook is compiled). PrepareCached takes it instead.
 	ChunkCache *ChunkCache
+	// ConfigDir is lunar's config folder and ProjectTrusted whether the
+	// user trusted the working folder's .lunar/ (or passed --trust), for
+	// lunar.paths(): hooks that read files from a project's .lunar/
+	// (skills, prompt templates) take them only from a trusted one.
+	ConfigDir      string
+	ProjectTrusted bool
 }
 
 // Runtime is a set of loaded hooks. Its methods are safe for concurrent

@@ -93,6 +93,7 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 		Config:  a.cfg.hookSections(a.opts.Yes),
 
 		ChunkCache: a.chunkCache(),
+		Builtins:   builtinNames(),
 	}
 	opts.MemoryLimit, opts.MaxTimeouts = a.cfg.hookLimits()
 	debug := a.opts.Debug || os.Getenv("LUNAR_DEBUG") != ""
@@ -458,7 +459,7 @@ func (a *app) cmdHooks(args []string) int {
 		}
 		code := exitOK
 		for _, file := range args[1:] {
-			rep, err := lua.Check(file)
+			rep, err := lua.Check(file, builtinNames())
 			if err != nil {
 				fmt.Fprintf(a.stderr, "lunar: %v\n", err)
 				code = exitError

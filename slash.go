@@ -56,6 +56,16 @@ func init() {
 	}
 }
 
+// builtinNames lists the built-in command names, aliases included: the
+// hook runtime refuses hook commands of these names (lua.Options.Builtins).
+func builtinNames() []string {
+	names := make([]string, len(builtinCommands))
+	for i, c := range builtinCommands {
+		names[i] = c.name
+	}
+	return names
+}
+
 func findBuiltin(name string) *slashCommand {
 	for i := range builtinCommands {
 		if builtinCommands[i].name == name {

@@ -17,10 +17,6 @@ import (
 	"github.com/lunar-cli/lunar/stdlib"
 )
 
-// BuiltinCommands are lunar's own slash commands; hooks may not shadow them.
-var BuiltinCommands = []string{"help", "model", "thinking", "clear", "compact", "tree", "branch", "fork",
-	"label", "name", "sessions", "resume", "session", "export", "hooks", "tools", "quit"}
-
 // lunarFuncs are the lunar module's functions (lunarModule documents
 // them). The module table builds each on first use.
 var lunarFuncs = map[string]func(h *hook, L *glua.LState) int{
@@ -200,7 +196,7 @@ func (h *hook) luaCommand(L *glua.LState) int {
 	if !validCommandName(name) {
 		L.ArgError(1, fmt.Sprintf("invalid command name %q", name))
 	}
-	if slices.Contains(BuiltinCommands, name) {
+	if slices.Contains(h.rt.opts.Builtins, name) {
 		h.warn("%s: command /%s would shadow the built-in command: ignored", where(L), name)
 		return 0
 	}

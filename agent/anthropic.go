@@ -67,7 +67,9 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 
 	body, opts, err := anthropicRequest(req)
 	if err != nil {
-		err.(*ProviderError).Provider = name
+		if pe, ok := errors.AsType[*ProviderError](err); ok {
+			pe.Provider = name
+		}
 		return msg, b.fail(ctx, err)
 	}
 	var res *http.Response

@@ -58,7 +58,9 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 
 	body, opts, err := openAIRequest(req)
 	if err != nil {
-		err.(*ProviderError).Provider = name
+		if pe, ok := errors.AsType[*ProviderError](err); ok {
+			pe.Provider = name
+		}
 		return msg, b.fail(ctx, err)
 	}
 	var res *http.Response

@@ -364,7 +364,7 @@ func validThinking(l string) bool {
 // ThinkingLevels are the thinking levels, lowest first.
 var ThinkingLevels = []string{ThinkingOff, ThinkingMinimal, ThinkingLow, ThinkingMedium, ThinkingHigh}
 
-// errNoSessionEntries is returned by operations that need an entry.
+// errEmptySession is returned by operations that need an entry.
 var errEmptySession = errors.New("the session is empty")
 
 // blocksText joins the text blocks of a content list.

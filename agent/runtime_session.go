@@ -293,7 +293,7 @@ func (rt *Runtime) Fork(ctx context.Context, id string) error {
 	s := rt.Session()
 	if id == "" {
 		if id = s.LeafID(); id == "" {
-			return errors.New("fork: " + errEmptySession.Error())
+			return fmt.Errorf("fork: %w", errEmptySession)
 		}
 	}
 	if _, err := rt.Entry(id); err != nil {

@@ -388,6 +388,20 @@ func TestForkAt(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 }
 
+// TestForkEmptySessionKeepsSentinel: the error names the operation and
+// still is errEmptySession for errors.Is.
+func TestForkEmptySessionKeepsSentinel(t *testing.T) {
+	cwd := t.TempDir()
+	s, err := session.Create(filepath.Join(t.TempDir(), "sessions"), cwd)
+	require.NoError(t, err)
+	rt, err := NewRuntime(RuntimeOptions{Cwd: cwd, Model: Model{Provider: "openai", ID: "gpt-4.1"}}, s, true) // resumed: no start entries
+	require.NoError(t, err)
+	defer rt.Close()
+	err = rt.Fork(context.Background(), "")
+	require.ErrorIs(t, err, errEmptySession)
+	assert.EqualError(t, err, "fork: the session is empty")
+}
+
 func TestSwitchSession(t *testing.T) {
 	rt, _, h := newTestRuntime(t, nil)
 	appendAll(t, rt.Session(), userMsg("in A"), assistantMsg("answer A"))

@@ -290,8 +290,8 @@ func (c *config) validate(path string, data []byte) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Providers)) {
 		p := c.Providers[name]
-		if p.API != "" && p.API != "openai-completions" && p.API != "anthropic-messages" {
-			return fmt.Errorf("config %s:%d: key \"providers.%s.api\": %q is not openai-completions or anthropic-messages", path, lineOfKey(data, "providers", name, "api"), name, p.API)
+		if p.API != "" && p.API != agent.APIOpenAICompletions && p.API != agent.APIAnthropicMessages {
+			return fmt.Errorf("config %s:%d: key \"providers.%s.api\": %q is not %s or %s", path, lineOfKey(data, "providers", name, "api"), name, p.API, agent.APIOpenAICompletions, agent.APIAnthropicMessages)
 		}
 		for i, m := range p.Models {
 			if m.ID == "" {

@@ -235,11 +235,24 @@ type RuntimeEvent struct {
 	Compaction *CompactionEvent // compaction_start / compaction_end
 }
 
+// CompactionEvent types, pi's session event names.
+const (
+	CompactionStart = "compaction_start"
+	CompactionEnd   = "compaction_end"
+)
+
+// CompactionEvent reasons, pi's names (hooks see the Compact* reasons).
+const (
+	CompactionManual    = "manual"
+	CompactionThreshold = "threshold"
+	CompactionOverflow  = "overflow"
+)
+
 // CompactionEvent reports a compaction, as pi's compaction_start and
 // compaction_end session events.
 type CompactionEvent struct {
-	Type   string // "compaction_start" or "compaction_end"
-	Reason string // "manual", "threshold" or "overflow" (pi's names)
+	Type   string // CompactionStart or CompactionEnd
+	Reason string // CompactionManual, CompactionThreshold or CompactionOverflow
 	// Set on compaction_end:
 	Result       *CompactionResult
 	Aborted      bool

@@ -30,7 +30,7 @@ type app struct {
 
 	registry *agent.Registry
 	model    agent.Model // chosen by flags and config (setupModels)
-	thinking string
+	thinking agent.ThinkingLevel
 	allTools []*agent.Tool
 	hooks    appHooks
 	ui       hookUI

@@ -246,20 +246,9 @@ func knownKeys() []string {
 	return keys
 }
 
-var thinkingLevels = []string{"off", "minimal", "low", "medium", "high"}
-
-func validThinking(l string) bool {
-	for _, t := range thinkingLevels {
-		if t == l {
-			return true
-		}
-	}
-	return false
-}
-
 func (c *config) validate(path string, data []byte) error {
-	if c.Thinking != "" && !validThinking(c.Thinking) {
-		return fmt.Errorf("config %s:%d: key \"thinking\": %q is not one of %s", path, lineOfKey(data, "thinking"), c.Thinking, strings.Join(thinkingLevels, "|"))
+	if _, err := agent.ParseThinkingLevel(c.Thinking); c.Thinking != "" && err != nil {
+		return fmt.Errorf("config %s:%d: key \"thinking\": %v", path, lineOfKey(data, "thinking"), err)
 	}
 	// Fixed orders, not maps: of two bad keys, the same one is reported
 	// every time.

@@ -177,7 +177,7 @@ func (h *luaHost) Session() lua.Session {
 }
 
 func (h *luaHost) Model() agent.Model    { return h.a.rt.Model() }
-func (h *luaHost) ThinkingLevel() string { return h.a.rt.ThinkingLevel() }
+func (h *luaHost) ThinkingLevel() string { return string(h.a.rt.ThinkingLevel()) }
 
 func (h *luaHost) UI() lua.UI {
 	if h.a.ui == nil {
@@ -260,7 +260,7 @@ func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string
 		msgs = []session.Message{{Role: session.RoleUser, Content: []session.ContentBlock{{Type: session.BlockText, Text: req.Prompt}},
 			Timestamp: time.Now().UnixMilli()}}
 	}
-	cr := agent.CompleteRequest{Messages: msgs, System: req.System, MaxTokens: req.MaxTokens, ThinkingLevel: req.ThinkingLevel}
+	cr := agent.CompleteRequest{Messages: msgs, System: req.System, MaxTokens: req.MaxTokens, ThinkingLevel: agent.ThinkingLevel(req.ThinkingLevel)}
 	if req.Model != "" {
 		m, err := h.a.rt.ResolveModel(req.Model)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -227,11 +228,23 @@ func TestSetModelNeedsAKey(t *testing.T) {
 	assert.Equal(t, "openai/gpt-4.1", ModelSpec(rt.Model()))
 }
 
+func TestParseThinkingLevel(t *testing.T) {
+	for _, l := range ThinkingLevels {
+		got, err := ParseThinkingLevel(string(l))
+		require.NoError(t, err)
+		assert.Equal(t, l, got)
+	}
+	for _, bad := range []string{"", "max", "High", " low"} {
+		_, err := ParseThinkingLevel(bad)
+		assert.EqualError(t, err, strconv.Quote(bad)+" is not one of off|minimal|low|medium|high")
+	}
+}
+
 func TestSetThinking(t *testing.T) {
 	rt, _, _ := newTestRuntime(t, nil)
 	require.NoError(t, rt.SetThinkingLevel(context.Background(), "high"))
-	assert.Equal(t, "high", rt.ThinkingLevel())
-	assert.Equal(t, "high", rt.agent.ThinkingLevel)
+	assert.Equal(t, ThinkingHigh, rt.ThinkingLevel())
+	assert.Equal(t, ThinkingHigh, rt.agent.ThinkingLevel)
 	require.NoError(t, rt.SetThinkingLevel(context.Background(), "high"))
 	err := rt.SetThinkingLevel(context.Background(), "extreme")
 	require.Error(t, err)
@@ -418,8 +431,8 @@ func TestSwitchSession(t *testing.T) {
 	require.NoError(t, rt.Switch(context.Background(), fileA))
 	assert.Equal(t, fileA, rt.Session().File())
 	assert.Same(t, rt.Session(), rt.agent.Session)
-	assert.Equal(t, "low", rt.ThinkingLevel())
-	assert.Equal(t, "low", rt.agent.ThinkingLevel)
+	assert.Equal(t, ThinkingLow, rt.ThinkingLevel())
+	assert.Equal(t, ThinkingLow, rt.agent.ThinkingLevel)
 	assert.Equal(t, []string{"before_switch", "switch"}, h.names())
 	assert.Equal(t, []string{fileB}, h.calls[1].args)
 

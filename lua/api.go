@@ -419,8 +419,8 @@ func (h *hook) luaComplete(L *glua.LState) int {
 			L.ArgError(2, "max_tokens must be a number")
 		}
 		req.ThinkingLevel = luaOptString(L, opts, "thinking", 2)
-		if req.ThinkingLevel != "" && !slices.Contains(agent.ThinkingLevels, req.ThinkingLevel) {
-			L.ArgError(2, fmt.Sprintf("thinking must be one of %s, got %q", strings.Join(agent.ThinkingLevels, ", "), req.ThinkingLevel))
+		if _, err := agent.ParseThinkingLevel(req.ThinkingLevel); req.ThinkingLevel != "" && err != nil {
+			L.ArgError(2, fmt.Sprintf("thinking must be one of %s, got %q", agent.ThinkingLevelNames(", "), req.ThinkingLevel))
 		}
 	}
 	text, err := h.rt.host.Complete(L.Context(), req)

@@ -30,7 +30,7 @@ type app struct {
 
 	registry *agent.Registry
 	model    agent.Model // chosen by flags and config (setupModels)
-	thinking string
+	thinking agent.ThinkingLevel
 	allTools []*agent.Tool
 	hooks    appHooks
 	ui       hookUI
@@ -316,7 +316,7 @@ func splitList(s string) []string {
 	return out
 }
 
-// sessionRoot is the folder sessions of this cwd live in.
+// sessionDir is the folder sessions of this cwd live in.
 func (a *app) sessionDir() string {
 	if a.opts.SessionDir != "" {
 		return a.opts.SessionDir

@@ -77,7 +77,7 @@ func (a *app) completionWords() completionWords {
 	w.values["--model"] = strings.Join(ids, " ")
 	w.values["-m"] = w.values["--model"]
 	w.values["--provider"] = strings.Join(providers, " ")
-	w.values["--thinking"] = strings.Join(thinkingLevels, " ")
+	w.values["--thinking"] = agent.ThinkingLevelNames(" ")
 	w.values["--mode"] = "text json"
 	w.values["--tools"] = "read bash edit write"
 	return w

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -244,32 +246,26 @@ func knownKeys() []string {
 	return keys
 }
 
-var thinkingLevels = []string{"off", "minimal", "low", "medium", "high"}
-
-func validThinking(l string) bool {
-	for _, t := range thinkingLevels {
-		if t == l {
-			return true
-		}
-	}
-	return false
-}
-
 func (c *config) validate(path string, data []byte) error {
-	if c.Thinking != "" && !validThinking(c.Thinking) {
-		return fmt.Errorf("config %s:%d: key \"thinking\": %q is not one of %s", path, lineOfKey(data, "thinking"), c.Thinking, strings.Join(thinkingLevels, "|"))
+	if _, err := agent.ParseThinkingLevel(c.Thinking); c.Thinking != "" && err != nil {
+		return fmt.Errorf("config %s:%d: key \"thinking\": %v", path, lineOfKey(data, "thinking"), err)
 	}
-	for key, v := range map[string]string{"stream_idle_timeout": c.StreamIdleTimeout, "connect_timeout": c.ConnectTimeout} {
-		if v == "" {
+	// Fixed orders, not maps: of two bad keys, the same one is reported
+	// every time.
+	for _, t := range []struct{ key, v string }{{"stream_idle_timeout", c.StreamIdleTimeout}, {"connect_timeout", c.ConnectTimeout}} {
+		if t.v == "" {
 			continue
 		}
-		if _, err := agent.ParseTimeout(v); err != nil {
-			return fmt.Errorf("config %s:%d: key %q: %v", path, lineOfKey(data, key), key, err)
+		if _, err := agent.ParseTimeout(t.v); err != nil {
+			return fmt.Errorf("config %s:%d: key %q: %v", path, lineOfKey(data, t.key), t.key, err)
 		}
 	}
-	for key, v := range map[string]*int{"hook_memory_limit_mb": c.HookMemoryLimitMB, "hook_max_timeouts": c.HookMaxTimeouts} {
-		if v != nil && *v < 0 {
-			return fmt.Errorf("config %s:%d: key %q: must not be negative", path, lineOfKey(data, key), key)
+	for _, n := range []struct {
+		key string
+		v   *int
+	}{{"hook_memory_limit_mb", c.HookMemoryLimitMB}, {"hook_max_timeouts", c.HookMaxTimeouts}} {
+		if n.v != nil && *n.v < 0 {
+			return fmt.Errorf("config %s:%d: key %q: must not be negative", path, lineOfKey(data, n.key), n.key)
 		}
 	}
 	if c.HookTimeoutMs != nil && *c.HookTimeoutMs < 0 {
@@ -281,13 +277,14 @@ func (c *config) validate(path string, data []byte) error {
 	if err := validateHookSections(c.Hooks, path, data); err != nil {
 		return err
 	}
-	for name, p := range c.Providers {
-		if p.API != "" && p.API != "openai-completions" && p.API != "anthropic-messages" {
-			return fmt.Errorf("config %s:%d: key \"providers.%s.api\": %q is not openai-completions or anthropic-messages", path, lineOfKey(data, "api"), name, p.API)
+	for _, name := range slices.Sorted(maps.Keys(c.Providers)) {
+		p := c.Providers[name]
+		if p.API != "" && p.API != agent.APIOpenAICompletions && p.API != agent.APIAnthropicMessages {
+			return fmt.Errorf("config %s:%d: key \"providers.%s.api\": %q is not %s or %s", path, lineOfKey(data, "providers", name, "api"), name, p.API, agent.APIOpenAICompletions, agent.APIAnthropicMessages)
 		}
 		for i, m := range p.Models {
 			if m.ID == "" {
-				return fmt.Errorf("config %s:%d: key \"providers.%s.models[%d].id\" is missing", path, lineOfKey(data, name), name, i)
+				return fmt.Errorf("config %s:%d: key \"providers.%s.models[%d].id\" is missing", path, lineOfKey(data, "providers", name, "models"), name, i)
 			}
 		}
 	}
@@ -355,11 +352,57 @@ func lineAt(data []byte, off int64) int {
 	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
-// lineOfKey finds the line of the first occurrence of "key": (best effort).
-func lineOfKey(data []byte, key string) int {
-	i := bytes.Index(data, []byte(`"`+key+`"`))
+// lineOfKey finds the line of the key at path, one object key a level
+// ("providers", "p", "api": that provider's, not the first "api" in the
+// file). Where the path is not in data (or data is no JSON) it falls back
+// to the first occurrence of the last key anywhere, else line 1: best
+// effort, for messages.
+func lineOfKey(data []byte, path ...string) int {
+	if off, ok := offsetOfPath(data, path); ok {
+		return lineAt(data, off)
+	}
+	i := bytes.Index(data, []byte(`"`+path[len(path)-1]+`"`))
 	if i < 0 {
 		return 1
 	}
 	return lineAt(data, int64(i))
+}
+
+// offsetOfPath returns the offset just past the key at path in the JSON
+// data: it walks the tokens, descending only into the objects on the path.
+func offsetOfPath(data []byte, path []string) (int64, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	// value reads one value; on the path (depth keys of it matched so
+	// far) it looks for path[depth] among an object's keys.
+	var value func(depth int, onPath bool) (int64, bool, error)
+	value = func(depth int, onPath bool) (int64, bool, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0, false, err
+		}
+		d, ok := tok.(json.Delim)
+		if !ok || d == '}' || d == ']' {
+			return 0, false, nil
+		}
+		for dec.More() {
+			match := false
+			if d == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return 0, false, err
+				}
+				match = onPath && k == path[depth]
+				if match && depth+1 == len(path) {
+					return dec.InputOffset(), true, nil
+				}
+			}
+			if off, found, err := value(depth+1, match); found || err != nil {
+				return off, found, err
+			}
+		}
+		_, err = dec.Token() // the closing delimiter
+		return 0, false, err
+	}
+	off, found, _ := value(0, len(path) > 0)
+	return off, found
 }

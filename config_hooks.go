@@ -102,7 +102,7 @@ func validatePermissions(p *permissionsConfig, path string, data []byte) error {
 		return nil
 	}
 	if p.Mode != "" && !slices.Contains(permModes, p.Mode) {
-		return fmt.Errorf("config %s:%d: key \"permissions.mode\": %q is not one of %s", path, lineOfKey(data, "mode"), p.Mode, strings.Join(permModes, "|"))
+		return fmt.Errorf("config %s:%d: key \"permissions.mode\": %q is not one of %s", path, lineOfKey(data, "permissions", "mode"), p.Mode, strings.Join(permModes, "|"))
 	}
 	for _, list := range []struct {
 		key   string
@@ -111,7 +111,7 @@ func validatePermissions(p *permissionsConfig, path string, data []byte) error {
 		for _, r := range list.rules {
 			if !permissionRuleRE().MatchString(r) {
 				return fmt.Errorf("config %s:%d: key \"permissions.%s\": %q is not a rule: a tool name, or \"tool: pattern\" (\"bash: git status *\", \"write: docs/*\")",
-					path, lineOfKey(data, list.key), list.key, r)
+					path, lineOfKey(data, "permissions", list.key), list.key, r)
 			}
 		}
 	}
@@ -122,7 +122,7 @@ func validatePermissions(p *permissionsConfig, path string, data []byte) error {
 func validateHookSections(sections map[string]json.RawMessage, path string, data []byte) error {
 	if _, ok := sections[permissionsHook]; ok {
 		return fmt.Errorf("config %s:%d: key \"hooks.%s\": the permission policy's settings are the top-level \"permissions\" key",
-			path, lineOfKey(data, permissionsHook), permissionsHook)
+			path, lineOfKey(data, "hooks", permissionsHook), permissionsHook)
 	}
 	return nil
 }
@@ -145,20 +145,20 @@ func (c *config) tightenPermissions(p *permissionsConfig, path string, data []by
 			own.Mode = p.Mode
 		} else {
 			warnings = append(warnings, fmt.Sprintf("config %s:%d: permissions.mode %q ignored: a project may make the permission policy stricter than yours (%q), not looser; set it in your own config or pass --yes",
-				path, lineOfKey(data, "mode"), p.Mode, cur))
+				path, lineOfKey(data, "permissions", "mode"), p.Mode, cur))
 		}
 	}
 	if len(p.Allow) > 0 {
 		warnings = append(warnings, fmt.Sprintf("config %s:%d: permissions.allow ignored: a project may not allow tools without asking; copy the rules you agree with into your own config",
-			path, lineOfKey(data, "allow")))
+			path, lineOfKey(data, "permissions", "allow")))
 	}
 	if p.Sandbox != nil && !*p.Sandbox {
 		warnings = append(warnings, fmt.Sprintf("config %s:%d: permissions.sandbox false ignored: a project may not turn off the sandbox of commands",
-			path, lineOfKey(data, "sandbox")))
+			path, lineOfKey(data, "permissions", "sandbox")))
 	}
 	if len(p.Writable) > 0 {
 		warnings = append(warnings, fmt.Sprintf("config %s:%d: permissions.writable ignored: a project may not widen the sandbox of commands; copy the paths you agree with into your own config",
-			path, lineOfKey(data, "writable")))
+			path, lineOfKey(data, "permissions", "writable")))
 	}
 	own.Ask = append(own.Ask, p.Ask...)
 	own.Deny = append(own.Deny, p.Deny...)
@@ -216,7 +216,7 @@ func (c *config) overlayHookSections(o map[string]json.RawMessage, path string, 
 	for _, name := range names {
 		if globalHooks[strings.TrimSuffix(name, ".lua")] {
 			warnings = append(warnings, fmt.Sprintf("config %s:%d: hooks.%s ignored: a project may not reconfigure your own hooks; set it in your own config",
-				path, lineOfKey(data, name), name))
+				path, lineOfKey(data, "hooks", name), name))
 			continue
 		}
 		if c.Hooks == nil {

@@ -38,7 +38,9 @@ func (c *config) overlayProjectProviders(layer *config, path string, data []byte
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	at := func(key string) string { return fmt.Sprintf("config %s:%d: ", path, lineOfKey(data, key)) }
+	at := func(key ...string) string {
+		return fmt.Sprintf("config %s:%d: ", path, lineOfKey(data, append([]string{"providers"}, key...)...))
+	}
 	seen := map[string]string{}
 	for _, name := range names {
 		p := layer.Providers[name]
@@ -58,7 +60,7 @@ func (c *config) overlayProjectProviders(layer *config, path string, data []byte
 		if !isKnown {
 			if p.APIKeyEnv != "" {
 				warnings = append(warnings, fmt.Sprintf("%sproviders.%s.api_key_env ignored: a provider a project defines never gets a key from your environment; define it in your own config",
-					at("api_key_env"), name))
+					at(name, "api_key_env"), name))
 				p.APIKeyEnv = ""
 			}
 			layer.Providers[name] = p
@@ -70,7 +72,7 @@ func (c *config) overlayProjectProviders(layer *config, path string, data []byte
 		}
 		// A provider of lunar's or the user's: models only.
 		refuse := func(key, why string) {
-			warnings = append(warnings, fmt.Sprintf("%sproviders.%s.%s ignored: %s; set it in your own config", at(key), name, key, why))
+			warnings = append(warnings, fmt.Sprintf("%sproviders.%s.%s ignored: %s; set it in your own config", at(name, key), name, key, why))
 		}
 		if p.API != "" {
 			refuse("api", "a project may not change how a provider you or lunar define is spoken to")

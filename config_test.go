@@ -90,6 +90,30 @@ func TestConfigDefaults(t *testing.T) {
 	assert.Empty(t, c.files)
 }
 
+// TestConfigReportsTheSameBadKey: of several bad keys, validation reports
+// the same one every time (provider names sorted, fixed keys in a fixed
+// order), at that key's own line; it walked maps before.
+func TestConfigReportsTheSameBadKey(t *testing.T) {
+	tests := []struct {
+		name, content, want string
+	}{
+		{"providers by name", "{\"providers\": {\n\"b\": {\"api\": \"grpc\"},\n\"a\": {\n\"models\": [{}]},\n\"c\": {\"api\": \"soap\"}}}",
+			`config.json:4: key "providers.a.models[0].id" is missing`},
+		{"timeouts", "{\"connect_timeout\": \"soon\",\n\"stream_idle_timeout\": \"later\"}", `config.json:2: key "stream_idle_timeout"`},
+		{"limits", "{\"hook_max_timeouts\": -1,\n\"hook_memory_limit_mb\": -1}", `config.json:2: key "hook_memory_limit_mb"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "config.json"), tt.content)
+			for range 20 { // a map's order would differ within 20 runs
+				_, err := loadConfig(dir)
+				require.ErrorContains(t, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 	tests := []struct {
 		name, content string
@@ -101,6 +125,10 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		{"bad thinking", "{\"thinking\": \"max\"}", []string{"config.json:1", `"thinking"`, "off|minimal"}},
 		{"bad api", "{\"providers\": {\"p\": {\n\"api\": \"grpc\"}}}", []string{"config.json:2", "providers.p.api"}},
 		{"negative timeout", "{\"hook_timeout_ms\": -1}", []string{"hook_timeout_ms", "negative"}},
+		{"bad api of the second provider", "{\"providers\": {\n\"a\": {\"api\": \"openai-completions\"},\n\"b\": {\n\"api\": \"grpc\"}}}",
+			[]string{"config.json:4", "providers.b.api"}},
+		{"bad mode after a hook's mode", "{\"hooks\": {\"h\": {\"mode\": 1}},\n\"permissions\": {\n\"mode\": \"wild\"}}",
+			[]string{"config.json:3", "permissions.mode"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -150,7 +150,7 @@ func requestWire(t *testing.T, req llmtest.Request) []wireMsg {
 	return out
 }
 
-// wireNoErrors drops IsError for the OpenAI API, which does not carry it.
+// wireFor drops IsError for the OpenAI API, which does not carry it.
 func wireFor(api string, msgs []wireMsg) []wireMsg {
 	if api != llmtest.APIOpenAI {
 		return msgs

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/lunar-cli/lunar/agent"
 )
 
 // Exit codes, the same in every mode.
@@ -120,8 +122,8 @@ func parseFlags(args []string) (*options, *pflag.FlagSet, error) {
 	if o.Mode != "text" && o.Mode != "json" {
 		return nil, fs, &usageError{fmt.Sprintf("--mode: %q is not text or json", o.Mode)}
 	}
-	if o.Thinking != "" && !validThinking(o.Thinking) {
-		return nil, fs, &usageError{fmt.Sprintf("--thinking: %q is not one of %s", o.Thinking, strings.Join(thinkingLevels, "|"))}
+	if _, err := agent.ParseThinkingLevel(o.Thinking); o.Thinking != "" && err != nil {
+		return nil, fs, &usageError{"--thinking: " + err.Error()}
 	}
 	if o.TemperatureSet && (o.Temperature < 0 || o.Temperature > 2 || math.IsNaN(o.Temperature)) {
 		return nil, fs, &usageError{fmt.Sprintf("--temperature: %v is not between 0 and 2", o.Temperature)}

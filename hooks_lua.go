@@ -96,6 +96,7 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 
 		ConfigDir:      a.paths.Config,
 		ProjectTrusted: a.projectTrusted,
+		Builtins:       builtinNames(),
 	}
 	opts.MemoryLimit, opts.MaxTimeouts = a.cfg.hookLimits()
 	debug := a.opts.Debug || os.Getenv("LUNAR_DEBUG") != ""
@@ -179,7 +180,7 @@ func (h *luaHost) Session() lua.Session {
 }
 
 func (h *luaHost) Model() agent.Model    { return h.a.rt.Model() }
-func (h *luaHost) ThinkingLevel() string { return h.a.rt.ThinkingLevel() }
+func (h *luaHost) ThinkingLevel() string { return string(h.a.rt.ThinkingLevel()) }
 
 func (h *luaHost) UI() lua.UI {
 	if h.a.ui == nil {
@@ -262,7 +263,7 @@ func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string
 		msgs = []session.Message{{Role: session.RoleUser, Content: []session.ContentBlock{{Type: session.BlockText, Text: req.Prompt}},
 			Timestamp: time.Now().UnixMilli()}}
 	}
-	cr := agent.CompleteRequest{Messages: msgs, System: req.System, MaxTokens: req.MaxTokens, ThinkingLevel: req.ThinkingLevel}
+	cr := agent.CompleteRequest{Messages: msgs, System: req.System, MaxTokens: req.MaxTokens, ThinkingLevel: agent.ThinkingLevel(req.ThinkingLevel)}
 	if req.Model != "" {
 		m, err := h.a.rt.ResolveModel(req.Model)
 		if err != nil {
@@ -461,7 +462,7 @@ func (a *app) cmdHooks(args []string) int {
 		}
 		code := exitOK
 		for _, file := range args[1:] {
-			rep, err := lua.Check(file)
+			rep, err := lua.Check(file, builtinNames())
 			if err != nil {
 				fmt.Fprintf(a.stderr, "lunar: %v\n", err)
 				code = exitError

@@ -205,7 +205,7 @@ func (j *jsonWriter) runtimeEvent(ev agent.RuntimeEvent) {
 	switch {
 	case ev.Loop != nil:
 		j.event(*ev.Loop)
-	case ev.Compaction != nil && ev.Compaction.Type == "compaction_start":
+	case ev.Compaction != nil && ev.Compaction.Type == agent.CompactionStart:
 		j.write(jsonCompactionStart{Type: ev.Compaction.Type, Reason: ev.Compaction.Reason})
 	case ev.Compaction != nil:
 		c := ev.Compaction

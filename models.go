@@ -68,16 +68,17 @@ func (a *app) setupModels() error {
 		a.modelDefaulted = true
 	}
 	a.model = a.withFlags(m)
-	a.thinking = a.opts.Thinking
+	// Each was checked (flags, config, the pattern's ":level").
+	a.thinking = agent.ThinkingLevel(a.opts.Thinking)
 	if a.thinking == "" && level != "" && a.opts.Model != "" {
-		a.thinking = level
+		a.thinking = agent.ThinkingLevel(level)
 		a.thinkingFromModel = true
 	}
 	if a.thinking == "" {
-		a.thinking = level // "model": "sonnet:high" in config.json
+		a.thinking = agent.ThinkingLevel(level) // "model": "sonnet:high" in config.json
 	}
 	if a.thinking == "" {
-		a.thinking = a.cfg.Thinking
+		a.thinking = agent.ThinkingLevel(a.cfg.Thinking)
 	}
 	if a.thinking == "" {
 		a.thinking = agent.ThinkingOff

@@ -143,7 +143,7 @@ func firstLine(s string, max int) string {
 // compaction reports a compaction on stderr.
 func (p *textPrinter) compaction(c *agent.CompactionEvent) {
 	p.endLine()
-	if c.Type == "compaction_start" {
+	if c.Type == agent.CompactionStart {
 		fmt.Fprintf(p.errw, "compacting the context (%s)…\n", c.Reason)
 		return
 	}

@@ -1170,7 +1170,9 @@ func (r *repl) completeArgument(before string) (string, []string, bool) {
 			cands = append(cands, modelSpec(m))
 		}
 	case "thinking":
-		cands = thinkingLevels
+		for _, l := range agent.ThinkingLevels {
+			cands = append(cands, string(l))
+		}
 	case "branch", "fork", "label":
 		for _, e := range r.a.rt.Session().Entries() {
 			cands = append(cands, e.ID)

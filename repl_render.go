@@ -273,13 +273,13 @@ func (v *view) runtimeEvent(ev agent.RuntimeEvent) {
 func (v *view) compaction(c *agent.CompactionEvent) {
 	v.t.mu.Lock()
 	defer v.t.mu.Unlock()
-	if c.Type == "compaction_start" {
+	if c.Type == agent.CompactionStart {
 		v.endLine()
 		label := "compacting"
 		switch c.Reason {
-		case "threshold":
+		case agent.CompactionThreshold:
 			label = "compacting (context nearly full)"
-		case "overflow":
+		case agent.CompactionOverflow:
 			label = "compacting (context overflow)"
 		}
 		v.startSpinner(label)
@@ -299,7 +299,7 @@ func (v *view) compaction(c *agent.CompactionEvent) {
 		v.write(v.t.paint(ansiDim, msg) + "\n")
 	case c.Aborted:
 		v.write(v.t.paint(ansiDim, "(compaction stopped: the session is unchanged)") + "\n")
-	case c.ErrorMessage != "" && c.Reason != "manual":
+	case c.ErrorMessage != "" && c.Reason != agent.CompactionManual:
 		v.write(v.styled(ansiYellow, "compaction failed: "+c.ErrorMessage))
 	}
 }

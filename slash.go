@@ -36,7 +36,7 @@ func init() {
 	builtinCommands = []slashCommand{
 		{"help", "", "list commands", (*repl).cmdHelp, false},
 		{"model", "[model[:level]|next]", "show the models or switch to one (as --model)", (*repl).cmdModel, false},
-		{"thinking", "[level]", "show or set the thinking level (" + strings.Join(thinkingLevels, "|") + ")", (*repl).cmdThinking, false},
+		{"thinking", "[level]", "show or set the thinking level (" + agent.ThinkingLevelNames("|") + ")", (*repl).cmdThinking, false},
 		{"clear", "", "start a new session", (*repl).cmdClear, false},
 		{"compact", "[instructions]", "summarise older messages to free context", (*repl).cmdCompact, false},
 		{"tree", "", "show the session tree with entry ids", (*repl).cmdTree, false},
@@ -54,6 +54,16 @@ func init() {
 		{"quit", "", "leave lunar (also /exit)", (*repl).cmdQuit, false},
 		{"exit", "", "leave lunar", (*repl).cmdQuit, true},
 	}
+}
+
+// builtinNames lists the built-in command names, aliases included: the
+// hook runtime refuses hook commands of these names (lua.Options.Builtins).
+func builtinNames() []string {
+	names := make([]string, len(builtinCommands))
+	for i, c := range builtinCommands {
+		names[i] = c.name
+	}
+	return names
 }
 
 func findBuiltin(name string) *slashCommand {
@@ -317,7 +327,7 @@ func (r *repl) cmdModel(ctx context.Context, args string) error {
 
 func (r *repl) cmdThinking(ctx context.Context, args string) error {
 	if args == "" {
-		r.printf("thinking: %s %s\n", r.a.rt.ThinkingLevel(), r.term.paint(ansiDim, "("+strings.Join(thinkingLevels, "|")+")"))
+		r.printf("thinking: %s %s\n", r.a.rt.ThinkingLevel(), r.term.paint(ansiDim, "("+agent.ThinkingLevelNames("|")+")"))
 		return nil
 	}
 	if err := r.a.rt.SetThinkingLevel(ctx, args); err != nil {
@@ -631,7 +641,7 @@ func (r *repl) cmdSession(_ context.Context, _ string) error {
 	row("file", file)
 	row("id", s.ID())
 	row("name", name)
-	row("model", modelSpec(r.a.rt.Model())+" · thinking "+r.a.rt.ThinkingLevel())
+	row("model", modelSpec(r.a.rt.Model())+" · thinking "+string(r.a.rt.ThinkingLevel()))
 	row("entries", fmt.Sprintf("%d (%d messages: %d user, %d assistant, %d tool results)", st.entries, st.messages, st.user, st.assistant, st.tools))
 	row("tokens", fmt.Sprintf("in %s · out %s · cache read %s · cache write %s",
 		groupDigits(st.usage.Input), groupDigits(st.usage.Output), groupDigits(st.usage.CacheRead), groupDigits(st.usage.CacheWrite)))

@@ -26,7 +26,7 @@ const DefaultAnthropicBaseURL = "https://api.anthropic.com"
 
 // ThinkingBudgets are the extended-thinking token budgets per thinking
 // level; max_tokens is raised by the budget (up to the model's limit).
-var ThinkingBudgets = map[string]int{
+var ThinkingBudgets = map[ThinkingLevel]int{
 	ThinkingMinimal: 1024,
 	ThinkingLow:     2048,
 	ThinkingMedium:  8192,
@@ -67,7 +67,9 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 
 	body, opts, err := anthropicRequest(req)
 	if err != nil {
-		err.(*ProviderError).Provider = name
+		if pe, ok := errors.AsType[*ProviderError](err); ok {
+			pe.Provider = name
+		}
 		return msg, b.fail(ctx, err)
 	}
 	var res *http.Response
@@ -437,7 +439,7 @@ func (ab *anthropicBody) encode(w *jsonWriter) {
 		}
 		if o.key("output_config") {
 			w.raw(`{"effort":`)
-			w.str(effort)
+			w.str(string(effort))
 			w.raw("}")
 		}
 	case thinking:

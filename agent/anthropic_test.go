@@ -97,7 +97,7 @@ func TestAnthropicThinkingBudget(t *testing.T) {
 	tests := []struct {
 		name                string
 		reasoning           bool
-		level               string
+		level               ThinkingLevel
 		modelMax, paramsMax int
 		wantMax, wantBudget float64
 	}{
@@ -135,7 +135,7 @@ func TestAnthropicThinkingBudget(t *testing.T) {
 }
 
 func TestAnthropicAdaptiveThinking(t *testing.T) {
-	for level, effort := range map[string]string{ThinkingMinimal: "low", ThinkingLow: "low", ThinkingMedium: "medium", ThinkingHigh: "high"} {
+	for level, effort := range map[ThinkingLevel]string{ThinkingMinimal: "low", ThinkingLow: "low", ThinkingMedium: "medium", ThinkingHigh: "high"} {
 		req := &Request{Model: Model{ID: "claude-opus-4-6", Reasoning: true, MaxTokens: 128000}, Params: Params{ThinkingLevel: level}}
 		v := anthropicBodyJSON(t, req)
 		assert.Equal(t, map[string]any{"type": "adaptive", "display": "summarized"}, v["thinking"], level)

@@ -376,7 +376,7 @@ func (o *object) end() {
 	for _, k := range sortedKeys(o.skip) {
 		v, err := json.Marshal(o.skip[k])
 		if err != nil {
-			continue // checked by bodyExtra before encoding
+			continue // checked by checkExtra before encoding
 		}
 		if o.n > 0 {
 			o.w.raw(",")

@@ -429,7 +429,7 @@ func TestRequestFieldsAsPi(t *testing.T) {
 	assert.Nil(t, v["tools"].([]any)[0].(map[string]any)["cache_control"])
 	assert.Equal(t, map[string]any{"type": "ephemeral"}, v["tools"].([]any)[1].(map[string]any)["cache_control"])
 
-	openAIBody := func(m Model, level string) map[string]any {
+	openAIBody := func(m Model, level ThinkingLevel) map[string]any {
 		m.API = APIOpenAICompletions
 		var v map[string]any
 		require.NoError(t, json.Unmarshal(bodyBytes(t, &Request{Model: m, Messages: []session.Message{uText("q")}, Params: Params{ThinkingLevel: level}}), &v))

@@ -22,7 +22,7 @@ var ErrAborted = errors.New("aborted")
 type Agent struct {
 	Session       *session.Session
 	Model         Model
-	ThinkingLevel string
+	ThinkingLevel ThinkingLevel
 	SystemPrompt  string
 	// SystemPromptFunc, when set, gives the base system prompt of each run
 	// for the tools offered at its start instead of SystemPrompt.

@@ -88,7 +88,7 @@ func (r *Registry) Match(provider, pattern string) (Model, string, error) {
 	if provider != "" {
 		p, _ := r.provider(provider)
 		id, level := pat, ""
-		if i := strings.LastIndexByte(pat, ':'); i > 0 && ValidThinkingLevel(pat[i+1:]) {
+		if i := strings.LastIndexByte(pat, ':'); i > 0 && isThinkingLevel(pat[i+1:]) {
 			id, level = pat[:i], pat[i+1:]
 		}
 		return modelOf(p, Model{ID: id}), level, nil
@@ -105,7 +105,7 @@ func (r *Registry) parsePattern(pattern string, models []Model) (Model, string, 
 		return m, "", true
 	}
 	i := strings.LastIndexByte(pattern, ':')
-	if i < 0 || !ValidThinkingLevel(pattern[i+1:]) {
+	if i < 0 || !isThinkingLevel(pattern[i+1:]) {
 		return Model{}, "", false
 	}
 	m, inner, ok := r.parsePattern(pattern[:i], models)
@@ -187,7 +187,8 @@ func (r *Registry) providerFold(name string) (string, bool) {
 	return "", false
 }
 
-// ValidThinkingLevel reports whether s is one of ThinkingLevels.
-func ValidThinkingLevel(s string) bool {
-	return slices.Contains(ThinkingLevels, s)
+// isThinkingLevel reports whether a pattern's ":level" suffix s is a level.
+func isThinkingLevel(s string) bool {
+	_, err := ParseThinkingLevel(s)
+	return err == nil
 }

@@ -58,7 +58,9 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 
 	body, opts, err := openAIRequest(req)
 	if err != nil {
-		err.(*ProviderError).Provider = name
+		if pe, ok := errors.AsType[*ProviderError](err); ok {
+			pe.Provider = name
+		}
 		return msg, b.fail(ctx, err)
 	}
 	var res *http.Response
@@ -630,7 +632,7 @@ func (svc openAIService) messages(w *jsonWriter, req *Request, msgs []llmMessage
 // openAIEffort maps a thinking level to reasoning_effort for reasoning
 // models ("" = leave the service's default). "minimal" exists only for
 // the gpt-5 family; others get "low".
-func openAIEffort(m Model, level string) string {
+func openAIEffort(m Model, level ThinkingLevel) string {
 	if !m.Reasoning {
 		return ""
 	}
@@ -641,7 +643,7 @@ func openAIEffort(m Model, level string) string {
 		}
 		return "low"
 	case ThinkingLow, ThinkingMedium, ThinkingHigh:
-		return level
+		return string(level)
 	}
 	return ""
 }

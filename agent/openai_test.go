@@ -119,7 +119,7 @@ func TestOpenAIEffort(t *testing.T) {
 	tests := []struct {
 		id        string
 		reasoning bool
-		level     string
+		level     ThinkingLevel
 		want      string
 	}{
 		{"gpt-5", true, ThinkingMinimal, "minimal"},

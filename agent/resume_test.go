@@ -24,8 +24,8 @@ func resumeFile(t *testing.T, dir string, items ...any) string {
 		switch v := it.(type) {
 		case *session.Message:
 			_, err = s.AppendMessage(v)
-		case string:
-			_, err = s.AppendThinkingLevel(v)
+		case ThinkingLevel:
+			_, err = s.AppendThinkingLevel(string(v))
 		}
 		require.NoError(t, err)
 	}
@@ -39,7 +39,7 @@ func TestResumeRecordsThinkingLevel(t *testing.T) {
 		name       string
 		items      []any
 		keep       bool
-		wantLevel  string
+		wantLevel  ThinkingLevel
 		wantRecord bool
 	}{
 		{"no level on the path: the configured one, recorded", []any{userMsg("q"), assistantMsg("a")}, false, ThinkingHigh, true},
@@ -67,7 +67,7 @@ func TestResumeRecordsThinkingLevel(t *testing.T) {
 			require.Len(t, entries, before+1)
 			last := entries[len(entries)-1]
 			assert.Equal(t, session.TypeThinkingLevelChange, last.Type)
-			assert.Equal(t, ThinkingHigh, last.ThinkingLevel())
+			assert.Equal(t, string(ThinkingHigh), last.ThinkingLevel())
 			assert.Equal(t, entries[before-1].ID, last.ParentID, "appended at the leaf")
 			assert.True(t, s.PathSettings().ThinkingLevelSet)
 		})
@@ -76,12 +76,12 @@ func TestResumeRecordsThinkingLevel(t *testing.T) {
 
 func TestSwitchRecordsThinkingLevel(t *testing.T) {
 	rt, _, _ := newTestRuntime(t, func(o *RuntimeOptions) { o.ThinkingLevel = ThinkingMedium })
-	require.NoError(t, rt.SetThinkingLevel(t.Context(), ThinkingLow))
+	require.NoError(t, rt.SetThinkingLevel(t.Context(), string(ThinkingLow)))
 	other := resumeFile(t, filepath.Join(t.TempDir(), "s"), userMsg("q"), assistantMsg("a"))
 	require.NoError(t, rt.Switch(t.Context(), other))
 	assert.Equal(t, ThinkingMedium, rt.ThinkingLevel(), "the configured level, not the previous session's")
 	entries := rt.Session().Entries()
 	last := entries[len(entries)-1]
 	assert.Equal(t, session.TypeThinkingLevelChange, last.Type)
-	assert.Equal(t, ThinkingMedium, last.ThinkingLevel())
+	assert.Equal(t, string(ThinkingMedium), last.ThinkingLevel())
 }

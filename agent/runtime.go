@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,7 +28,7 @@ type RuntimeOptions struct {
 	InMemory   bool
 
 	Model         Model
-	ThinkingLevel string
+	ThinkingLevel ThinkingLevel
 	SystemPrompt  string
 	Tools         []*Tool
 
@@ -61,7 +62,7 @@ type Runtime struct {
 	mu       sync.Mutex
 	sess     *session.Session
 	model    Model
-	thinking string
+	thinking ThinkingLevel
 	resumed  bool
 	hooks    Hooks
 	shooks   SessionHooks
@@ -118,7 +119,7 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 		// pi records the level a resumed conversation continues with when
 		// its path has none, before anything else is appended.
 		if c := rt.restore(); c.HasMessages && !c.ThinkingLevelSet {
-			if _, err := s.AppendThinkingLevel(rt.thinking); err != nil {
+			if _, err := s.AppendThinkingLevel(string(rt.thinking)); err != nil {
 				return nil, err
 			}
 		}
@@ -126,7 +127,7 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 		if _, err := s.AppendModelChange(rt.model.Provider, rt.model.ID); err != nil {
 			return nil, err
 		}
-		if _, err := s.AppendThinkingLevel(rt.thinking); err != nil {
+		if _, err := s.AppendThinkingLevel(string(rt.thinking)); err != nil {
 			return nil, err
 		}
 	}
@@ -176,7 +177,7 @@ func (rt *Runtime) Model() Model {
 }
 
 // ThinkingLevel is the current thinking level.
-func (rt *Runtime) ThinkingLevel() string {
+func (rt *Runtime) ThinkingLevel() ThinkingLevel {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	return rt.thinking
@@ -235,11 +236,24 @@ type RuntimeEvent struct {
 	Compaction *CompactionEvent // compaction_start / compaction_end
 }
 
+// CompactionEvent types, pi's session event names.
+const (
+	CompactionStart = "compaction_start"
+	CompactionEnd   = "compaction_end"
+)
+
+// CompactionEvent reasons, pi's names (hooks see the Compact* reasons).
+const (
+	CompactionManual    = "manual"
+	CompactionThreshold = "threshold"
+	CompactionOverflow  = "overflow"
+)
+
 // CompactionEvent reports a compaction, as pi's compaction_start and
 // compaction_end session events.
 type CompactionEvent struct {
-	Type   string // "compaction_start" or "compaction_end"
-	Reason string // "manual", "threshold" or "overflow" (pi's names)
+	Type   string // CompactionStart or CompactionEnd
+	Reason string // CompactionManual, CompactionThreshold or CompactionOverflow
 	// Set on compaction_end:
 	Result       *CompactionResult
 	Aborted      bool
@@ -351,20 +365,28 @@ func (e *CancelledError) Error() string {
 // ModelSpec is "provider/id".
 func ModelSpec(m Model) string { return m.Provider + "/" + m.ID }
 
-// validThinking reports whether l is a thinking level.
-func validThinking(l string) bool {
-	for _, t := range ThinkingLevels {
-		if t == l {
-			return true
-		}
+// ThinkingLevels are the thinking levels, lowest first.
+var ThinkingLevels = []ThinkingLevel{ThinkingOff, ThinkingMinimal, ThinkingLow, ThinkingMedium, ThinkingHigh}
+
+// ThinkingLevelNames is ThinkingLevels as "off|minimal|…", for messages.
+func ThinkingLevelNames(sep string) string {
+	names := make([]string, len(ThinkingLevels))
+	for i, l := range ThinkingLevels {
+		names[i] = string(l)
 	}
-	return false
+	return strings.Join(names, sep)
 }
 
-// ThinkingLevels are the thinking levels, lowest first.
-var ThinkingLevels = []string{ThinkingOff, ThinkingMinimal, ThinkingLow, ThinkingMedium, ThinkingHigh}
+// ParseThinkingLevel returns s as a thinking level; the error names the
+// levels.
+func ParseThinkingLevel(s string) (ThinkingLevel, error) {
+	if l := ThinkingLevel(s); slices.Contains(ThinkingLevels, l) {
+		return l, nil
+	}
+	return "", fmt.Errorf("%q is not one of %s", s, ThinkingLevelNames("|"))
+}
 
-// errNoSessionEntries is returned by operations that need an entry.
+// errEmptySession is returned by operations that need an entry.
 var errEmptySession = errors.New("the session is empty")
 
 // blocksText joins the text blocks of a content list.

@@ -30,11 +30,11 @@ func (rt *Runtime) Compact(ctx context.Context, reason, instructions string) (*C
 func eventReason(reason string) string {
 	switch reason {
 	case CompactAuto:
-		return "threshold"
+		return CompactionThreshold
 	case CompactOverflow:
-		return "overflow"
+		return CompactionOverflow
 	}
-	return "manual"
+	return CompactionManual
 }
 
 func (rt *Runtime) compact(ctx context.Context, reason, instructions string, willRetry bool) (res *CompactionResult, err error) {
@@ -45,9 +45,9 @@ func (rt *Runtime) compact(ctx context.Context, reason, instructions string, wil
 		return nil, err
 	}
 	evReason := eventReason(reason)
-	rt.emit(RuntimeEvent{Compaction: &CompactionEvent{Type: "compaction_start", Reason: evReason}})
+	rt.emit(RuntimeEvent{Compaction: &CompactionEvent{Type: CompactionStart, Reason: evReason}})
 	defer func() {
-		end := &CompactionEvent{Type: "compaction_end", Reason: evReason, Result: res, WillRetry: willRetry && err == nil}
+		end := &CompactionEvent{Type: CompactionEnd, Reason: evReason, Result: res, WillRetry: willRetry && err == nil}
 		if err != nil {
 			end.Aborted = errors.Is(err, ErrAborted)
 			end.ErrorMessage = err.Error()

@@ -297,7 +297,7 @@ type CompleteRequest struct {
 	Reasoning bool
 	// ThinkingLevel, when set, is the call's thinking level (when the
 	// model can reason), whatever Reasoning says.
-	ThinkingLevel string
+	ThinkingLevel ThinkingLevel
 }
 
 // ResolveModel resolves a "provider/id" spec for a one-off call, with the

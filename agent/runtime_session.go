@@ -30,7 +30,7 @@ func (rt *Runtime) restore() session.PathSettings {
 	switch {
 	case rt.opts.KeepThinking:
 	case c.ThinkingLevelSet:
-		rt.thinking = c.ThinkingLevel
+		rt.thinking = ThinkingLevel(c.ThinkingLevel)
 	default:
 		rt.thinking = rt.opts.ThinkingLevel
 	}
@@ -84,7 +84,7 @@ func (rt *Runtime) SetModel(ctx context.Context, spec string) error {
 	rt.agent.Model = m
 	thinking := rt.thinking
 	rt.mu.Unlock()
-	rt.sessionHooks().ModelChange(ctx, prev.Provider, prev.ID, m.Provider, m.ID, thinking, source)
+	rt.sessionHooks().ModelChange(ctx, prev.Provider, prev.ID, m.Provider, m.ID, string(thinking), source)
 	return nil
 }
 
@@ -111,15 +111,15 @@ func (rt *Runtime) NextModelSpec() (string, error) {
 
 // SetThinkingLevel changes the thinking level, recording a
 // thinking_level_change entry.
-func (rt *Runtime) SetThinkingLevel(_ context.Context, level string) error {
-	level = strings.TrimSpace(level)
-	if !validThinking(level) {
-		return fmt.Errorf("thinking level %q is not one of %s", level, strings.Join(ThinkingLevels, "|"))
+func (rt *Runtime) SetThinkingLevel(_ context.Context, s string) error {
+	level, err := ParseThinkingLevel(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("thinking level %w", err)
 	}
 	if level == rt.ThinkingLevel() {
 		return nil
 	}
-	if _, err := rt.Session().AppendThinkingLevel(level); err != nil {
+	if _, err := rt.Session().AppendThinkingLevel(string(level)); err != nil {
 		return fmt.Errorf("thinking level: %w", err)
 	}
 	rt.mu.Lock()
@@ -149,7 +149,7 @@ func (rt *Runtime) newSessionWithParent(parent string) (*session.Session, error)
 	if _, err := s.AppendModelChange(m.Provider, m.ID); err != nil {
 		return nil, err
 	}
-	if _, err := s.AppendThinkingLevel(thinking); err != nil {
+	if _, err := s.AppendThinkingLevel(string(thinking)); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -293,7 +293,7 @@ func (rt *Runtime) Fork(ctx context.Context, id string) error {
 	s := rt.Session()
 	if id == "" {
 		if id = s.LeafID(); id == "" {
-			return errors.New("fork: " + errEmptySession.Error())
+			return fmt.Errorf("fork: %w", errEmptySession)
 		}
 	}
 	if _, err := rt.Entry(id); err != nil {
@@ -344,12 +344,12 @@ func (rt *Runtime) Switch(ctx context.Context, path string) error {
 	m, thinking := rt.model, rt.thinking
 	rt.mu.Unlock()
 	if c.HasMessages && !c.ThinkingLevelSet { // as NewRuntime does
-		if _, err := s.AppendThinkingLevel(thinking); err != nil {
+		if _, err := s.AppendThinkingLevel(string(thinking)); err != nil {
 			return err
 		}
 	}
 	if prevModel.Provider != m.Provider || prevModel.ID != m.ID {
-		h.ModelChange(ctx, prevModel.Provider, prevModel.ID, m.Provider, m.ID, thinking, "restore")
+		h.ModelChange(ctx, prevModel.Provider, prevModel.ID, m.Provider, m.ID, string(thinking), "restore")
 	}
 	h.Switch(ctx, previous)
 	h.SessionStart(ctx, s.ID(), s.File(), SessionStartResume)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -227,11 +228,23 @@ func TestSetModelNeedsAKey(t *testing.T) {
 	assert.Equal(t, "openai/gpt-4.1", ModelSpec(rt.Model()))
 }
 
+func TestParseThinkingLevel(t *testing.T) {
+	for _, l := range ThinkingLevels {
+		got, err := ParseThinkingLevel(string(l))
+		require.NoError(t, err)
+		assert.Equal(t, l, got)
+	}
+	for _, bad := range []string{"", "max", "High", " low"} {
+		_, err := ParseThinkingLevel(bad)
+		assert.EqualError(t, err, strconv.Quote(bad)+" is not one of off|minimal|low|medium|high")
+	}
+}
+
 func TestSetThinking(t *testing.T) {
 	rt, _, _ := newTestRuntime(t, nil)
 	require.NoError(t, rt.SetThinkingLevel(context.Background(), "high"))
-	assert.Equal(t, "high", rt.ThinkingLevel())
-	assert.Equal(t, "high", rt.agent.ThinkingLevel)
+	assert.Equal(t, ThinkingHigh, rt.ThinkingLevel())
+	assert.Equal(t, ThinkingHigh, rt.agent.ThinkingLevel)
 	require.NoError(t, rt.SetThinkingLevel(context.Background(), "high"))
 	err := rt.SetThinkingLevel(context.Background(), "extreme")
 	require.Error(t, err)
@@ -388,6 +401,20 @@ func TestForkAt(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 }
 
+// TestForkEmptySessionKeepsSentinel: the error names the operation and
+// still is errEmptySession for errors.Is.
+func TestForkEmptySessionKeepsSentinel(t *testing.T) {
+	cwd := t.TempDir()
+	s, err := session.Create(filepath.Join(t.TempDir(), "sessions"), cwd)
+	require.NoError(t, err)
+	rt, err := NewRuntime(RuntimeOptions{Cwd: cwd, Model: Model{Provider: "openai", ID: "gpt-4.1"}}, s, true) // resumed: no start entries
+	require.NoError(t, err)
+	defer rt.Close()
+	err = rt.Fork(context.Background(), "")
+	require.ErrorIs(t, err, errEmptySession)
+	assert.EqualError(t, err, "fork: the session is empty")
+}
+
 func TestSwitchSession(t *testing.T) {
 	rt, _, h := newTestRuntime(t, nil)
 	appendAll(t, rt.Session(), userMsg("in A"), assistantMsg("answer A"))
@@ -404,8 +431,8 @@ func TestSwitchSession(t *testing.T) {
 	require.NoError(t, rt.Switch(context.Background(), fileA))
 	assert.Equal(t, fileA, rt.Session().File())
 	assert.Same(t, rt.Session(), rt.agent.Session)
-	assert.Equal(t, "low", rt.ThinkingLevel())
-	assert.Equal(t, "low", rt.agent.ThinkingLevel)
+	assert.Equal(t, ThinkingLow, rt.ThinkingLevel())
+	assert.Equal(t, ThinkingLow, rt.agent.ThinkingLevel)
 	assert.Equal(t, []string{"before_switch", "switch"}, h.names())
 	assert.Equal(t, []string{fileB}, h.calls[1].args)
 

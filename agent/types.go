@@ -20,13 +20,18 @@ const (
 	APIAnthropicMessages = "anthropic-messages"
 )
 
+// ThinkingLevel is how much a model reasons before it answers: one of
+// ThinkingLevels. ParseThinkingLevel is the one check of a level that
+// comes from outside (flags, config, a hook, a model pattern).
+type ThinkingLevel string
+
 // Thinking levels.
 const (
-	ThinkingOff     = "off"
-	ThinkingMinimal = "minimal"
-	ThinkingLow     = "low"
-	ThinkingMedium  = "medium"
-	ThinkingHigh    = "high"
+	ThinkingOff     ThinkingLevel = "off"
+	ThinkingMinimal ThinkingLevel = "minimal"
+	ThinkingLow     ThinkingLevel = "low"
+	ThinkingMedium  ThinkingLevel = "medium"
+	ThinkingHigh    ThinkingLevel = "high"
 )
 
 // ModelCost is the price of a model in dollars per million tokens.
@@ -63,7 +68,7 @@ type Params struct {
 	Temperature   *float64       `json:"temperature,omitempty"`
 	MaxTokens     int            `json:"max_tokens,omitempty"`
 	TopP          *float64       `json:"top_p,omitempty"`
-	ThinkingLevel string         `json:"thinking_level"`
+	ThinkingLevel ThinkingLevel  `json:"thinking_level"`
 	Extra         map[string]any `json:"extra,omitempty"` // merged into the request body
 }
 

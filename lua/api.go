@@ -19,10 +19,6 @@ import (
 	"github.com/lunar-cli/lunar/stdlib"
 )
 
-// BuiltinCommands are lunar's own slash commands; hooks may not shadow them.
-var BuiltinCommands = []string{"help", "model", "thinking", "clear", "compact", "tree", "branch", "fork",
-	"label", "name", "sessions", "resume", "session", "export", "hooks", "tools", "quit"}
-
 // lunarFuncs are the lunar module's functions (lunarModule documents
 // them). The module table builds each on first use.
 var lunarFuncs = map[string]func(h *hook, L *glua.LState) int{
@@ -210,7 +206,7 @@ func (h *hook) luaCommand(L *glua.LState) int {
 	if !validCommandName(name) {
 		L.ArgError(1, fmt.Sprintf("invalid command name %q", name))
 	}
-	if slices.Contains(BuiltinCommands, name) {
+	if slices.Contains(h.rt.opts.Builtins, name) {
 		h.warn("%s: command /%s would shadow the built-in command: ignored", where(L), name)
 		return 0
 	}
@@ -433,8 +429,8 @@ func (h *hook) luaComplete(L *glua.LState) int {
 			L.ArgError(2, "max_tokens must be a number")
 		}
 		req.ThinkingLevel = luaOptString(L, opts, "thinking", 2)
-		if req.ThinkingLevel != "" && !slices.Contains(agent.ThinkingLevels, req.ThinkingLevel) {
-			L.ArgError(2, fmt.Sprintf("thinking must be one of %s, got %q", strings.Join(agent.ThinkingLevels, ", "), req.ThinkingLevel))
+		if _, err := agent.ParseThinkingLevel(req.ThinkingLevel); req.ThinkingLevel != "" && err != nil {
+			L.ArgError(2, fmt.Sprintf("thinking must be one of %s, got %q", agent.ThinkingLevelNames(", "), req.ThinkingLevel))
 		}
 	}
 	text, err := h.rt.host.Complete(L.Context(), req)

@@ -107,7 +107,7 @@ func BenchmarkLoad30Trivial(b *testing.B) {
 	}
 }
 
-// noopHook listens to every event and does nothing.
+// noopRuntime loads a hook that listens to every event and does nothing.
 func noopRuntime(tb testing.TB) *lua.Runtime {
 	var code string
 	for _, name := range lua.EventNames() {

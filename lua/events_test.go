@@ -28,7 +28,7 @@ func newHost(t *testing.T) *luatest.Host {
 		Dir:        t.TempDir(),
 		Sess:       luatest.NewSession("sess-1", "/sessions/sess-1.jsonl"),
 		ModelValue: agent.Model{Provider: "openai", ID: "gpt-test", API: agent.APIOpenAICompletions, ContextWindow: 128000, MaxTokens: 4096},
-		Thinking:   agent.ThinkingLow,
+		Thinking:   string(agent.ThinkingLow),
 		UIValue:    &luatest.UI{Interactive: true},
 		Limit:      128000,
 	}

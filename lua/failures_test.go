@@ -197,7 +197,7 @@ func TestWrongShapeResultsAreReported(t *testing.T) {
 }
 
 func TestLoadErrorsAndWarnings(t *testing.T) {
-	rt, reps := loadHooks(t, newHost(t), lua.Options{}, "load/10-good.lua", "load/20-bad.lua", "load/30-runtime.lua", "load/40-warnings.lua")
+	rt, reps := loadHooks(t, newHost(t), lua.Options{Builtins: []string{"help", "model"}}, "load/10-good.lua", "load/20-bad.lua", "load/30-runtime.lua", "load/40-warnings.lua")
 	lines := reps.Lines()
 	require.Len(t, lines, 8, reps.String())
 	assert.Regexp(t, `^hook 20-bad\.lua: 20-bad\.lua:7: .*'='`, lines[0])
@@ -230,7 +230,7 @@ func TestLoadErrorsAndWarnings(t *testing.T) {
 }
 
 func TestCheckReportsProblemsInIsolation(t *testing.T) {
-	rep, err := lua.Check(filepath.Join("testdata", "load", "40-warnings.lua"))
+	rep, err := lua.Check(filepath.Join("testdata", "load", "40-warnings.lua"), []string{"model"})
 	require.NoError(t, err)
 	assert.Empty(t, rep.Errors)
 	require.Len(t, rep.Warnings, 2, "alone, /hello is not a duplicate")
@@ -241,12 +241,12 @@ func TestCheckReportsProblemsInIsolation(t *testing.T) {
 	assert.Equal(t, []string{"chat.system.transform"}, rep.Events)
 	assert.Equal(t, []string{"hello"}, rep.Commands)
 
-	rep, err = lua.Check(filepath.Join("testdata", "load", "20-bad.lua"))
+	rep, err = lua.Check(filepath.Join("testdata", "load", "20-bad.lua"), nil)
 	require.NoError(t, err)
 	require.Len(t, rep.Errors, 1)
 	assert.True(t, strings.HasPrefix(rep.Errors[0], "20-bad.lua:7: "), rep.Errors[0])
 
-	_, err = lua.Check(filepath.Join("testdata", "nope.lua"))
+	_, err = lua.Check(filepath.Join("testdata", "nope.lua"), nil)
 	assert.ErrorContains(t, err, "nope.lua")
 }
 

@@ -393,7 +393,7 @@ func (h *hook) run(ctx context.Context, timeout time.Duration, fn glua.LValue,
 	release := !nested // whether this call unlocks when it returns
 	defer func() {
 		if release {
-			h.unlock()
+			h.closeDisabledAndUnlock()
 		}
 	}()
 	if err := h.unavailable(); err != nil {
@@ -420,7 +420,7 @@ func (h *hook) run(ctx context.Context, timeout time.Duration, fn glua.LValue,
 		perr = L.PCall(len(args), 1, nil)
 	} else {
 		var abandoned bool
-		if perr, abandoned = c.await(len(args)); abandoned {
+		if abandoned, perr = c.await(len(args)); abandoned {
 			release = false // the call's goroutine unlocks when it returns
 			return c.abandoned()
 		}
@@ -442,7 +442,7 @@ func (h *hook) run(ctx context.Context, timeout time.Duration, fn glua.LValue,
 // abandonGrace after the call was stopped (and not waiting for the user),
 // it gives up: abandoned is true and the goroutine ends the call and
 // unlocks the hook when the call returns.
-func (c *call) await(nargs int) (err error, abandoned bool) {
+func (c *call) await(nargs int) (abandoned bool, err error) {
 	const (
 		running = iota
 		finished
@@ -458,11 +458,11 @@ func (c *call) await(nargs int) (err error, abandoned bool) {
 		}
 		c.end()
 		c.h.stuck.Store(false)
-		c.h.unlock()
+		c.h.closeDisabledAndUnlock()
 	})
 	select {
 	case err := <-done:
-		return err, false
+		return false, err
 	case <-c.ctx.Done():
 	}
 	grace := time.NewTimer(abandonGrace)
@@ -470,7 +470,7 @@ func (c *call) await(nargs int) (err error, abandoned bool) {
 	for {
 		select {
 		case err := <-done:
-			return err, false
+			return false, err
 		case <-grace.C:
 			if c.ow.paused.Load() > 0 {
 				grace.Reset(abandonGrace)
@@ -478,10 +478,10 @@ func (c *call) await(nargs int) (err error, abandoned bool) {
 			}
 			c.h.stuck.Store(true)
 			if state.CompareAndSwap(running, givenUp) {
-				return nil, true
+				return true, nil
 			}
 			c.h.stuck.Store(false)
-			return <-done, false
+			return false, <-done
 		}
 	}
 }

@@ -166,7 +166,7 @@ func (NopHost) Session() Session { return nil }
 func (NopHost) Model() agent.Model { return agent.Model{} }
 
 // ThinkingLevel implements Host.
-func (NopHost) ThinkingLevel() string { return agent.ThinkingOff }
+func (NopHost) ThinkingLevel() string { return string(agent.ThinkingOff) }
 
 // UI implements Host.
 func (NopHost) UI() UI { return NoUI{} }

@@ -283,9 +283,9 @@ func (h *hook) unavailable() error {
 	return nil
 }
 
-// unlock ends an outermost call: a disabled hook's state is released
-// (with it whatever the hook held), then the next call may run.
-func (h *hook) unlock() {
+// closeDisabledAndUnlock ends an outermost call: a disabled hook's state
+// is closed (with it whatever the hook held), then the next call may run.
+func (h *hook) closeDisabledAndUnlock() {
 	if h.off.Load() != nil && h.L != nil {
 		h.L.Close()
 		h.L, h.ctx, h.cmdCtx, h.ctxCache = nil, nil, nil, nil

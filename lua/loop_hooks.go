@@ -226,12 +226,11 @@ func (h *hook) mergeParams(p agent.Params, t *glua.LTable) (agent.Params, error)
 	switch v := t.RawGetString("thinking_level").(type) {
 	case *glua.LNilType:
 	case glua.LString:
-		switch string(v) {
-		case agent.ThinkingOff, agent.ThinkingMinimal, agent.ThinkingLow, agent.ThinkingMedium, agent.ThinkingHigh:
-			p.ThinkingLevel = string(v)
-		default:
+		l, err := agent.ParseThinkingLevel(string(v))
+		if err != nil {
 			return p, fmt.Errorf("params.thinking_level: unknown level %q", string(v))
 		}
+		p.ThinkingLevel = l
 	default:
 		return p, fmt.Errorf("params.thinking_level: string expected, got %s", v.Type())
 	}

@@ -75,6 +75,10 @@ type Options struct {
 	// (skills, prompt templates) take them only from a trusted one.
 	ConfigDir      string
 	ProjectTrusted bool
+	// Builtins are the application's own command names: a hook that
+	// registers one of them is warned and its command ignored. The
+	// application passes its command table so the two cannot drift.
+	Builtins []string
 }
 
 // Runtime is a set of loaded hooks. Its methods are safe for concurrent
@@ -423,12 +427,6 @@ func (r *Runtime) log(h *hook, level, msg string) {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "[%s] %s: %s\n", level, h.src.Name, msg)
-}
-
-func (r *Runtime) debugf(format string, args ...any) {
-	if r.opts.Debug != nil {
-		fmt.Fprintf(r.opts.Debug, format+"\n", args...)
-	}
 }
 
 // warn records and reports a load warning of h.

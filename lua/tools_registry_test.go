@@ -205,7 +205,7 @@ local orig = lunar.builtin_tool("bash")
 lunar.tool({ name = "bash", description = orig.description, parameters = orig.parameters, execute = function(a) return orig.execute(a) end })
 lunar.tool({ name = "b2", description = "x", parameters = { type = "object", properties = { n = { type = "strin" } } }, execute = function() end })
 `)
-	rep, err := lua.Check(file)
+	rep, err := lua.Check(file, nil)
 	require.NoError(t, err)
 	assert.Empty(t, rep.Errors)
 	assert.Equal(t, []string{"bash"}, rep.Tools)
@@ -225,7 +225,7 @@ func TestSyntaxErrorAtTheEndNamesTheLastLine(t *testing.T) {
 	} {
 		file := filepath.Join(dir, name)
 		writeFile(t, file, c.code)
-		rep, err := lua.Check(file)
+		rep, err := lua.Check(file, nil)
 		require.NoError(t, err)
 		assert.Equal(t, []string{c.want}, rep.Errors, name)
 	}

@@ -55,7 +55,7 @@ func copyFixture(t *testing.T, name string) string {
 	return path
 }
 
-// writeFile writes lines (each followed by a newline) to a new file.
+// writeLines writes lines (each followed by a newline) to a new file.
 func writeLines(t *testing.T, lines ...string) string {
 	t.Helper()
 	var b bytes.Buffer
@@ -83,7 +83,7 @@ func fileLines(t *testing.T, path string) []string {
 
 const testHeader = `{"type":"session","version":3,"id":"0197a3c4-5e6f-7a8b-9c0d-1e2f3a4b5c6d","timestamp":"2025-06-01T10:00:00.000Z","cwd":"/w"}`
 
-// msgLine is a v3 message entry line with a user text message.
+// userLine is a v3 message entry line with a user text message.
 func userLine(id, parent, ts, text string) string {
 	p := "null"
 	if parent != "" {

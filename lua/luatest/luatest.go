@@ -324,7 +324,7 @@ func (h *Host) Model() agent.Model { return h.ModelValue }
 // ThinkingLevel implements lua.Host.
 func (h *Host) ThinkingLevel() string {
 	if h.Thinking == "" {
-		return agent.ThinkingOff
+		return string(agent.ThinkingOff)
 	}
 	return h.Thinking
 }

@@ -104,7 +104,7 @@ func (d *doc) article(t *testing.T, id string) *html.Node {
 	return arts[0]
 }
 
-// treeData decodes the page's tree data.
+// tree decodes the page's tree data.
 func (d *doc) tree(t *testing.T) (treeData, string) {
 	t.Helper()
 	s := d.all(func(n *html.Node) bool { v, _ := attr(n, "id"); return n.Data == "script" && v == "tree-data" })

@@ -92,6 +92,9 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 		Report:  report,
 		Config:  a.cfg.hookSections(a.opts.Yes),
 
+		ConfigDir:      a.paths.Config,
+		ProjectTrusted: a.projectTrusted,
+
 		ChunkCache: a.chunkCache(),
 	}
 	opts.MemoryLimit, opts.MaxTimeouts = a.cfg.hookLimits()

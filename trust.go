@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -31,13 +32,28 @@ type projectFiles struct {
 	configRaw []byte
 	hooksDir  string       // .lunar/hooks.d, "" when it has no hooks
 	hooks     *lua.HookDir // its content as hashed; what loads
+	prompts   []projectDir // .lunar/prompts and .pi/prompts, those that exist
 	hash      string
 	hashErr   error    // the hooks could not be hashed: nothing is trusted
 	warnings  []string // what was skipped (a config.json that is not a file)
 }
 
 // empty reports whether there is nothing to trust.
-func (p *projectFiles) empty() bool { return p.config == "" && p.hooksDir == "" }
+func (p *projectFiles) empty() bool {
+	return p.config == "" && p.hooksDir == "" && len(p.prompts) == 0
+}
+
+// projectPromptDirs are where a project keeps prompt templates, lunar's
+// and pi's (read by the bundled templates hook once the project is
+// trusted).
+var projectPromptDirs = []string{".lunar/prompts", ".pi/prompts"}
+
+// projectDir is a folder of project files the trust question covers.
+type projectDir struct {
+	rel     string // relative to the project, slash-separated
+	path    string
+	content *lua.HookDir // as hashed
+}
 
 // scanProject reads the project's config and hooks. withHooks false
 // leaves the hooks out (--no-hooks: they would not load anyway). A
@@ -81,6 +97,23 @@ func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
 		fmt.Fprintf(h, "config.json\x00%d\x00", len(p.configRaw))
 		h.Write(p.configRaw)
 		fmt.Fprintf(h, "\x00hooks.d\x00%s", hooksHash)
+		p.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	}
+	// Prompt templates are text sent as the user's prompt: the question
+	// covers them too (a project without any keeps its old hash).
+	for _, rel := range projectPromptDirs {
+		dir := filepath.Join(root, filepath.FromSlash(rel))
+		if st, err := os.Stat(dir); !withHooks || err != nil || !st.IsDir() {
+			continue
+		}
+		content, err := readHooks(dir)
+		if err != nil {
+			p.hashErr = err
+			continue
+		}
+		p.prompts = append(p.prompts, projectDir{rel: rel, path: dir, content: content})
+		h := sha256.New()
+		fmt.Fprintf(h, "%s\x00%s\x00%s", p.hash, rel, content.Hash)
 		p.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	}
 	return p, nil
@@ -131,6 +164,11 @@ func (a *app) trustProject(ask func(dir string, files []string) bool) error {
 		for _, f := range names {
 			files = append(files, filepath.Join(filepath.FromSlash(lua.ProjectHooksDir), filepath.FromSlash(f)))
 		}
+		for _, d := range p.prompts {
+			for _, f := range d.content.Names {
+				files = append(files, filepath.Join(filepath.FromSlash(d.rel), filepath.FromSlash(f)))
+			}
+		}
 		if !ask(p.root, files) {
 			a.warnf("%s", p.untrusted("not trusted: skipped", false))
 			return nil
@@ -160,6 +198,9 @@ func (p *projectFiles) untrusted(what string, hint bool) string {
 	}
 	if p.hooksDir != "" {
 		parts = append(parts, "project hooks in "+p.hooksDir)
+	}
+	for _, d := range p.prompts {
+		parts = append(parts, "project prompts in "+d.path)
 	}
 	them := "them"
 	if len(parts) == 1 && p.config != "" {

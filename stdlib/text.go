@@ -37,6 +37,9 @@ func textModule() *Module {
 			{Name: "truncate_tail", Fn: textTruncateTail, Returns: "string, text.Truncation",
 				Params: []Param{{Name: "s", Type: "string"}, {Name: "opts", Type: "text.TruncateOptions", Optional: true}},
 				Doc:    "Keeps the last whole lines of s that fit both limits, as the bash tool cuts its output (a last line alone over max_bytes keeps its end, from a character boundary, and sets last_line_partial)."},
+			{Name: "front_matter", Fn: textFrontMatter, Returns: "text.FrontMatter?, string?",
+				Params: []Param{{Name: "s", Type: "string", Doc: "a Markdown file's content"}},
+				Doc:    "Splits a Markdown file into its YAML front matter and its body, as pi reads prompt templates and skills: line ends become \\n; when s starts with --- and a later line starts with ---, the YAML between them is parsed and the body is what follows, trimmed; otherwise the front matter is empty and the body is s. nil and the YAML error when the front matter does not parse."},
 		},
 		Classes: []Class{
 			{Name: "text.TruncateOptions", Fields: []Field{
@@ -53,6 +56,9 @@ func textModule() *Module {
 				{Name: "first_line_exceeds_limit", Type: "boolean", Doc: "truncate_head returned nothing: the first line alone is over max_bytes"},
 				{Name: "max_lines", Type: "integer"},
 				{Name: "max_bytes", Type: "integer"}}},
+			{Name: "text.FrontMatter", Fields: []Field{
+				{Name: "data", Type: "table", Doc: "the YAML mapping (keys as written, values decoded: strings, numbers, booleans, lists, mappings; YAML null is json.null); {} when there is none or it is not a mapping"},
+				{Name: "body", Type: "string", Doc: "the Markdown after the front matter"}}},
 		},
 	}
 }

@@ -1,0 +1,134 @@
+-- templates.lua: prompt templates, bundled with lunar (embedded in the
+-- binary).
+--
+-- A prompt template is a Markdown file whose name becomes a slash command:
+-- prompts/review.md is /review, and "/review src/a.go 'be brief'" sends the
+-- file's text with $1, $2, …, $@, $ARGUMENTS, ${@:N} and ${@:N:L} filled
+-- in from the words typed after the name (pi's rules, in
+-- hooks.d/lib/template_args.lua). An optional YAML front matter may give a
+-- `description` (else the first non-empty line, cut at 60 characters, as
+-- pi) and an `argument-hint`; /help and completion show them. The front
+-- matter is not sent.
+--
+-- Templates are read from, in this order (the first of a name wins):
+--
+--   <config folder>/prompts/          lunar's, ~/.config/lunar/prompts
+--   <project>/.lunar/prompts/         once the project is trusted
+--   $PI_CODING_AGENT_DIR/prompts/     pi's, default ~/.pi/agent/prompts
+--   <project>/.pi/prompts/            pi's, once the project is trusted
+--
+-- Only *.md files directly in those folders count; pi's folders are only
+-- read. The commands are registered when lunar has loaded every hook
+-- (app.start), so a command of the same name from any hook, or a built-in
+-- one, wins: the template is ignored with the usual warning. Turn the
+-- whole feature off with "disabled_hooks": ["templates"].
+
+local TEMPLATE_FILE = "%.md$"
+
+local registered = false
+
+-- folders lists the template folders to read, in order.
+local function folders()
+  local f = lunar.folders()
+  local path = require("path")
+  local list = {}
+  if f.config then
+    list[#list + 1] = path.join(f.config, "prompts")
+  end
+  if f.project_trusted then
+    list[#list + 1] = path.join(f.project, ".lunar", "prompts")
+  end
+  local pi = os.getenv("PI_CODING_AGENT_DIR")
+  if pi == nil or pi == "" then
+    local home = os.getenv("HOME") or os.getenv("USERPROFILE")
+    pi = home and path.join(home, ".pi", "agent")
+  elseif pi:sub(1, 2) == "~/" or pi == "~" then
+    pi = path.join(os.getenv("HOME") or "", pi:sub(2))
+  end
+  if pi then
+    list[#list + 1] = path.join(pi, "prompts")
+  end
+  if f.project_trusted then
+    list[#list + 1] = path.join(f.project, ".pi", "prompts")
+  end
+  return list
+end
+
+-- describe is what /help shows for a template: the front matter's
+-- description, else the body's first non-empty line (at most 60
+-- characters, then "..."), after its argument-hint when it has one.
+local function describe(data, body)
+  local utf8 = require("utf8")
+  local desc = data.description
+  if type(desc) ~= "string" or desc == "" then
+    desc = ""
+    for line in (body .. "\n"):gmatch("([^\n]*)\n") do
+      if line:match("%S") then
+        desc = utf8.sub(line, 1, 60)
+        if desc ~= line then
+          desc = desc .. "..."
+        end
+        break
+      end
+    end
+  end
+  local hint = data["argument-hint"]
+  if type(hint) == "string" and hint ~= "" then
+    desc = hint .. (desc ~= "" and ": " .. desc or "")
+  end
+  return desc
+end
+
+-- load reads one template file: its command name, description and body.
+local function load(file)
+  local fs, text, path = require("fs"), require("text"), require("path")
+  local content, err = fs.read(file)
+  if not content then
+    return nil, err
+  end
+  local fm, ferr = text.front_matter(content)
+  if not fm then
+    return nil, ferr
+  end
+  return { name = path.basename(file, ".md"), description = describe(fm.data, fm.body), body = fm.body }
+end
+
+local function register()
+  local fs, path = require("fs"), require("path")
+  local args = require("template_args")
+  local seen = {}
+  for _, dir in ipairs(folders()) do
+    for _, name in ipairs(fs.list(dir) or {}) do
+      local file = path.join(dir, name)
+      local st = name:match(TEMPLATE_FILE) and fs.stat(file)
+      if st and not st.is_dir then
+        local t, err = load(file)
+        if not t then
+          lunar.log("warn", "prompt template " .. file .. ": " .. tostring(err) .. ": skipped")
+        elseif seen[t.name] then
+          lunar.log("debug", "prompt template " .. file .. ": /" .. t.name .. " is " .. seen[t.name] .. ": skipped")
+        else
+          seen[t.name] = file
+          local body = t.body
+          local ok, cerr = pcall(lunar.command, t.name, {
+            description = t.description,
+            handler = function(raw)
+              return args.expand(body, raw)
+            end,
+          })
+          if not ok then
+            lunar.log("warn", "prompt template " .. file .. ": " .. tostring(cerr) .. ": skipped")
+          end
+        end
+      end
+    end
+  end
+end
+
+lunar.on("app.start", function()
+  if registered then
+    return
+  end
+  registered = true
+  register()
+end)

@@ -42,7 +42,9 @@ func ParseFrontMatter(s string) (map[string]any, string, error) {
 		return nil, body, nil
 	}
 	var v any
-	if err := yaml.Unmarshal([]byte(text), &v); err != nil {
+	// The header ends at a line end: a block scalar on its last line
+	// keeps its newline (pi's YAML parser reads it so too).
+	if err := yaml.Unmarshal([]byte(text+"\n"), &v); err != nil {
 		return nil, body, fmt.Errorf("front matter: %w", err)
 	}
 	m, ok := jsonable(v).(map[string]any)

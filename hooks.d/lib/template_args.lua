@@ -59,21 +59,27 @@ local function slice(words, from, count)
   return table.concat(out, " ")
 end
 
+-- num reads a placeholder's digits; past what a number holds it is huge
+-- (gopher-lua's tonumber gives nil there), so nothing is found.
+local function num(digits)
+  return tonumber(digits) or math.huge
+end
+
 -- substitute fills a template's placeholders with words.
 function M.substitute(content, words)
   local all = table.concat(words, " ")
   local out = content:gsub("%$(%d+)", function(n)
-    return words[tonumber(n)] or ""
+    return words[num(n)] or ""
   end)
   out = out:gsub("%${@:(%d+)(:?)(%d*)}", function(n, colon, count)
     if colon == ":" and count == "" then
       return nil -- "${@:2:}" is no placeholder: kept as written
     end
-    local from = math.max(tonumber(n), 1)
+    local from = math.max(num(n), 1)
     if colon == "" then
       return slice(words, from, nil)
     end
-    return slice(words, from, tonumber(count))
+    return slice(words, from, num(count))
   end)
   out = out:gsub("%$ARGUMENTS", function() return all end)
   out = out:gsub("%$@", function() return all end)

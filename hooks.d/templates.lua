@@ -95,14 +95,12 @@ end
 
 local function register()
   local fs, path = require("fs"), require("path")
-  local args = require("template_args")
   local seen = {}
   for _, dir in ipairs(folders()) do
     for _, name in ipairs(fs.list(dir) or {}) do
-      local file = path.join(dir, name)
-      local st = name:match(TEMPLATE_FILE) and fs.stat(file)
-      if st and not st.is_dir then
-        local t, err = load(file)
+      if name:match(TEMPLATE_FILE) then
+        local file = path.join(dir, name)
+        local t, err = load(file) -- fs.read refuses folders and devices
         if not t then
           lunar.log("warn", "prompt template " .. file .. ": " .. tostring(err) .. ": skipped")
         elseif seen[t.name] then
@@ -113,7 +111,7 @@ local function register()
           local ok, cerr = pcall(lunar.command, t.name, {
             description = t.description,
             handler = function(raw)
-              return args.expand(body, raw)
+              return require("template_args").expand(body, raw)
             end,
           })
           if not ok then

@@ -5,7 +5,6 @@ package stdlib
 // the same here.
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -81,6 +80,39 @@ func jsonable(v any) any {
 	}
 }
 
+// yamlLua converts decoded front matter (see jsonable) to Lua as the json
+// module would decode it: lists are arrays, null is json.null.
+func yamlLua(L *glua.LState, c *Codec, v any) glua.LValue {
+	switch v := v.(type) {
+	case map[string]any:
+		t := L.CreateTable(0, len(v))
+		for k, e := range v {
+			t.RawSetString(k, yamlLua(L, c, e))
+		}
+		return t
+	case []any:
+		t := c.NewArray(len(v))
+		for i, e := range v {
+			t.RawSetInt(i+1, yamlLua(L, c, e))
+		}
+		return t
+	case string:
+		return glua.LString(v)
+	case bool:
+		return glua.LBool(v)
+	case int:
+		return glua.LNumber(v)
+	case int64:
+		return glua.LNumber(v)
+	case uint64:
+		return glua.LNumber(v)
+	case float64:
+		return glua.LNumber(v)
+	default:
+		return c.Null()
+	}
+}
+
 func textFrontMatter(L *glua.LState) int {
 	m, body, err := ParseFrontMatter(L.CheckString(1))
 	if err != nil {
@@ -88,18 +120,9 @@ func textFrontMatter(L *glua.LState) int {
 		L.Push(glua.LString(err.Error()))
 		return 2
 	}
-	c := NewCodec(L)
 	data := glua.LValue(L.NewTable())
 	if m != nil {
-		raw, err := json.Marshal(m)
-		if err == nil {
-			data, err = c.Decode(raw)
-		}
-		if err != nil {
-			L.Push(glua.LNil)
-			L.Push(glua.LString("front matter: " + err.Error()))
-			return 2
-		}
+		data = yamlLua(L, NewCodec(L), m)
 	}
 	t := L.CreateTable(0, 2)
 	t.RawSetString("data", data)

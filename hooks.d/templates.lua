@@ -25,8 +25,6 @@
 
 local TEMPLATE_FILE = "%.md$"
 
-local registered = false
-
 -- folders lists the template folders to read, in order.
 local function folders()
   local f = lunar.folders()
@@ -123,10 +121,5 @@ local function register()
   end
 end
 
-lunar.on("app.start", function()
-  if registered then
-    return
-  end
-  registered = true
-  register()
-end)
+-- app.start fires once, after every hook has loaded.
+lunar.on("app.start", register)

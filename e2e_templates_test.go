@@ -84,7 +84,7 @@ func TestTemplateNameClashCommandWins(t *testing.T) {
 }
 
 // /help lists templates with their descriptions: the front matter's (after
-// its argument-hint), else the first line of the body.
+// its argument-hint), else the first line of the body; Tab completes them.
 func TestTemplateHelpListsDescription(t *testing.T) {
 	e := newReplEnv(t)
 	writeFile(t, filepath.Join(e.home, "config", "prompts", "review.md"), reviewTemplate)
@@ -96,7 +96,9 @@ func TestTemplateHelpListsDescription(t *testing.T) {
 	p.expect("/review")
 	p.expect("<file> [focus]: Review a file")
 	e.srv.Reply(llmtest.Text("reviewed"))
-	p.line("/review a.go")
+	p.send("/revi\t") // completion knows it
+	p.expect("/review ")
+	p.line("a.go")
 	p.expect("reviewed")
 	p.quit()
 	require.Len(t, e.srv.Requests(), 1)

@@ -24,6 +24,8 @@
 -- whole feature off with "disabled_hooks": ["templates"].
 
 local TEMPLATE_FILE = "%.md$"
+-- What lunar.command accepts as a name.
+local COMMAND_NAME = "^[%w][%w_%-:%.]*$"
 
 -- folders lists the template folders to read, in order.
 local function folders()
@@ -106,14 +108,17 @@ local function register()
         else
           seen[t.name] = file
           local body = t.body
-          local ok, cerr = pcall(lunar.command, t.name, {
-            description = t.description,
-            handler = function(raw)
-              return require("template_args").expand(body, raw)
-            end,
-          })
-          if not ok then
-            lunar.log("warn", "prompt template " .. file .. ": " .. tostring(cerr) .. ": skipped")
+          if not t.name:match(COMMAND_NAME) then
+            lunar.log("warn", "prompt template " .. file .. ": /" .. t.name .. " is not a command name (letters, digits, _ - : .): skipped")
+          else
+            -- A name taken by a built-in or a hook's command: lunar warns
+            -- once ("command /x is already registered by …") and keeps it.
+            lunar.command(t.name, {
+              description = t.description,
+              handler = function(raw)
+                return require("template_args").expand(body, raw)
+              end,
+            })
           end
         end
       end

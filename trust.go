@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lunar-cli/lunar/lua"
@@ -55,12 +56,13 @@ type projectDir struct {
 	content *lua.HookDir // as hashed
 }
 
-// scanProject reads the project's config and hooks. withHooks false
-// leaves the hooks out (--no-hooks: they would not load anyway). A
+// scanProject reads the project's config, hooks and prompt templates.
+// withHooks false leaves the hooks out (--no-hooks: they would not load
+// anyway), withPrompts false the prompts (the templates hook is off). A
 // config.json that is not a regular file of at most 1 MiB (a folder, a
 // FIFO, a link to /dev/zero) is skipped with a warning: a cloned
 // repository must not stop lunar from starting.
-func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
+func scanProject(cwd string, withHooks, withPrompts bool) (*projectFiles, error) {
 	root, err := filepath.Abs(cwd)
 	if err != nil {
 		return nil, fmt.Errorf("project folder %s: %w", cwd, err)
@@ -103,7 +105,7 @@ func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
 	// covers them too (a project without any keeps its old hash).
 	for _, rel := range projectPromptDirs {
 		dir := filepath.Join(root, filepath.FromSlash(rel))
-		if st, err := os.Stat(dir); !withHooks || err != nil || !st.IsDir() {
+		if st, err := os.Stat(dir); !withPrompts || err != nil || !st.IsDir() {
 			continue
 		}
 		content, err := readHooks(dir)
@@ -126,7 +128,11 @@ var readHooks = lua.ReadHookDir
 // remembers the decision in a.projectTrusted. ask is nil when there is no
 // one to ask (one-shot mode and subcommands).
 func (a *app) trustProject(ask func(dir string, files []string) bool) error {
-	p, err := scanProject(a.cwd, !a.opts.NoHooks)
+	// The prompts only matter to the bundled templates hook.
+	templates := !a.opts.NoHooks && !slices.ContainsFunc(a.cfg.DisabledHooks, func(n string) bool {
+		return strings.TrimSuffix(n, ".lua") == "templates"
+	})
+	p, err := scanProject(a.cwd, !a.opts.NoHooks, templates)
 	if err != nil {
 		return err
 	}

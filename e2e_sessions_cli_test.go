@@ -211,7 +211,7 @@ func TestREPLBannerResumeHintAndResumeByWords(t *testing.T) {
 	p := e.startRaw()
 	p.expect("session  ")
 	p.expect("(new; saved once the model answers)")
-	p.expect("hooks    permissions, prune, stack")
+	p.expect("hooks    permissions, prune, skills, stack")
 	p.expect("context  AGENTS.md")
 	p.expect("/help for commands")
 	p.line("the zebra question")

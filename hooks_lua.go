@@ -92,10 +92,10 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 		Report:  report,
 		Config:  a.cfg.hookSections(a.opts.Yes),
 
+		ChunkCache: a.chunkCache(),
+
 		ConfigDir:      a.paths.Config,
 		ProjectTrusted: a.projectTrusted,
-
-		ChunkCache: a.chunkCache(),
 	}
 	opts.MemoryLimit, opts.MaxTimeouts = a.cfg.hookLimits()
 	debug := a.opts.Debug || os.Getenv("LUNAR_DEBUG") != ""

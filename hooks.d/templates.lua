@@ -29,10 +29,10 @@ local COMMAND_NAME = "^[%w][%w_%-:%.]*$"
 
 -- folders lists the template folders to read, in order.
 local function folders()
-  local f = lunar.folders()
+  local f = lunar.paths()
   local path = require("path")
   local list = {}
-  if f.config then
+  if f.config ~= "" then
     list[#list + 1] = path.join(f.config, "prompts")
   end
   if f.project_trusted then
@@ -40,10 +40,9 @@ local function folders()
   end
   local pi = os.getenv("PI_CODING_AGENT_DIR")
   if pi == nil or pi == "" then
-    local home = os.getenv("HOME") or os.getenv("USERPROFILE")
-    pi = home and path.join(home, ".pi", "agent")
+    pi = f.home ~= "" and path.join(f.home, ".pi", "agent") or nil
   elseif pi:sub(1, 2) == "~/" or pi == "~" then
-    pi = path.join(os.getenv("HOME") or "", pi:sub(2))
+    pi = path.join(f.home, pi:sub(2))
   end
   if pi then
     list[#list + 1] = path.join(pi, "prompts")
@@ -86,11 +85,14 @@ local function load(file)
   if not content then
     return nil, err
   end
-  local fm, ferr = text.front_matter(content)
-  if not fm then
-    return nil, ferr
+  local data, body = text.front_matter(content)
+  if data == nil then
+    return nil, body
   end
-  return { name = path.basename(file, ".md"), description = describe(fm.data, fm.body), body = fm.body }
+  if type(data) ~= "table" then
+    data = {}
+  end
+  return { name = path.basename(file, ".md"), description = describe(data, body), body = body }
 end
 
 local function register()

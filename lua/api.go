@@ -6,6 +6,8 @@ package lua
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -43,7 +45,7 @@ var lunarFuncs = map[string]func(h *hook, L *glua.LState) int{
 	"log":              (*hook).luaLog,
 	"guard":            (*hook).luaGuard,
 	"sandbox":          (*hook).luaSandbox,
-	"folders":          (*hook).luaFolders,
+	"paths":            (*hook).luaPaths,
 }
 
 // lunarModule describes the lunar module (its functions: lunarFuncs).
@@ -90,17 +92,18 @@ func lunarModule() *stdlib.Module {
 				Doc: "Makes this hook a guard, from this call on (put it on the file's first line): a guard fails closed. A tool call its tool.execute.before handler cannot decide (an error, a timeout, the memory cap) is refused, and the memory cap and hook_max_timeouts never disable it; while it is out of order (failed to load, disabled after an internal error) every tool call is refused. Only the user's own disabled_hooks (or --no-hooks) switches a guard off. The bundled permissions hook is one."},
 			{Name: "sandbox", Returns: "lunar.SandboxInfo",
 				Doc: "Whether the bash tool can confine commands on this system (Landlock on Linux): a `tool.execute.before` handler's `sandbox` result is only enforced where `available` is true."},
-			{Name: "folders", Returns: "lunar.Folders",
-				Doc: "Where lunar reads its files: the user's config folder and the project (working) folder, and whether the user trusted the project's .lunar/ for this run, so that a hook reads project files (.lunar/prompts, …) only from a trusted project. Available at load time."},
+			{Name: "paths", Returns: "lunar.Paths",
+				Doc: "Where lunar keeps its files and whether the working folder is trusted, for hooks that read files of their own from there (skills, prompt templates). Available at load time."},
 		},
 		Classes: []stdlib.Class{
-			{Name: "lunar.Folders", Fields: []stdlib.Field{
-				{Name: "config", Type: "string?", Doc: "lunar's config folder ($XDG_CONFIG_HOME/lunar: config.json, hooks.d/); nil when lunar runs without one (tests, `lunar hooks check`)"},
-				{Name: "project", Type: "string", Doc: "the project folder: the working folder, whose .lunar/ holds the project's files"},
-				{Name: "project_trusted", Type: "boolean", Doc: "the user trusted the project's .lunar/ (remembered, answered yes this run, or --trust); false when it has nothing to trust"}}},
 			{Name: "lunar.Sandbox", Fields: []stdlib.Field{
 				{Name: "workdir", Type: "boolean?", Doc: "the working folder and the temp folder are writable"},
 				{Name: "write", Type: "string[]?", Doc: "more folders (with all beneath) and files that are writable; ~/ and relative paths allowed"}}},
+			{Name: "lunar.Paths", Fields: []stdlib.Field{
+				{Name: "config", Type: "string", Doc: `lunar's config folder ($XDG_CONFIG_HOME/lunar, default ~/.config/lunar); "" when unknown`},
+				{Name: "home", Type: "string", Doc: `the user's home folder; "" when unknown`},
+				{Name: "project", Type: "string", Doc: "the working folder, absolute"},
+				{Name: "project_trusted", Type: "boolean", Doc: "the user trusted the working folder's .lunar/ (the trust question, or --trust): only then may a hook act on files of its .lunar/"}}},
 			{Name: "lunar.SandboxInfo", Fields: []stdlib.Field{
 				{Name: "available", Type: "boolean"},
 				{Name: "name", Type: "string?", Doc: `the kernel feature, "landlock"`},
@@ -467,12 +470,16 @@ func (h *hook) luaSandbox(L *glua.LState) int {
 	return 1
 }
 
-func (h *hook) luaFolders(L *glua.LState) int {
-	t := L.CreateTable(0, 3)
-	if d := h.rt.opts.ConfigDir; d != "" {
-		t.RawSetString("config", glua.LString(d))
+func (h *hook) luaPaths(L *glua.LState) int {
+	t := L.CreateTable(0, 4)
+	t.RawSetString("config", glua.LString(h.rt.opts.ConfigDir))
+	home, _ := os.UserHomeDir()
+	t.RawSetString("home", glua.LString(home))
+	cwd := h.rt.host.Cwd()
+	if abs, err := filepath.Abs(cwd); err == nil {
+		cwd = abs
 	}
-	t.RawSetString("project", glua.LString(h.rt.cwd()))
+	t.RawSetString("project", glua.LString(cwd))
 	t.RawSetString("project_trusted", glua.LBool(h.rt.opts.ProjectTrusted))
 	L.Push(t)
 	return 1

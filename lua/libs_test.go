@@ -37,7 +37,7 @@ func TestLazyLibsShowTheSandboxGlobals(t *testing.T) {
 		"_G:table", "_GOPHER_LUA_VERSION:string", "_VERSION:string", "assert:function", "collectgarbage:function",
 		"coroutine:table {create:function resume:function running:function status:function wrap:function yield:function}",
 		"error:function", "getfenv:function", "getmetatable:function", "ipairs:function", "load:function", "loadstring:function",
-		"lunar:table {append_entry:function builtin_tool:function command:function complete:function config:function disable_tool:function enable_tool:function exec:function folders:function guard:function log:function on:function remove_tool:function renderer:function sandbox:function send:function send_message:function set_active_tools:function tool:function tools:function}",
+		"lunar:table {append_entry:function builtin_tool:function command:function complete:function config:function disable_tool:function enable_tool:function exec:function guard:function log:function on:function paths:function remove_tool:function renderer:function sandbox:function send:function send_message:function set_active_tools:function tool:function tools:function}",
 		"math:table {abs:function acos:function asin:function atan2:function atan:function ceil:function cos:function cosh:function deg:function exp:function floor:function fmod:function frexp:function huge:number ldexp:function log10:function log:function max:function min:function mod:function modf:function pi:number pow:function rad:function random:function randomseed:function sin:function sinh:function sqrt:function tan:function tanh:function}",
 		"module:function", "newproxy:function", "next:function",
 		"os:table {clock:function date:function difftime:function getenv:function time:function}",

@@ -66,14 +66,15 @@ type Options struct {
 	// Config holds the hooks' settings by hook name (the file name without
 	// .lua): the JSON lunar.config() returns to that hook.
 	Config map[string]json.RawMessage
-	// ConfigDir is lunar's config folder, for lunar.folders ("" = none).
-	ConfigDir string
-	// ProjectTrusted reports that the user trusted the project's .lunar/
-	// for this run (lunar.folders): hooks read project files only then.
-	ProjectTrusted bool
 	// ChunkCache keeps the compiled main chunks for Load (nil: every
 	// hook is compiled). PrepareCached takes it instead.
 	ChunkCache *ChunkCache
+	// ConfigDir is lunar's config folder and ProjectTrusted whether the
+	// user trusted the working folder's .lunar/ (or passed --trust), for
+	// lunar.paths(): hooks that read files from a project's .lunar/
+	// (skills, prompt templates) take them only from a trusted one.
+	ConfigDir      string
+	ProjectTrusted bool
 }
 
 // Runtime is a set of loaded hooks. Its methods are safe for concurrent

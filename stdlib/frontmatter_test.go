@@ -3,41 +3,56 @@ package stdlib_test
 import (
 	"testing"
 
+	glua "github.com/yuin/gopher-lua"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/lunar-cli/lunar/stdlib"
 )
 
-// SplitFrontMatter follows pi's parseFrontmatter: a header only at the
-// very start, closed by the next line starting with ---, body trimmed;
-// without one the (normalised) text is the body as it is.
-func TestTemplateFrontMatterSplit(t *testing.T) {
-	for _, tt := range []struct {
-		name, in, yaml, body string
-	}{
-		{"none", "hello\n", "", "hello\n"},
-		{"header", "---\ndescription: d\n---\n\nbody\n\n", "description: d", "body"},
-		{"crlf", "---\r\na: 1\r\n---\r\nx\r\ny", "a: 1", "x\ny"},
-		{"unclosed", "---\na: 1\nbody", "", "---\na: 1\nbody"},
-		{"empty header", "---\n---\nbody", "", "body"},
-		{"not at start", "\n---\na: 1\n---\nb", "", "\n---\na: 1\n---\nb"},
-		{"closing line prefix", "---\na: 1\n----more\nb", "a: 1", "-more\nb"},
-	} {
+// TestTextFrontMatter checks text.front_matter against the cases pi's
+// parseFrontmatter decides (utils/frontmatter.js): where the front matter
+// begins and ends, what the body keeps, and YAML values as json gives them.
+func TestTextFrontMatter(t *testing.T) {
+	L := newState(t, nil)
+	require.NoError(t, L.DoString(`text = require("text") json = require("json")
+function fm(s)
+  local data, body = text.front_matter(s)
+  if data == nil then return "error: " .. body end
+  return json.encode(data) .. "|" .. body
+end`))
+	tests := []struct{ name, in, want string }{
+		{"skill", "---\nname: my-skill\ndescription: Does things\n---\n\n# Body\n\ntext\n", `{"name":"my-skill","description":"Does things"}|# Body` + "\n\ntext"},
+		{"crlf", "---\r\nname: a\r\n---\r\nbody\r\n", `{"name":"a"}|body`},
+		{"no front matter", "# Title\n\n", "{}|# Title\n\n"},
+		{"unterminated", "---\nname: a\n", "{}|---\nname: a\n"},
+		{"empty", "---\n---\nbody", "{}|body"},
+		{"values", "---\nn: 3\nf: 1.5\nb: true\nz: null\nl: [a, 1]\nm: {k: v}\nd: 2024-01-02\n---\n", `{"n":3,"f":1.5,"b":true,"z":null,"l":["a",1],"m":{"k":"v"},"d":"2024-01-02"}|`},
+		{"folded", "---\ndescription: >\n  one\n  two\n---\nx", `{"description":"one two\n"}|x`},
+		{"not at start", "\n---\nname: a\n---\n", "{}|\n---\nname: a\n---\n"},
+		{"closing dashes anywhere in a line start", "---\na: 1\n----\nb", `{"a":1}|-` + "\nb"},
+		{"quoted colon (a template's description)", "---\ndescription: 'Review: $1'\nargument-hint: <file>\n---\nbody", `{"description":"Review: $1","argument-hint":"<file>"}|body`},
+		{"malformed", "---\nname: [a\n---\n", "error: front matter: "},
+	}
+	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			y, b := stdlib.SplitFrontMatter(tt.in)
-			assert.Equal(t, tt.yaml, y)
-			assert.Equal(t, tt.body, b)
+			L.SetGlobal("input", glua.LString(tt.in))
+			got := eval(t, L, `return fm(input)`)
+			if tt.name == "malformed" {
+				assert.Contains(t, got, tt.want)
+				return
+			}
+			assert.Equal(t, tt.want, got)
 		})
 	}
-}
-
-func TestTemplateFrontMatterLua(t *testing.T) {
-	L := newState(t, nil)
-	require.NoError(t, L.DoString(`text = require("text")`))
-	assert.Equal(t, "Review: $1|body|x,y|true|1", eval(t, L, `
-		local fm = assert(text.front_matter("---\ndescription: 'Review: $1'\ntags: [x, y]\nok: true\nn: 1\n---\nbody"))
-		return table.concat({fm.data.description, fm.body, table.concat(fm.data.tags, ","), tostring(fm.data.ok), fm.data.n}, "|")`))
-	assert.Equal(t, "0 plain", eval(t, L, `local fm = text.front_matter("plain") local n = 0 for _ in pairs(fm.data) do n = n + 1 end return n .. " " .. fm.body`))
-	assert.Equal(t, "nil true", eval(t, L, `local fm, err = text.front_matter("---\na: [\n---\nb") return tostring(fm) .. " " .. tostring(err:find("front matter") ~= nil)`))
+	assert.Equal(t, "nil|front matter: more than 10000 values", eval(t, L, `
+local lines = {"---", "a: &a [x, x, x, x, x, x, x, x, x, x]"}
+local prev = "a"
+for i = 1, 6 do
+  local name = "l" .. i
+  lines[#lines + 1] = name .. ": &" .. name .. " [*" .. prev .. ", *" .. prev .. ", *" .. prev .. ", *" .. prev .. ", *" .. prev .. ", *" .. prev .. ", *" .. prev .. ", *" .. prev .. ", *" .. prev .. ", *" .. prev .. "]"
+  prev = name
+end
+lines[#lines + 1] = "---"
+local d, err = text.front_matter(table.concat(lines, "\n"))
+return tostring(d) .. "|" .. tostring(err)`))
 }

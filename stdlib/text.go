@@ -37,9 +37,9 @@ func textModule() *Module {
 			{Name: "truncate_tail", Fn: textTruncateTail, Returns: "string, text.Truncation",
 				Params: []Param{{Name: "s", Type: "string"}, {Name: "opts", Type: "text.TruncateOptions", Optional: true}},
 				Doc:    "Keeps the last whole lines of s that fit both limits, as the bash tool cuts its output (a last line alone over max_bytes keeps its end, from a character boundary, and sets last_line_partial)."},
-			{Name: "front_matter", Fn: textFrontMatter, Returns: "text.FrontMatter?, string?",
-				Params: []Param{{Name: "s", Type: "string", Doc: "a Markdown file's content"}},
-				Doc:    "Splits a Markdown file into its YAML front matter and its body, as pi reads prompt templates and skills: line ends become \\n; when s starts with --- and a later line starts with ---, the YAML between them is parsed and the body is what follows, trimmed; otherwise the front matter is empty and the body is s. nil and the YAML error when the front matter does not parse."},
+			{Name: "front_matter", Fn: textFrontMatter, Returns: "table?, string",
+				Params: []Param{{Name: "s", Type: "string", Doc: "a Markdown file's text"}},
+				Doc:    "Splits off a Markdown file's YAML front matter as pi does (line ends made \\n; it opens with --- at the very start and ends at the next line starting with ---): its value as json.decode would give it (mappings as tables, sequences as arrays, null as json.null; {} when there is none) and the body after it, trimmed (the whole text, untrimmed, when there is no front matter). nil and a message (\"front matter: …\", with the line) when the YAML is malformed."},
 		},
 		Classes: []Class{
 			{Name: "text.TruncateOptions", Fields: []Field{
@@ -56,9 +56,6 @@ func textModule() *Module {
 				{Name: "first_line_exceeds_limit", Type: "boolean", Doc: "truncate_head returned nothing: the first line alone is over max_bytes"},
 				{Name: "max_lines", Type: "integer"},
 				{Name: "max_bytes", Type: "integer"}}},
-			{Name: "text.FrontMatter", Fields: []Field{
-				{Name: "data", Type: "table", Doc: "the YAML mapping (keys as written, values decoded: strings, numbers, booleans, lists, mappings; YAML null is json.null); {} when there is none or it is not a mapping"},
-				{Name: "body", Type: "string", Doc: "the Markdown after the front matter"}}},
 		},
 	}
 }

@@ -10,13 +10,13 @@ import (
 	"github.com/lunar-cli/lunar/lua"
 )
 
-// lunar.folders tells a hook (the prompt templates hook) where the user's
-// config folder is and whether the project may be read.
-func TestTemplateFoldersAPI(t *testing.T) {
+// lunar.paths tells a hook (the prompt templates and skills hooks) where
+// the user's config folder is and whether the project may be read.
+func TestTemplatePathsAPI(t *testing.T) {
 	host := newHost(t)
 	code := `lunar.command("f", { handler = function()
-		local f = lunar.folders()
-		return tostring(f.config) .. "|" .. f.project .. "|" .. tostring(f.project_trusted)
+		local f = lunar.paths()
+		return f.config .. "|" .. f.project .. "|" .. tostring(f.project_trusted) .. "|" .. type(f.home)
 	end })`
 	file := filepath.Join(t.TempDir(), "f.lua")
 	writeFile(t, file, code)
@@ -28,9 +28,9 @@ func TestTemplateFoldersAPI(t *testing.T) {
 		out, _, err := rt.RunCommand(bg, "f", "")
 		rt.Close()
 		require.NoError(t, err)
-		want := "nil|" + host.Dir + "|false"
+		want := "|" + host.Dir + "|false|string"
 		if opts.ProjectTrusted {
-			want = "/home/u/.config/lunar|" + host.Dir + "|true"
+			want = "/home/u/.config/lunar|" + host.Dir + "|true|string"
 		}
 		assert.Equal(t, want, out)
 	}

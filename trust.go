@@ -1,5 +1,6 @@
-// Project folder trust: a cloned repository's .lunar/ (config.json and
-// hooks.d/) changes where requests go and what runs, so nothing in it takes
+// Project folder trust: a cloned repository's .lunar/ (config.json,
+// hooks.d/) and its prompt and skill folders change where requests go,
+// what runs and what the model is told, so nothing in them takes
 // effect until the user has trusted the folder with exactly its current
 // content (asked once in the REPL, remembered with a hash; skipped with a
 // warning in one-shot mode unless --trust).
@@ -13,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lunar-cli/lunar/lua"
@@ -27,28 +29,49 @@ const maxProjectConfig = 1 << 20
 // that take effect (a file swapped while the question is open changes
 // nothing).
 type projectFiles struct {
-	root       string // the project folder (absolute)
-	config     string // .lunar/config.json, "" when there is none
-	configRaw  []byte
-	hooksDir   string       // .lunar/hooks.d, "" when it has no hooks
-	hooks      *lua.HookDir // its content as hashed; what loads
-	skillsDirs []string     // .lunar/skills and .pi/skills, relative, those that exist (read by the skills hook once trusted)
-	hash       string
-	hashErr    error    // the hooks could not be hashed: nothing is trusted
-	warnings   []string // what was skipped (a config.json that is not a file)
+	root      string // the project folder (absolute)
+	config    string // .lunar/config.json, "" when there is none
+	configRaw []byte
+	hooksDir  string       // .lunar/hooks.d, "" when it has no hooks
+	hooks     *lua.HookDir // its content as hashed; what loads
+	dirs      []projectDir // prompt and skill folders, those that exist and are read
+	hash      string
+	hashErr   error    // the hooks could not be hashed: nothing is trusted
+	warnings  []string // what was skipped (a config.json that is not a file)
 }
 
 // empty reports whether there is nothing to trust.
 func (p *projectFiles) empty() bool {
-	return p.config == "" && p.hooksDir == "" && len(p.skillsDirs) == 0
+	return p.config == "" && p.hooksDir == "" && len(p.dirs) == 0
 }
 
-// scanProject reads the project's config and hooks. withHooks false
-// leaves the hooks out (--no-hooks: they would not load anyway). A
+// projectTextDirs are where a project keeps text the model is given once
+// the project is trusted, lunar's and pi's: prompt templates (read by the
+// bundled templates hook) and skills (the skills hook). Each is asked
+// about and hashed like hooks.d, so a changed template or skill asks again.
+var projectTextDirs = []struct{ rel, kind, hook string }{
+	{".lunar/prompts", "prompts", "templates"},
+	{".pi/prompts", "prompts", "templates"},
+	{".lunar/skills", "skills", "skills"},
+	{".pi/skills", "skills", "skills"},
+}
+
+// projectDir is a folder of project files the trust question covers.
+type projectDir struct {
+	rel     string // relative to the project, slash-separated
+	kind    string // "prompts" or "skills"
+	path    string
+	content *lua.HookDir // as hashed
+}
+
+// scanProject reads the project's config, hooks, prompt templates and
+// skills. withHooks false leaves the hooks out (--no-hooks: they would not
+// load anyway); withDir reports whether the bundled hook that reads a
+// folder kind ("templates", "skills") runs (nil: none does). A
 // config.json that is not a regular file of at most 1 MiB (a folder, a
 // FIFO, a link to /dev/zero) is skipped with a warning: a cloned
 // repository must not stop lunar from starting.
-func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
+func scanProject(cwd string, withHooks bool, withDir func(hook string) bool) (*projectFiles, error) {
 	root, err := filepath.Abs(cwd)
 	if err != nil {
 		return nil, fmt.Errorf("project folder %s: %w", cwd, err)
@@ -75,14 +98,6 @@ func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
 				hooksHash = p.hooks.Hash
 			}
 		}
-		// Skills are text, not code: their folder asks for trust (the
-		// skills hook reads a project's only when it is trusted) but is
-		// not hashed. pi's .pi/skills counts as well.
-		for _, d := range []string{filepath.Join(".lunar", "skills"), filepath.Join(".pi", "skills")} {
-			if st, err := os.Stat(filepath.Join(root, d)); err == nil && st.IsDir() {
-				p.skillsDirs = append(p.skillsDirs, d)
-			}
-		}
 	}
 	switch {
 	case p.config == "":
@@ -95,6 +110,26 @@ func scanProject(cwd string, withHooks bool) (*projectFiles, error) {
 		fmt.Fprintf(h, "\x00hooks.d\x00%s", hooksHash)
 		p.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	}
+	// Prompt templates and skills are text the model is given: the
+	// question covers them too (a project without any keeps its old hash).
+	for _, d := range projectTextDirs {
+		dir := filepath.Join(root, filepath.FromSlash(d.rel))
+		if withDir == nil || !withDir(d.hook) {
+			continue
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		content, err := readHooks(dir)
+		if err != nil {
+			p.hashErr = err
+			continue
+		}
+		p.dirs = append(p.dirs, projectDir{rel: d.rel, kind: d.kind, path: dir, content: content})
+		h := sha256.New()
+		fmt.Fprintf(h, "%s\x00%s\x00%s", p.hash, d.rel, content.Hash)
+		p.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	}
 	return p, nil
 }
 
@@ -105,7 +140,13 @@ var readHooks = lua.ReadHookDir
 // remembers the decision in a.projectTrusted. ask is nil when there is no
 // one to ask (one-shot mode and subcommands).
 func (a *app) trustProject(ask func(dir string, files []string) bool) error {
-	p, err := scanProject(a.cwd, !a.opts.NoHooks)
+	// Prompts and skills only matter to the bundled hook that reads them.
+	runs := func(hook string) bool {
+		return !a.opts.NoHooks && !slices.ContainsFunc(a.cfg.DisabledHooks, func(n string) bool {
+			return strings.TrimSuffix(n, ".lua") == hook
+		})
+	}
+	p, err := scanProject(a.cwd, !a.opts.NoHooks, runs)
 	if err != nil {
 		return err
 	}
@@ -143,8 +184,10 @@ func (a *app) trustProject(ask func(dir string, files []string) bool) error {
 		for _, f := range names {
 			files = append(files, filepath.Join(filepath.FromSlash(lua.ProjectHooksDir), filepath.FromSlash(f)))
 		}
-		for _, d := range p.skillsDirs {
-			files = append(files, d+string(filepath.Separator))
+		for _, d := range p.dirs {
+			for _, f := range d.content.Names {
+				files = append(files, filepath.Join(filepath.FromSlash(d.rel), filepath.FromSlash(f)))
+			}
 		}
 		if !ask(p.root, files) {
 			a.warnf("%s", p.untrusted("not trusted: skipped", false))
@@ -176,8 +219,8 @@ func (p *projectFiles) untrusted(what string, hint bool) string {
 	if p.hooksDir != "" {
 		parts = append(parts, "project hooks in "+p.hooksDir)
 	}
-	for _, d := range p.skillsDirs {
-		parts = append(parts, "project skills in "+filepath.Join(p.root, d))
+	for _, d := range p.dirs {
+		parts = append(parts, "project "+d.kind+" in "+d.path)
 	}
 	them := "them"
 	if len(parts) == 1 && p.config != "" {

@@ -160,7 +160,7 @@ func TestBundledHooksLoad(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, warns)
 	require.NotEmpty(t, srcs)
-	assert.Equal(t, []string{"bundled:permissions.lua", "bundled:prune.lua", "bundled:skills.lua", "bundled:stack.lua"}, names(srcs))
+	assert.Equal(t, []string{"bundled:permissions.lua", "bundled:prune.lua", "bundled:skills.lua", "bundled:stack.lua", "bundled:templates.lua"}, names(srcs))
 	reps := []string{}
 	rt := lua.Load(srcs, lua.Options{Host: newHost(t), Report: func(m string) { reps = append(reps, m) }})
 	defer rt.Close()

@@ -159,7 +159,7 @@ func TestBundledGuardIsOneBeforeItRuns(t *testing.T) {
 	for _, s := range sources {
 		guards[s.Name] = s.Guard
 	}
-	assert.Equal(t, map[string]bool{"permissions.lua": true, "prune.lua": false, "skills.lua": false, "stack.lua": false}, guards)
+	assert.Equal(t, map[string]bool{"permissions.lua": true, "prune.lua": false, "skills.lua": false, "stack.lua": false, "templates.lua": false}, guards)
 }
 
 // A guard that does not listen to tool.execute.before, in order, lets

@@ -30,6 +30,7 @@ end`))
 		{"folded", "---\ndescription: >\n  one\n  two\n---\nx", `{"description":"one two\n"}|x`},
 		{"not at start", "\n---\nname: a\n---\n", "{}|\n---\nname: a\n---\n"},
 		{"closing dashes anywhere in a line start", "---\na: 1\n----\nb", `{"a":1}|-` + "\nb"},
+		{"quoted colon (a template's description)", "---\ndescription: 'Review: $1'\nargument-hint: <file>\n---\nbody", `{"description":"Review: $1","argument-hint":"<file>"}|body`},
 		{"malformed", "---\nname: [a\n---\n", "error: front matter: "},
 	}
 	for _, tt := range tests {

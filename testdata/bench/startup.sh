@@ -10,6 +10,8 @@
 #      compiled chunks cached after the first run, and with the cache off)
 #   4. the REPL's first prompt (start -> "> " in a pseudo-terminal) with
 #      30 trivial global hooks vs without them (same)
+#   5. lunar -p and the REPL's first prompt with 50 prompt templates
+#      (hooks.d/templates.lua) vs the templates hook disabled
 #
 # plus each command's peak RSS and the size of the release binary.
 #
@@ -77,6 +79,18 @@ mkdir -p "$tmp/home30nc/state"
 cp -r "$tmp/home30/config" "$tmp/home30nc/"
 : >"$tmp/home30nc/state/chunks"
 
+# 50 prompt templates with front matter, and the same with the hook off.
+mkdir -p "$tmp/home50t/config/prompts" "$tmp/home50off/config"
+i=0
+while [ $i -lt 50 ]; do
+	n=$(printf '%02d' $i)
+	printf -- '---\ndescription: template %s\nargument-hint: "<file>"\n---\nReview $1 for problem %s, focusing on ${@:2}.\n' "$n" "$n" \
+		>"$tmp/home50t/config/prompts/tpl$n.md"
+	i=$((i + 1))
+done
+cp -r "$tmp/home50t/config/prompts" "$tmp/home50off/config/"
+echo '{"disabled_hooks": ["templates"]}' >"$tmp/home50off/config/config.json"
+
 lunar="$tmp/lunar --model openai/gpt-4.1 --api-key sk-bench"
 
 # The request lunar sends, for rawpost to send the same.
@@ -119,3 +133,7 @@ echo
 echo "== REPL: start to first prompt, 30 trivial global hooks (wall: until the prompt; cpu: the whole process)"
 pty='\n> ' paired "$(run repl "$tmp/home0" --base-url "$url" --yes)" "$(run repl-30hooks "$tmp/home30" --base-url "$url" --yes)" \
 	"$(run repl-30hooks-nocache "$tmp/home30nc" --base-url "$url" --yes)"
+echo
+echo "== 50 prompt templates vs the templates hook disabled (one-shot, then the REPL's first prompt)"
+paired "$(run lunar-p-tploff "$tmp/home50off" --base-url "$url" -p hi)" "$(run lunar-p-50tpl "$tmp/home50t" --base-url "$url" -p hi)"
+pty='\n> ' paired "$(run repl-tploff "$tmp/home50off" --base-url "$url" --yes)" "$(run repl-50tpl "$tmp/home50t" --base-url "$url" --yes)"

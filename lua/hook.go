@@ -39,9 +39,12 @@ type hook struct {
 
 	// off is why the hook was disabled for the session (nil: it is not);
 	// stuck is set while a call that was given up on still runs. Both are
-	// read without mu, so that no call waits behind a stuck one.
+	// read without mu, so that no call waits behind a stuck one longer
+	// than busyWait; unstuck is closed when that call returns.
 	off      atomic.Pointer[string]
 	stuck    atomic.Bool
+	stuckMu  sync.Mutex
+	unstuck  chan struct{}
 	timeouts atomic.Int32 // consecutive timed-out calls
 
 	// guard is set by lunar.guard() (guard.go); refusing once the user has
@@ -378,13 +381,15 @@ func (c *call) end() {
 //
 // An outermost call runs on its own goroutine: once it has been stopped
 // (timeout, memory cap, cancellation), run waits abandonGrace for it to
-// return and then returns without it; the hook refuses calls until it has
-// ("hook busy"), and its state stays consistent, since the stuck function
+// return and then returns without it; a later call waits up to busyWait
+// for it and is refused if it still has not returned ("hook busy"), and
+// the state stays consistent, since the stuck function
 // returns into a state whose context is done.
 func (h *hook) run(ctx context.Context, timeout time.Duration, fn glua.LValue,
 	build func(L *glua.LState) ([]glua.LValue, error), use func(ret glua.LValue) error) error {
 	nested := owns(ctx, h)
 	if !nested {
+		h.waitUnstuck(ctx)
 		if err := h.unavailable(); err != nil {
 			return err
 		}
@@ -457,7 +462,7 @@ func (c *call) await(nargs int) (abandoned bool, err error) {
 			return
 		}
 		c.end()
-		c.h.stuck.Store(false)
+		c.h.setStuck(false)
 		c.h.closeDisabledAndUnlock()
 	})
 	select {
@@ -476,11 +481,11 @@ func (c *call) await(nargs int) (abandoned bool, err error) {
 				grace.Reset(abandonGrace)
 				continue
 			}
-			c.h.stuck.Store(true)
+			c.h.setStuck(true)
 			if state.CompareAndSwap(running, givenUp) {
 				return true, nil
 			}
-			c.h.stuck.Store(false)
+			c.h.setStuck(false)
 			return false, <-done
 		}
 	}

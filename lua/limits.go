@@ -49,6 +49,47 @@ const DefaultMaxTimeouts = 3
 // that does not check its context, and the caller stops waiting.
 const abandonGrace = 80 * time.Millisecond
 
+// busyWait bounds how long a call waits for its hook's previous call,
+// stopped but not yet returned, before it fails with "hook busy": on a
+// loaded machine a stopped Lua loop can take longer than abandonGrace to
+// be scheduled and return, and the next call should not fail for that;
+// a call stuck in Go code costs each later call at most this much.
+const busyWait = time.Second
+
+// setStuck marks whether a call that was given up on still runs.
+func (h *hook) setStuck(v bool) {
+	h.stuckMu.Lock()
+	defer h.stuckMu.Unlock()
+	switch {
+	case v && !h.stuck.Load():
+		h.unstuck = make(chan struct{})
+	case !v && h.stuck.Load():
+		close(h.unstuck)
+	}
+	h.stuck.Store(v)
+}
+
+// waitUnstuck waits for a stopped call of the hook to return: at most
+// busyWait, or until ctx ends.
+func (h *hook) waitUnstuck(ctx context.Context) {
+	if !h.stuck.Load() {
+		return
+	}
+	h.stuckMu.Lock()
+	ch := h.unstuck
+	h.stuckMu.Unlock()
+	if ch == nil {
+		return
+	}
+	t := time.NewTimer(busyWait)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
 // memCheckInterval is how often the watchdog samples the heap.
 const memCheckInterval = 10 * time.Millisecond
 

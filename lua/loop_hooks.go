@@ -495,15 +495,21 @@ func sandboxOf(rr *resultReader, t *glua.LTable) *agent.Sandbox {
 }
 
 // AfterTool implements agent.Hooks (tool.execute.after): each handler may
-// replace the content, the details and the error flag.
-func (r *Runtime) AfterTool(ctx context.Context, name, callID string, input json.RawMessage, res agent.ToolResult) agent.ToolResult {
+// replace the content, the details and the error flag. Handlers see input
+// (what the tool ran with) and original_input (what tool.execute.before
+// was first given; input itself when nothing replaced it, or original is
+// nil).
+func (r *Runtime) AfterTool(ctx context.Context, name, callID string, input, original json.RawMessage, res agent.ToolResult) agent.ToolResult {
 	if len(r.listeners(evToolAfter)) == 0 {
 		return res
 	}
-	return r.afterTool(ctx, name, callID, input, res)
+	if original == nil {
+		original = input
+	}
+	return r.afterTool(ctx, name, callID, input, original, res)
 }
 
-func (r *Runtime) afterTool(ctx context.Context, name, callID string, input json.RawMessage, res agent.ToolResult) agent.ToolResult {
+func (r *Runtime) afterTool(ctx context.Context, name, callID string, input, original json.RawMessage, res agent.ToolResult) agent.ToolResult {
 	for _, hd := range r.listeners(evToolAfter) {
 		next := res
 		changed := false
@@ -515,6 +521,11 @@ func (r *Runtime) afterTool(ctx context.Context, name, callID string, input json
 				return fmt.Errorf("input: %w", err)
 			}
 			ev.RawSetString("input", in)
+			orig, err := h.jsonLua(original)
+			if err != nil {
+				return fmt.Errorf("original_input: %w", err)
+			}
+			ev.RawSetString("original_input", orig)
 			content, err := h.blocksLua(res.Content)
 			if err != nil {
 				return err

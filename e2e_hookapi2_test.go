@@ -1,0 +1,45 @@
+// End-to-end tests of the hook API's second round (issue #24), each
+// driven through the binary with a hook written by the test.
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+)
+
+// tmpHook writes a hook file outside the project and returns its path.
+func tmpHook(t *testing.T, name, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	writeHook(t, p, src)
+	return p
+}
+
+// tool.execute.after sees the arguments the tool ran with as input and
+// the model's as original_input, after a tool.execute.before rewrite.
+func TestToolAfterSeesTheArgumentsThatRan(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "after.lua", `
+lunar.on("tool.execute.before", function(ev)
+  if ev.input.command == "echo model" then return { input = { command = "echo hook" } } end
+end)
+lunar.on("tool.execute.after", function(ev, ctx)
+  ctx.ui.print("after: " .. ev.input.command .. " | " .. ev.original_input.command)
+end)
+`)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo model"}`))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo same"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.run("", "-e", hook, "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "after: echo hook | echo model\n")
+	assert.Contains(t, r.stderr, "after: echo same | echo same\n", "no rewrite: both the same")
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 6)
+	assert.Equal(t, "hook\n", msgs[2].Message.Text())
+}

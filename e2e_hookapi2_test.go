@@ -4,6 +4,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,4 +43,38 @@ end)
 	msgs := e.onlySession().BuildContext().Messages
 	require.Len(t, msgs, 6)
 	assert.Equal(t, "hook\n", msgs[2].Message.Text())
+}
+
+// session.before_compact's {context = {…}} adds lines to the summary
+// prompt, {prompt = "…"} replaces lunar's; instructions still follow.
+func TestBeforeCompactContextAndPrompt(t *testing.T) {
+	compact := func(t *testing.T, src string, args ...string) string {
+		e := newE2E(t)
+		e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
+		e.threeTurns()
+		before := len(e.srv.Requests())
+		e.srv.Reply(llmtest.Text("## Goal\nAnswer."))
+		r := e.run("", append([]string{"-e", tmpHook(t, "compact.lua", src), "-c", "-p"}, args...)...)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Regexp(t, `compacted: [0-9,]+ → [0-9,]+ tokens`, r.stderr)
+		return lastUserText(t, e.srv.Requests()[before])
+	}
+	t.Run("context", func(t *testing.T) {
+		prompt := compact(t, `
+lunar.on("session.before_compact", function() return { context = { "remember the numbers", "and the names" } } end)
+lunar.on("session.before_compact", function() return { context = { "third line" } } end)
+`, "/compact")
+		assert.Contains(t, prompt, "## Goal", "lunar's prompt stays")
+		assert.True(t, strings.HasSuffix(prompt, "function names and error messages."+
+			"\n\n<additional-context>\nremember the numbers\nand the names\nthird line\n</additional-context>"), prompt)
+	})
+	t.Run("prompt", func(t *testing.T) {
+		prompt := compact(t, `
+lunar.on("session.before_compact", function() return { prompt = "Write one line." } end)
+lunar.on("session.before_compact", function() return { context = { "the names" } } end)
+`, "/compact keep the numbers")
+		assert.NotContains(t, prompt, "## Goal", "the hook's prompt replaces lunar's")
+		assert.True(t, strings.HasSuffix(prompt, "</conversation>\n\nWrite one line.\n\n<additional-context>\nthe names\n</additional-context>"+
+			"\n\nAdditional focus: keep the numbers"), prompt)
+	})
 }

@@ -84,7 +84,7 @@ func (rt *Runtime) compact(ctx context.Context, reason, instructions string, wil
 	if fromHook {
 		result.Summary, result.Details = dec.Summary, dec.Details
 	} else {
-		result, err = compaction.Compact(ctx, prep, dec.Instructions, rt.completer(nil))
+		result, err = compaction.CompactWith(ctx, prep, compaction.Prompting{Instructions: dec.Instructions, Prompt: dec.Prompt, Context: dec.Context}, rt.completer(nil))
 		if ctx.Err() != nil {
 			return nil, ErrAborted
 		}

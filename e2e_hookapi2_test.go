@@ -78,3 +78,21 @@ lunar.on("session.before_compact", function() return { context = { "the names" }
 			"\n\nAdditional focus: keep the numbers"), prompt)
 	})
 }
+
+// An auth.get base_url that is not an http(s) URL is reported with the
+// hook's name and ignored: the request goes where it would have, with
+// the rest of the hook's result (its header).
+func TestAuthHookInvalidBaseURLIsIgnored(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "badbase.lua", `
+lunar.on("auth.get", function() return { base_url = "not a url", headers = { ["X-Hook"] = "yes" } } end)
+`)
+	e.srv.Reply(llmtest.Text("still answered"))
+	r := e.run("", "-e", hook, "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "still answered\n", r.stdout)
+	assert.Contains(t, r.stderr, `hook badbase.lua: auth.get: base_url ignored: "not a url" is not an http(s) URL`)
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "yes", reqs[0].Header.Get("X-Hook"))
+}

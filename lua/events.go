@@ -176,7 +176,7 @@ var events = [numEvents]eventSpec{
 	evAuthGet: {Name: "auth.get", Kind: kindTransform, When: "before every model call",
 		Payload: []stdlib.Field{{Name: "provider", Type: "string"}, {Name: "model_id", Type: "string"}},
 		Result: []stdlib.Field{{Name: "api_key", Type: "string?"}, {Name: "headers", Type: "table<string,string>?", Doc: "merged over earlier handlers' headers"},
-			{Name: "base_url", Type: "string?"}}},
+			{Name: "base_url", Type: "string?", Doc: "an absolute http(s) URL; anything else is reported with the hook's name and ignored (the rest of the result stands)"}}},
 	evToolBefore: {Name: "tool.execute.before", Aliases: []string{"tool_call"}, Kind: kindCancel, When: "before a tool runs (arguments already checked)",
 		Payload: []stdlib.Field{{Name: "tool_name", Type: "string"}, {Name: "tool_call_id", Type: "string"}, {Name: "input", Type: "table", Doc: "the arguments, exactly as the tool will get them"}},
 		Result: []stdlib.Field{{Name: "block", Type: "boolean?", Doc: "true refuses the call; the model gets reason as an error result"}, fReason,

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 
 	glua "github.com/yuin/gopher-lua"
 
@@ -336,6 +337,18 @@ func mergeModel(m agent.Model, t *glua.LTable) (agent.Model, error) {
 	return m, nil
 }
 
+// checkBaseURL accepts an absolute http or https URL with a host.
+func checkBaseURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL", s)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL", s)
+	}
+	return nil
+}
+
 // Auth implements agent.Hooks (auth.get): later handlers override the key
 // and base URL; headers merge.
 func (r *Runtime) Auth(ctx context.Context, provider, modelID string) agent.AuthOverride {
@@ -354,6 +367,14 @@ func (r *Runtime) auth(ctx context.Context, provider, modelID string) agent.Auth
 		err := r.invoke(ctx, hd, setStr("provider", provider, "model_id", modelID), func(rr *resultReader) error {
 			key, setKey = rr.str("api_key")
 			base, setBase = rr.str("base_url")
+			if setBase && base != "" {
+				if err := checkBaseURL(base); err != nil {
+					// The rest of the result stands: the request goes
+					// where it would have gone.
+					r.report(fmt.Sprintf("hook %s: %s: base_url ignored: %v", hd.h.src.Name, events[evAuthGet].Name, err))
+					setBase = false
+				}
+			}
 			if t, ok := rr.table("headers"); ok {
 				headers = map[string]string{}
 				var bad glua.LValue

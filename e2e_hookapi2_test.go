@@ -96,3 +96,28 @@ lunar.on("auth.get", function() return { base_url = "not a url", headers = { ["X
 	require.Len(t, reqs, 1)
 	assert.Equal(t, "yes", reqs[0].Header.Get("X-Hook"))
 }
+
+// The events of a run carry the open session's id; ctx.config_dir is
+// lunar's configuration folder.
+func TestRunEventsCarrySessionIDAndConfigDir(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "ids.lua", `
+for _, name in ipairs({ "agent.before_start", "agent.start", "turn.start", "tool.execute.before",
+    "tool.execute.after", "turn.end", "agent.end" }) do
+  lunar.on(name, function(ev, ctx)
+    ctx.ui.print(name .. " " .. tostring(ev.session_id) .. " " .. tostring(ev.session_id == ctx.session_id))
+  end)
+end
+lunar.on("agent.start", function(_, ctx) ctx.ui.print("config_dir " .. tostring(ctx.config_dir)) end)
+`)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hi"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.run("", "-e", hook, "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	id := e.onlySession().ID()
+	require.NotEmpty(t, id)
+	for _, name := range []string{"agent.before_start", "agent.start", "turn.start", "tool.execute.before", "tool.execute.after", "turn.end", "agent.end"} {
+		assert.Contains(t, r.stderr, name+" "+id+" true\n", name)
+	}
+	assert.Contains(t, r.stderr, "config_dir "+filepath.Join(e.home, "config")+"\n")
+}

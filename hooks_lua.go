@@ -86,11 +86,12 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 		a.warnf("%s", w)
 	}
 	opts := lua.Options{
-		Host:    &luaHost{a: a},
-		Timeout: time.Duration(a.cfg.hookTimeoutMs()) * time.Millisecond,
-		DataDir: a.paths.Data,
-		Report:  report,
-		Config:  a.cfg.hookSections(a.opts.Yes),
+		Host:      &luaHost{a: a},
+		Timeout:   time.Duration(a.cfg.hookTimeoutMs()) * time.Millisecond,
+		DataDir:   a.paths.Data,
+		ConfigDir: a.paths.Config,
+		Report:    report,
+		Config:    a.cfg.hookSections(a.opts.Yes),
 
 		ChunkCache: a.chunkCache(),
 	}

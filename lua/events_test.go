@@ -122,10 +122,10 @@ func TestNotificationPayloads(t *testing.T) {
 				"new_provider": "anthropic", "new_model_id": "b", "thinking_level": "high", "source": "cycle"}, ev)
 		}},
 		{"agent.start", func() { rt.Notify(bg, agent.Event{Type: agent.EventAgentStart}) }, func(t *testing.T, ev map[string]any) {
-			assert.Equal(t, map[string]any{"type": "agent.start"}, ev)
+			assert.Equal(t, map[string]any{"type": "agent.start", "session_id": "sess-1"}, ev)
 		}},
 		{"turn.start", func() { rt.Notify(bg, agent.Event{Type: agent.EventTurnStart}) }, func(t *testing.T, ev map[string]any) {
-			assert.Equal(t, map[string]any{"type": "turn.start", "turn_index": 0.0}, ev)
+			assert.Equal(t, map[string]any{"type": "turn.start", "session_id": "sess-1", "turn_index": 0.0}, ev)
 		}},
 		{"turn.end", func() {
 			rt.Notify(bg, agent.Event{Type: agent.EventTurnEnd, Message: assistant, ToolResults: []session.Message{toolRes},

@@ -51,6 +51,9 @@ type Options struct {
 	// DataDir is lunar's data folder: hooks may write under it, and each
 	// gets its own ctx.data_dir = DataDir/hooks/<name> ("" = none).
 	DataDir string
+	// ConfigDir is lunar's configuration folder (config.json, hooks.d/),
+	// ctx.config_dir ("" = none: nil).
+	ConfigDir string
 	// Report receives every load error, load warning and handler failure,
 	// one line each, e.g. "hook 20-bad.lua: context: 20-bad.lua:7: boom"
 	// (nil: printed to stderr).

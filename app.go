@@ -261,6 +261,9 @@ func (a *app) temperature() *float64 {
 }
 
 func (a *app) close() {
+	if a.rt != nil {
+		a.rt.WaitHooks() // before the hooks close under them
+	}
 	if a.hookPrep != nil && a.hookPrep.prepared != nil {
 		a.hookPrep.prepared.Close() // set-up failed before loading them
 		a.hookPrep = nil

@@ -4,8 +4,10 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -120,4 +122,36 @@ lunar.on("agent.start", function(_, ctx) ctx.ui.print("config_dir " .. tostring(
 		assert.Contains(t, r.stderr, name+" "+id+" true\n", name)
 	}
 	assert.Contains(t, r.stderr, "config_dir "+filepath.Join(e.home, "config")+"\n")
+}
+
+// A slow session.compact handler does not hold up /compact: the REPL
+// shows the result and takes the next command while the handler runs;
+// leaving waits for it.
+func TestSlowCompactHandlerDoesNotHoldUpCompact(t *testing.T) {
+	const slow = 6 * time.Second
+	e := newReplEnv(t)
+	writeFile(t, e.home+"/config/config.json", `{"compaction": {"keep_recent_tokens": 50}}`)
+	hook := tmpHook(t, "slow.lua", `
+local time = require("time")
+lunar.on("session.compact", function(_, ctx)
+  time.sleep_ms(`+strconv.Itoa(int(slow.Milliseconds()))+`)
+  ctx.ui.notify("slow handler done")
+end)
+`)
+	p := e.start("-e", hook)
+	for i := 1; i <= 3; i++ {
+		e.srv.Reply(llmtest.Text("answer "+strconv.Itoa(i)), llmtest.Usage(100, 10, 0, 0))
+		p.line(question(i))
+		p.expect("answer " + strconv.Itoa(i))
+	}
+	e.srv.Reply(llmtest.Text("## Goal\nthree questions"))
+	start := time.Now()
+	p.line("/compact")
+	p.expect("compacted: ")
+	p.line("/session")
+	p.expect("cache write")
+	took := time.Since(start)
+	assert.Less(t, took, slow*2/3, "/compact and the next command do not wait for the handler")
+	p.quit()
+	assert.Contains(t, p.output(), "slow handler done", "leaving waits for the handler")
 }

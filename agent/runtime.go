@@ -76,6 +76,8 @@ type Runtime struct {
 
 	subMu       sync.Mutex
 	subscribers []func(RuntimeEvent)
+
+	bg sync.WaitGroup // session hooks running in the background (session.compact)
 }
 
 // NewRuntime makes a runtime over an open session. resumed says the
@@ -323,14 +325,21 @@ func (rt *Runtime) Start(ctx context.Context, reason string) {
 	rt.sessionHooks().SessionStart(ctx, s.ID(), s.File(), reason)
 }
 
-// Shutdown fires session.shutdown and flushes the session to disk.
+// Shutdown waits for the session hooks running in the background, fires
+// session.shutdown and flushes the session to disk.
 func (rt *Runtime) Shutdown(ctx context.Context) error {
+	rt.WaitHooks()
 	s := rt.Session()
 	rt.sessionHooks().Shutdown(ctx, s.ID())
 	return s.Sync()
 }
 
-// Close closes the session.
+// WaitHooks waits for the session hooks running in the background
+// (session.compact handlers, bounded by the hook timeout).
+func (rt *Runtime) WaitHooks() { rt.bg.Wait() }
+
+// Close closes the session. It does not wait for background hooks (a
+// stuck exit closes it to leave): Shutdown and WaitHooks do.
 func (rt *Runtime) Close() error {
 	return rt.Session().Close()
 }

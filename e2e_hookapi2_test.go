@@ -155,3 +155,31 @@ end)
 	p.quit()
 	assert.Contains(t, p.output(), "slow handler done", "leaving waits for the handler")
 }
+
+// --tools filters hook tools as it filters built-ins: a hook tool it
+// does not name is not offered; a name that is neither a built-in nor a
+// hook's tool is a usage error.
+func TestToolsFlagFiltersHookTools(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "tools.lua", `
+for _, name in ipairs({ "kept", "dropped" }) do
+  lunar.tool({ name = name, description = "a tool", parameters = { type = "object", properties = {} },
+    execute = function() return { content = name } end })
+end
+`)
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "-e", hook, "--tools", "read,kept", "-p", "x")
+	require.Equal(t, 0, r.code, r.stderr)
+	e.srv.Reply(llmtest.Text("ok"))
+	r = e.run("", "-e", hook, "-p", "x")
+	require.Equal(t, 0, r.code, r.stderr)
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"read", "kept"}, toolNames(t, reqs[0]))
+	assert.Equal(t, []string{"read", "bash", "edit", "write", "kept", "dropped"}, toolNames(t, reqs[1]), "without --tools every tool")
+
+	r = e.run("", "-e", hook, "--tools", "read,frob", "-p", "x")
+	assert.Equal(t, 2, r.code, r.stderr)
+	assert.Contains(t, r.stderr, `--tools: unknown tool "frob" (neither a built-in: read, bash, edit, write`)
+	assert.Len(t, e.srv.Requests(), 2)
+}

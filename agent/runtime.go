@@ -30,6 +30,10 @@ type RuntimeOptions struct {
 	ThinkingLevel string
 	SystemPrompt  string
 	Tools         []*Tool
+	// ToolAllow, when not nil, is --tools' allowlist: hook tools it does
+	// not name are left out of the tool set, as built-ins are (pi's
+	// allowlist covers extension tools).
+	ToolAllow []string
 
 	// APIKey resolves the key for a model (the front end's policy, e.g.
 	// --api-key); nil means Registry.APIKey.

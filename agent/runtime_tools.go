@@ -53,11 +53,14 @@ type toolSlot struct {
 // (announced once); one named like an earlier hook tool is left out.
 func (rt *Runtime) toolSet() []toolSlot {
 	rt.mu.Lock()
-	base, tp := rt.opts.Tools, rt.toolProvider
+	base, tp, allow := rt.opts.Tools, rt.toolProvider, rt.opts.ToolAllow
 	rt.mu.Unlock()
 	var extra []*Tool
 	if tp != nil {
 		extra = tp.Tools()
+	}
+	if allow != nil {
+		extra = slices.DeleteFunc(slices.Clone(extra), func(t *Tool) bool { return !slices.Contains(allow, t.Name) })
 	}
 	out := make([]toolSlot, 0, len(base)+len(extra))
 	at := make(map[string]int, len(base)+len(extra))

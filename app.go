@@ -239,6 +239,7 @@ func (a *app) setup(interactive bool) error {
 		ModelCycle:    a.cfg.Models,
 		Compaction:    a.cfg.compactionSettings(),
 		Warn:          func(msg string) { a.warnf("%s", msg) },
+		Notice:        a.notice,
 	}, sess, resumed)
 	if err != nil {
 		sess.Close()

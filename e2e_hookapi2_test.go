@@ -183,3 +183,47 @@ end
 	assert.Contains(t, r.stderr, `--tools: unknown tool "frob" (neither a built-in: read, bash, edit, write`)
 	assert.Len(t, e.srv.Requests(), 2)
 }
+
+// lunar.send sends a "/name" text to the model as it is (pi's
+// sendUserMessage); with {command = true} it runs the command as typed.
+func TestSendRunsCommandsOnlyWhenAsked(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "send.lua", `
+lunar.command("ping", { handler = function(_, ctx) ctx.ui.print("ping ran") end })
+lunar.command("relay", { handler = function(args) assert(lunar.send(args)) end })
+lunar.command("run", { handler = function(args) assert(lunar.send(args, { command = true })) end })
+lunar.command("bad", { handler = function(args) lunar.send(args, { command = true }) end })
+`)
+	e.srv.Reply(llmtest.Text("the model got it"))
+	r := e.run("", "-e", hook, "-p", "/relay /ping now")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stderr, "ping ran")
+	assert.Equal(t, "the model got it\n", r.stdout)
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	text, _ := reqs[0].LastUserText()
+	assert.Equal(t, "/ping now", text)
+
+	r = e.run("", "-e", hook, "-p", "/run /ping")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "ping ran")
+	assert.Len(t, e.srv.Requests(), 1, "a command, not a prompt")
+
+	r = e.run("", "-e", hook, "-p", "/bad no slash")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `with command = true, a "/name args" line expected`)
+}
+
+// A hook tool replacing a built-in is news, not a problem: a notice.
+func TestHookToolOverrideIsANotice(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "myread.lua", `
+lunar.tool({ name = "read", description = "my read", parameters = { type = "object", properties = {} },
+  execute = function() return { content = "mine" } end })
+`)
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "-e", hook, "-p", "x")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "lunar: hook tool \"read\" (myread.lua) replaces the built-in tool\n")
+	assert.NotContains(t, r.stderr, "warning")
+}

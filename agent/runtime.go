@@ -50,6 +50,9 @@ type RuntimeOptions struct {
 	Compaction compaction.Settings
 	// Warn shows a warning (a session file's, a hook's); nil drops it.
 	Warn func(msg string)
+	// Notice shows news that is not a problem (a hook tool replacing a
+	// built-in); nil: Warn.
+	Notice func(msg string)
 	// Temperature, when set, is sent with every request.
 	Temperature *float64
 }
@@ -226,6 +229,15 @@ func (rt *Runtime) loopHooks() Hooks {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	return rt.hooks
+}
+
+// notice shows news through Notice (Warn without one).
+func (rt *Runtime) notice(format string, args ...any) {
+	if rt.opts.Notice != nil {
+		rt.opts.Notice(fmt.Sprintf(format, args...))
+		return
+	}
+	rt.warn(format, args...)
 }
 
 func (rt *Runtime) warn(format string, args ...any) {

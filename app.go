@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -28,14 +29,15 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 
-	registry *agent.Registry
-	model    agent.Model // chosen by flags and config (setupModels)
-	thinking agent.ThinkingLevel
-	allTools []*agent.Tool
-	hooks    appHooks
-	ui       hookUI
-	runtime  *lua.Runtime   // nil until the hooks are loaded
-	rt       *agent.Runtime // the open session and everything done with it
+	registry  *agent.Registry
+	model     agent.Model // chosen by flags and config (setupModels)
+	thinking  agent.ThinkingLevel
+	allTools  []*agent.Tool
+	toolAllow []string // --tools' names (nil without the flag): hook tools too
+	hooks     appHooks
+	ui        hookUI
+	runtime   *lua.Runtime   // nil until the hooks are loaded
+	rt        *agent.Runtime // the open session and everything done with it
 
 	project        *projectFiles // what the project's .lunar/ holds
 	projectTrusted bool          // the user trusted it (trustProject)
@@ -231,11 +233,13 @@ func (a *app) setup(interactive bool) error {
 		KeepThinking:  a.opts.Thinking != "" || a.thinkingFromModel,
 		Temperature:   a.temperature(),
 		Tools:         a.allTools,
+		ToolAllow:     a.toolAllow,
 		APIKey:        a.apiKey,
 		AdjustModel:   a.withFlags,
 		ModelCycle:    a.cfg.Models,
 		Compaction:    a.cfg.compactionSettings(),
 		Warn:          func(msg string) { a.warnf("%s", msg) },
+		Notice:        a.notice,
 	}, sess, resumed)
 	if err != nil {
 		sess.Close()
@@ -245,6 +249,9 @@ func (a *app) setup(interactive bool) error {
 		a.ui = noUI{stderr: a.stderr}
 	}
 	if err := a.setupHooks(interactive); err != nil {
+		return err
+	}
+	if err := a.checkToolNames(); err != nil {
 		return err
 	}
 	a.rt.SetSystemPromptFunc(a.systemPrompt())
@@ -261,6 +268,9 @@ func (a *app) temperature() *float64 {
 }
 
 func (a *app) close() {
+	if a.rt != nil {
+		a.rt.WaitHooks() // before the hooks close under them
+	}
 	if a.hookPrep != nil && a.hookPrep.prepared != nil {
 		a.hookPrep.prepared.Close() // set-up failed before loading them
 		a.hookPrep = nil
@@ -283,13 +293,41 @@ func (a *app) setupTools() error {
 	case a.opts.NoTools:
 		a.allTools = nil
 	case a.opts.Tools != "":
-		sel, err := tools.ByName(splitList(a.opts.Tools), all)
+		// The names that are not built-ins may be hook tools: checked
+		// once the hooks are loaded (checkToolNames).
+		a.toolAllow = splitList(a.opts.Tools)
+		var builtin []string
+		for _, n := range a.toolAllow {
+			if slices.ContainsFunc(all, func(t *agent.Tool) bool { return t.Name == n }) {
+				builtin = append(builtin, n)
+			}
+		}
+		sel, err := tools.ByName(builtin, all)
 		if err != nil {
 			return &usageError{"--tools: " + err.Error()}
 		}
 		a.allTools = sel
 	default:
 		a.allTools = all
+	}
+	return nil
+}
+
+// checkToolNames fails when --tools names a tool that is neither a
+// built-in nor a tool the hooks registered while loading.
+func (a *app) checkToolNames() error {
+	var names []string
+	for _, t := range a.rt.ToolList() {
+		names = append(names, t.Name)
+	}
+	for _, n := range a.toolAllow {
+		if !slices.Contains(names, n) {
+			var builtins []string
+			for _, t := range tools.BuiltinsWith(a.cwd, tools.Options{}) {
+				builtins = append(builtins, t.Name)
+			}
+			return &usageError{fmt.Sprintf("--tools: unknown tool %q (neither a built-in: %s; nor a hook's)", n, strings.Join(builtins, ", "))}
+		}
 	}
 	return nil
 }

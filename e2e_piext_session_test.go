@@ -216,7 +216,8 @@ func TestChatMessageSource(t *testing.T) {
 
 // system-prompt-header.lua: ctx.get_system_prompt is the prompt the call
 // sends (after chat.system.transform), ctx.ui.print goes to stderr in
-// one-shot mode; lunar.send takes content parts and runs /commands.
+// one-shot mode; lunar.send takes content parts and runs /commands when
+// asked ({command = true}).
 func TestPiExtSystemPromptHeader(t *testing.T) {
 	e := newE2E(t)
 	hook := piHook(t, "system-prompt-header.lua")
@@ -233,7 +234,7 @@ func TestPiExtSystemPromptHeader(t *testing.T) {
 	assert.Contains(t, r.stderr, sys)
 	r = e.run("", "-e", hook, "-p", "/followup /system-prompt")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stderr, sys, "lunar.send of /command runs the command")
+	assert.Contains(t, r.stderr, sys, "lunar.send of /command with command = true runs the command")
 	assert.Len(t, e.srv.Requests(), 1, "neither went to the model")
 
 	e.srv.Reply(llmtest.Text("4"))

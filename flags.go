@@ -90,7 +90,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.StringVar(&o.Fork, "fork", "", "fork this session (file or id) into a new session")
 	fs.BoolVar(&o.NoSession, "no-session", false, "do not save the conversation")
 	fs.StringVar(&o.SessionDir, "session-dir", "", "folder for session files (instead of the per-folder default)")
-	fs.StringVar(&o.Tools, "tools", "", "comma-separated tools to enable (default read,bash,edit,write)")
+	fs.StringVar(&o.Tools, "tools", "", "comma-separated tools to enable, built-in or a hook's (default: read,bash,edit,write and every hook tool)")
 	fs.BoolVar(&o.NoTools, "no-tools", false, "disable all tools")
 	fs.StringArrayVarP(&o.Hooks, "hook", "e", nil, "load this hook file (repeatable)")
 	fs.BoolVar(&o.NoHooks, "no-hooks", false, "load no hooks at all (the bundled ones too: tools then run without asking)")

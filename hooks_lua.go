@@ -86,15 +86,15 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 		a.warnf("%s", w)
 	}
 	opts := lua.Options{
-		Host:    &luaHost{a: a},
-		Timeout: time.Duration(a.cfg.hookTimeoutMs()) * time.Millisecond,
-		DataDir: a.paths.Data,
-		Report:  report,
-		Config:  a.cfg.hookSections(a.opts.Yes),
+		Host:      &luaHost{a: a},
+		Timeout:   time.Duration(a.cfg.hookTimeoutMs()) * time.Millisecond,
+		DataDir:   a.paths.Data,
+		ConfigDir: a.paths.Config,
+		Report:    report,
+		Config:    a.cfg.hookSections(a.opts.Yes),
 
 		ChunkCache: a.chunkCache(),
 
-		ConfigDir:      a.paths.Config,
 		ProjectTrusted: a.projectTrusted,
 		Builtins:       builtinNames(),
 	}
@@ -122,6 +122,17 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 // warnf prints a warning on stderr (through the REPL when it is up).
 func (a *app) warnf(format string, args ...any) {
 	a.hookReport("warning: " + fmt.Sprintf(format, args...))
+}
+
+// notice shows news that is no problem (a hook tool replacing a
+// built-in): an information notification in the REPL, "lunar: …" on
+// stderr otherwise.
+func (a *app) notice(msg string) {
+	if u, ok := a.ui.(*replUI); ok {
+		u.Notify(msg, "info")
+		return
+	}
+	fmt.Fprintf(a.stderr, "lunar: %s\n", ansi.Sanitize(msg))
 }
 
 // hookReport shows a hook problem: a notification in the REPL, a line on
@@ -193,15 +204,17 @@ func (h *luaHost) UI() lua.UI {
 // current step (a reply, a command) ends. A command line (without
 // attachments) is run then as if typed.
 func (h *luaHost) Send(_ context.Context, text string, attachments []lua.Attachment) error {
-	if len(attachments) == 0 && isCommand(strings.TrimSpace(text)) {
-		h.a.rt.SendCommand(strings.TrimSpace(text))
-		return nil
-	}
 	text, images, err := h.attach(text, attachments)
 	if err != nil {
 		return err
 	}
 	h.a.rt.Send(text, images)
+	return nil
+}
+
+// SendCommand queues a command line to run as typed.
+func (h *luaHost) SendCommand(_ context.Context, line string) error {
+	h.a.rt.SendCommand(line)
 	return nil
 }
 

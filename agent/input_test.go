@@ -26,7 +26,7 @@ func (h *inputHooks) ChatMessage(_ context.Context, source, text string, parts [
 	return text, parts, text == "ping"
 }
 
-func (h *inputHooks) AfterTool(_ context.Context, _, _ string, _ json.RawMessage, r ToolResult) ToolResult {
+func (h *inputHooks) AfterTool(_ context.Context, _, _ string, _, _ json.RawMessage, r ToolResult) ToolResult {
 	if !h.steered {
 		h.steered = true
 		h.rt.Steer("steer me", nil)

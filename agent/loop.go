@@ -437,10 +437,11 @@ func (r *run) runTool(call session.ContentBlock) (session.Message, bool) {
 	a, h, ctx := r.a, r.a.hooks(), r.ctx
 	args, res, ok := r.prepare(call.Name, call.Arguments)
 	a.emit(Event{Type: EventToolExecutionStart, ToolCallID: call.ID, ToolName: call.Name, Args: args})
+	original := args
 	if ok {
 		args, res = r.execute(call.Name, call.ID, args)
 	}
-	res = h.AfterTool(ctx, call.Name, call.ID, args, res)
+	res = h.AfterTool(ctx, call.Name, call.ID, args, original, res)
 	if len(res.Content) == 0 {
 		res.Content = []session.ContentBlock{{Type: session.BlockText, Text: ""}}
 	}

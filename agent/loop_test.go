@@ -247,7 +247,7 @@ func (h *recordingHooks) BeforeTool(_ context.Context, name, _ string, in json.R
 	}
 	return ToolCallDecision{Input: json.RawMessage(`{"msg":"rewritten"}`)}
 }
-func (h *recordingHooks) AfterTool(_ context.Context, _, _ string, _ json.RawMessage, r ToolResult) ToolResult {
+func (h *recordingHooks) AfterTool(_ context.Context, _, _ string, _, _ json.RawMessage, r ToolResult) ToolResult {
 	r.Content = append(r.Content, text(" (after)"))
 	return r
 }
@@ -374,7 +374,7 @@ func (blockAll) BeforeTool(context.Context, string, string, json.RawMessage) Too
 
 type terminateAfter struct{ NopHooks }
 
-func (terminateAfter) AfterTool(_ context.Context, _, _ string, _ json.RawMessage, r ToolResult) ToolResult {
+func (terminateAfter) AfterTool(_ context.Context, _, _ string, _, _ json.RawMessage, r ToolResult) ToolResult {
 	r.Terminate = true
 	return r
 }

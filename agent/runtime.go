@@ -31,6 +31,10 @@ type RuntimeOptions struct {
 	ThinkingLevel ThinkingLevel
 	SystemPrompt  string
 	Tools         []*Tool
+	// ToolAllow, when not nil, is --tools' allowlist: hook tools it does
+	// not name are left out of the tool set, as built-ins are (pi's
+	// allowlist covers extension tools).
+	ToolAllow []string
 
 	// APIKey resolves the key for a model (the front end's policy, e.g.
 	// --api-key); nil means Registry.APIKey.
@@ -47,6 +51,9 @@ type RuntimeOptions struct {
 	Compaction compaction.Settings
 	// Warn shows a warning (a session file's, a hook's); nil drops it.
 	Warn func(msg string)
+	// Notice shows news that is not a problem (a hook tool replacing a
+	// built-in); nil: Warn.
+	Notice func(msg string)
 	// Temperature, when set, is sent with every request.
 	Temperature *float64
 }
@@ -77,6 +84,8 @@ type Runtime struct {
 
 	subMu       sync.Mutex
 	subscribers []func(RuntimeEvent)
+
+	bg sync.WaitGroup // session hooks running in the background (session.compact)
 }
 
 // NewRuntime makes a runtime over an open session. resumed says the
@@ -223,6 +232,15 @@ func (rt *Runtime) loopHooks() Hooks {
 	return rt.hooks
 }
 
+// notice shows news through Notice (Warn without one).
+func (rt *Runtime) notice(format string, args ...any) {
+	if rt.opts.Notice != nil {
+		rt.opts.Notice(fmt.Sprintf(format, args...))
+		return
+	}
+	rt.warn(format, args...)
+}
+
 func (rt *Runtime) warn(format string, args ...any) {
 	if rt.opts.Warn != nil {
 		rt.opts.Warn(fmt.Sprintf(format, args...))
@@ -337,14 +355,21 @@ func (rt *Runtime) Start(ctx context.Context, reason string) {
 	rt.sessionHooks().SessionStart(ctx, s.ID(), s.File(), reason)
 }
 
-// Shutdown fires session.shutdown and flushes the session to disk.
+// Shutdown waits for the session hooks running in the background, fires
+// session.shutdown and flushes the session to disk.
 func (rt *Runtime) Shutdown(ctx context.Context) error {
+	rt.WaitHooks()
 	s := rt.Session()
 	rt.sessionHooks().Shutdown(ctx, s.ID())
 	return s.Sync()
 }
 
-// Close closes the session.
+// WaitHooks waits for the session hooks running in the background
+// (session.compact handlers, bounded by the hook timeout).
+func (rt *Runtime) WaitHooks() { rt.bg.Wait() }
+
+// Close closes the session. It does not wait for background hooks (a
+// stuck exit closes it to leave): Shutdown and WaitHooks do.
 func (rt *Runtime) Close() error {
 	return rt.Session().Close()
 }

@@ -3,7 +3,8 @@ package agent
 // Compaction through the Runtime: prepare (agent/compaction), let the
 // session.before_compact hooks cancel, supply the summary or change the
 // instructions, summarise, append the compaction entry, fire
-// session.compact. Cancelling ctx leaves the session untouched.
+// session.compact in the background. Cancelling ctx leaves the session
+// untouched.
 
 import (
 	"context"
@@ -46,6 +47,7 @@ func (rt *Runtime) compact(ctx context.Context, reason, instructions string, wil
 	}
 	evReason := eventReason(reason)
 	rt.emit(RuntimeEvent{Compaction: &CompactionEvent{Type: CompactionStart, Reason: evReason}})
+	var after *CompactInfo
 	defer func() {
 		end := &CompactionEvent{Type: CompactionEnd, Reason: evReason, Result: res, WillRetry: willRetry && err == nil}
 		if err != nil {
@@ -53,6 +55,13 @@ func (rt *Runtime) compact(ctx context.Context, reason, instructions string, wil
 			end.ErrorMessage = err.Error()
 		}
 		rt.emit(RuntimeEvent{Compaction: end})
+		if after != nil {
+			// session.compact runs once the result is shown and does not
+			// hold up the caller (seed 003 fires compact.after without
+			// awaiting it); Shutdown waits for it.
+			hooks, info, ctx := rt.sessionHooks(), *after, context.WithoutCancel(ctx)
+			rt.bg.Go(func() { hooks.Compact(ctx, info) })
+		}
 	}()
 
 	var previous []*session.Entry
@@ -84,7 +93,7 @@ func (rt *Runtime) compact(ctx context.Context, reason, instructions string, wil
 	if fromHook {
 		result.Summary, result.Details = dec.Summary, dec.Details
 	} else {
-		result, err = compaction.Compact(ctx, prep, dec.Instructions, rt.completer(nil))
+		result, err = compaction.CompactWith(ctx, prep, compaction.Prompting{Instructions: dec.Instructions, Prompt: dec.Prompt, Context: dec.Context}, rt.completer(nil))
 		if ctx.Err() != nil {
 			return nil, ErrAborted
 		}
@@ -101,7 +110,7 @@ func (rt *Runtime) compact(ctx context.Context, reason, instructions string, wil
 	}
 	res = &CompactionResult{EntryID: id, Summary: result.Summary, FirstKeptEntryID: result.FirstKeptEntryID,
 		TokensBefore: result.TokensBefore, TokensAfter: rt.ContextTokens(), FromHook: fromHook}
-	rt.sessionHooks().Compact(context.WithoutCancel(ctx), CompactInfo{Summary: result.Summary, FromHook: fromHook,
-		TokensBefore: result.TokensBefore, FirstKeptEntryID: result.FirstKeptEntryID, EntryID: id})
+	after = &CompactInfo{Summary: result.Summary, FromHook: fromHook,
+		TokensBefore: result.TokensBefore, FirstKeptEntryID: result.FirstKeptEntryID, EntryID: id}
 	return res, nil
 }

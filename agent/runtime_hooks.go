@@ -128,6 +128,8 @@ type CompactDecision struct {
 	Summary      string          // non-empty: use it, skip the model call (fromHook)
 	Details      json.RawMessage // stored with a hook summary
 	Instructions string          // the instructions after every handler (chained)
+	Prompt       string          // replaces the summary prompt ("": lunar's); the last one wins
+	Context      []string        // lines added to the summary prompt, every handler's in order
 }
 
 // CompactInfo describes a finished compaction.

@@ -53,11 +53,14 @@ type toolSlot struct {
 // (announced once); one named like an earlier hook tool is left out.
 func (rt *Runtime) toolSet() []toolSlot {
 	rt.mu.Lock()
-	base, tp := rt.opts.Tools, rt.toolProvider
+	base, tp, allow := rt.opts.Tools, rt.toolProvider, rt.opts.ToolAllow
 	rt.mu.Unlock()
 	var extra []*Tool
 	if tp != nil {
 		extra = tp.Tools()
+	}
+	if allow != nil {
+		extra = slices.DeleteFunc(slices.Clone(extra), func(t *Tool) bool { return !slices.Contains(allow, t.Name) })
 	}
 	out := make([]toolSlot, 0, len(base)+len(extra))
 	at := make(map[string]int, len(base)+len(extra))
@@ -74,16 +77,17 @@ func (rt *Runtime) toolSet() []toolSlot {
 		}
 		if out[i].tool.Source == "" {
 			out[i] = toolSlot{tool: t, builtin: out[i].tool}
-			rt.noticeOnce(t, "hook tool %q (%s) replaces the built-in tool", t.Name, t.Source)
+			rt.noticeOnce(t, rt.notice, "hook tool %q (%s) replaces the built-in tool", t.Name, t.Source)
 			continue
 		}
-		rt.noticeOnce(t, "hook tool %q (%s) ignored: %s registered a tool of that name first", t.Name, t.Source, out[i].tool.Source)
+		rt.noticeOnce(t, rt.warn, "hook tool %q (%s) ignored: %s registered a tool of that name first", t.Name, t.Source, out[i].tool.Source)
 	}
 	return out
 }
 
-// noticeOnce warns about a tool once per name and source.
-func (rt *Runtime) noticeOnce(t *Tool, format string, args ...any) {
+// noticeOnce tells about a tool once per name and source, through show
+// (rt.notice or rt.warn).
+func (rt *Runtime) noticeOnce(t *Tool, show func(string, ...any), format string, args ...any) {
 	key := t.Name + "\x00" + t.Source
 	rt.mu.Lock()
 	seen := rt.toolNoticed[key]
@@ -93,7 +97,7 @@ func (rt *Runtime) noticeOnce(t *Tool, format string, args ...any) {
 	rt.toolNoticed[key] = true
 	rt.mu.Unlock()
 	if !seen {
-		rt.warn(format, args...)
+		show(format, args...)
 	}
 }
 

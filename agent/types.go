@@ -255,8 +255,10 @@ type Hooks interface {
 	Auth(ctx context.Context, provider, modelID string) AuthOverride
 	// BeforeTool may block a tool call or replace its input.
 	BeforeTool(ctx context.Context, name, callID string, input json.RawMessage) ToolCallDecision
-	// AfterTool may replace a tool's result; it runs on errors too.
-	AfterTool(ctx context.Context, name, callID string, input json.RawMessage, r ToolResult) ToolResult
+	// AfterTool may replace a tool's result; it runs on errors too. input
+	// is what the tool ran with, original what the hooks were first asked
+	// about (they differ after a BeforeTool replacement).
+	AfterTool(ctx context.Context, name, callID string, input, original json.RawMessage, r ToolResult) ToolResult
 	// Notify receives loop events (agent/turn start and end, ...).
 	Notify(ctx context.Context, ev Event)
 }
@@ -308,7 +310,7 @@ func (NopHooks) Auth(context.Context, string, string) AuthOverride              
 func (NopHooks) BeforeTool(context.Context, string, string, json.RawMessage) ToolCallDecision {
 	return ToolCallDecision{}
 }
-func (NopHooks) AfterTool(_ context.Context, _, _ string, _ json.RawMessage, r ToolResult) ToolResult {
+func (NopHooks) AfterTool(_ context.Context, _, _ string, _, _ json.RawMessage, r ToolResult) ToolResult {
 	return r
 }
 func (NopHooks) Notify(context.Context, Event) {}

@@ -69,7 +69,7 @@ func lunarModule() *stdlib.Module {
 			{Name: "builtin_tool", Returns: "lunar.BuiltinTool?, string?", Params: []stdlib.Param{{Name: "name", Type: "string"}},
 				Doc: "lunar's own tool of that name (read, write, edit, bash), also while a hook tool replaces it, so that an override can wrap it. nil when lunar runs without it (--tools, --no-tools)."},
 			{Name: "send", Returns: "true?, string?", Params: []stdlib.Param{{Name: "content", Type: "string|lunar.ContentBlock[]", Doc: "text, or text and image parts"}, {Name: "opts", Type: "lunar.SendOptions", Optional: true}},
-				Doc: "Submits a prompt as if the user typed it, when the current step (a reply, a command) ends; a text starting with /name runs that command as typed. With deliver = \"steer\" during a reply it joins the running turn instead, before its next model call. chat.message sees it with source \"extension\". In `lunar hooks check` (no session, no model): nil, \"not available\"."},
+				Doc: "Submits a prompt as the user's, when the current step (a reply, a command) ends; the text goes to the model as it is, a leading /name included (as pi's sendUserMessage). With command = true a \"/name args\" line runs that command as typed instead. With deliver = \"steer\" during a reply it joins the running turn instead, before its next model call. chat.message sees it with source \"extension\". In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "send_message", Returns: "true?, string?", Params: []stdlib.Param{{Name: "message", Type: "lunar.CustomMessage"}, {Name: "opts", Type: "lunar.SendMessageOptions", Optional: true}},
 				Doc: "Appends a custom_message entry (sent to the model as user content); trigger_turn runs the agent on it. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "append_entry", Returns: "string?, string?", Params: []stdlib.Param{{Name: "custom_type", Type: "string"}, {Name: "data", Type: "any", Optional: true}},
@@ -132,6 +132,7 @@ func lunarModule() *stdlib.Module {
 				{Name: "execute", Type: "fun(args: table): lunar.ToolResult", Doc: "runs the built-in (arguments validated against its schema; failures are error results) on the calling handler's context, the hook timeout paused; the result can be returned from a tool as it is"}}},
 			{Name: "lunar.SendOptions", Fields: []stdlib.Field{
 				{Name: "attachments", Type: "(string|lunar.ContentBlock)[]?", Doc: "file paths, or image blocks"},
+				{Name: "command", Type: "boolean?", Doc: `true: content is a "/name args" line, run as if typed (a built-in, a hook's command, a template) once the current step ends; not with steer or attachments. Default false: the text is a prompt, as pi's sendUserMessage`},
 				{Name: "deliver", Type: `"follow_up"|"steer"|nil`, Doc: `follow_up (default): after the current step; steer: into the running turn, before its next model call (as pi's deliverAs "steer"; pi's "followUp" is accepted too)`}}},
 			{Name: "lunar.SendMessageOptions", Fields: []stdlib.Field{
 				{Name: "trigger_turn", Type: "boolean?", Doc: "run the agent on the message"}}},
@@ -297,8 +298,15 @@ func (h *hook) luaSend(L *glua.LState) int {
 	default:
 		L.ArgError(1, "string or content parts expected")
 	}
-	steer := false
+	steer, command := false, false
 	if opts, ok := L.Get(2).(*glua.LTable); ok {
+		switch c := opts.RawGetString("command").(type) {
+		case *glua.LNilType:
+		case glua.LBool:
+			command = bool(c)
+		default:
+			L.ArgError(2, fmt.Sprintf("command must be a boolean, got %s", c.Type()))
+		}
 		switch d := opts.RawGetString("deliver"); d {
 		case glua.LNil, glua.LString("follow_up"), glua.LString("followUp"):
 		case glua.LString("steer"):
@@ -323,10 +331,27 @@ func (h *hook) luaSend(L *glua.LState) int {
 			}
 		}
 	}
+	if command {
+		line := strings.TrimSpace(text)
+		switch {
+		case !isCommandLine(line):
+			L.ArgError(1, `with command = true, a "/name args" line expected`)
+		case steer || len(atts) > 0:
+			L.ArgError(2, "command = true takes neither deliver = \"steer\" nor attachments")
+		}
+		return pushResult(L, h.rt.host.SendCommand(L.Context(), line))
+	}
 	if steer {
 		return pushResult(L, h.rt.host.Steer(L.Context(), text, atts))
 	}
 	return pushResult(L, h.rt.host.Send(L.Context(), text, atts))
+}
+
+// isCommandLine reports whether s is a "/name args" line.
+func isCommandLine(s string) bool {
+	name, _, _ := strings.Cut(strings.TrimPrefix(s, "/"), " ")
+	name, _, _ = strings.Cut(name, "\n")
+	return strings.HasPrefix(s, "/") && name != "" && !strings.Contains(name, "/")
 }
 
 // pushResult pushes true, or nil and the error's message.

@@ -144,8 +144,9 @@ type CompactPreparation = agent.CompactPreparation
 type CompactResult = agent.CompactDecision
 
 // BeforeCompact fires session.before_compact, without a timeout (handlers
-// may call a model); ctx cancels. The first cancel stops; summary and
-// details: the last handler giving them wins; instructions chain.
+// may call a model); ctx cancels. The first cancel stops; summary,
+// details and prompt: the last handler giving them wins; instructions
+// chain; context lines add up.
 func (r *Runtime) BeforeCompact(ctx context.Context, ev CompactEvent) CompactResult {
 	if len(r.listeners(evSessionBeforeCompact)) == 0 {
 		return CompactResult{Instructions: ev.Instructions}
@@ -157,9 +158,10 @@ func (r *Runtime) beforeCompact(ctx context.Context, ev CompactEvent) CompactRes
 	res := CompactResult{Instructions: ev.Instructions}
 	for _, hd := range r.listeners(evSessionBeforeCompact) {
 		var cancel bool
-		var reason, summary, instr string
+		var reason, summary, instr, prompt string
 		var setSummary, setInstr bool
 		var details json.RawMessage
+		var lines []string
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, t *glua.LTable) error {
 			t.RawSetString("reason", glua.LString(ev.Reason))
 			t.RawSetString("instructions", glua.LString(res.Instructions))
@@ -184,6 +186,22 @@ func (r *Runtime) beforeCompact(ctx context.Context, ev CompactEvent) CompactRes
 			reason, _ = rr.str("reason")
 			summary, setSummary = rr.str("summary")
 			instr, setInstr = rr.str("instructions")
+			prompt, _ = rr.str("prompt")
+			switch c := rr.t.RawGetString("context").(type) {
+			case *glua.LNilType:
+			case glua.LString:
+				lines = []string{string(c)}
+			case *glua.LTable:
+				for i := 1; i <= c.Len(); i++ {
+					s, ok := c.RawGetInt(i).(glua.LString)
+					if !ok {
+						return fmt.Errorf("context: a list of strings expected")
+					}
+					lines = append(lines, string(s))
+				}
+			default:
+				return fmt.Errorf("context: a list of strings expected, got %s", c.Type())
+			}
 			if d := rr.t.RawGetString("details"); d != glua.LNil && !rr.h.codec().IsNull(d) {
 				var err error
 				if details, err = rr.h.luaJSON(d); err != nil {
@@ -201,6 +219,10 @@ func (r *Runtime) beforeCompact(ctx context.Context, ev CompactEvent) CompactRes
 		if setInstr {
 			res.Instructions = instr
 		}
+		if prompt != "" {
+			res.Prompt = prompt
+		}
+		res.Context = append(res.Context, lines...)
 		if setSummary && summary != "" {
 			res.Summary, res.Details = summary, details
 		}

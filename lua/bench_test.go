@@ -138,7 +138,7 @@ func BenchmarkDispatchNoop(b *testing.B) {
 		{"model.resolve", func() { rt.ResolveModel(bg, agent.Model{Provider: "openai", ID: "x"}) }},
 		{"auth.get", func() { rt.Auth(bg, "openai", "x") }},
 		{"tool.execute.before", func() { rt.BeforeTool(bg, "bash", "c1", input) }},
-		{"tool.execute.after", func() { rt.AfterTool(bg, "bash", "c1", input, agent.TextResult("ok", false)) }},
+		{"tool.execute.after", func() { rt.AfterTool(bg, "bash", "c1", input, nil, agent.TextResult("ok", false)) }},
 		{"context/10", func() { rt.Context(bg, manyMessages(10)) }},
 	}
 	for _, c := range cases {

@@ -25,6 +25,7 @@ var ctxFields = []stdlib.Field{
 	{Name: "model", Type: "lunar.Model"},
 	{Name: "thinking_level", Type: `"off"|"minimal"|"low"|"medium"|"high"`},
 	{Name: "data_dir", Type: "string?", Doc: "this hook's own writable folder (created on first use)"},
+	{Name: "config_dir", Type: "string?", Doc: "lunar's configuration folder (config.json, hooks.d/, AGENTS.md), as seed 004's configDir; nil when unknown. Hooks read it; writing stays under data_dir"},
 	{Name: "ui", Type: "lunar.UI"},
 	{Name: "session", Type: "lunar.SessionAPI"},
 	{Name: "models", Type: "lunar.Models"},
@@ -174,6 +175,7 @@ var ctxGetters = map[string]func(h *hook, L *glua.LState) glua.LValue{
 	},
 	"model":          func(h *hook, L *glua.LState) glua.LValue { return modelLua(L, h.rt.host.Model()) },
 	"thinking_level": func(h *hook, _ *glua.LState) glua.LValue { return glua.LString(h.rt.host.ThinkingLevel()) },
+	"config_dir":     func(h *hook, _ *glua.LState) glua.LValue { return strOrNil(h.rt.opts.ConfigDir) },
 	"data_dir": func(h *hook, _ *glua.LState) glua.LValue {
 		dir, err := h.dataDirPath()
 		if err != nil {

@@ -42,6 +42,27 @@ var resultKeys = func() (keys [numEvents][]string) {
 	return keys
 }()
 
+// runSessionEvents are the events whose payload carries the open
+// session's id (fRunSession), set by invoke.
+var runSessionEvents = func() (out [numEvents]bool) {
+	for id := range numEvents {
+		for _, f := range events[id].Payload {
+			if f == fRunSession {
+				out[id] = true
+			}
+		}
+	}
+	return out
+}()
+
+// sessionID is the open session's id ("" without one).
+func (r *Runtime) sessionID() string {
+	if s := r.host.Session(); s != nil {
+		return s.ID()
+	}
+	return ""
+}
+
 // invoke runs one handler with (ev, ctx) and hands a result table to use.
 // Failures are reported ("hook <file>: <event>: <message>") and returned;
 // a handler stopped by ctx is not reported.
@@ -60,6 +81,9 @@ func (r *Runtime) invoke(ctx context.Context, hd handler, fill fillFunc, use use
 		}
 		ev := L.CreateTable(0, len(spec.Payload)+1)
 		ev.RawSetString("type", glua.LString(spec.Name))
+		if runSessionEvents[hd.ev] {
+			ev.RawSetString("session_id", glua.LString(r.sessionID()))
+		}
 		if fill != nil {
 			if err := fill(h, L, ev); err != nil {
 				return nil, fmt.Errorf("building the event: %w", err)

@@ -87,12 +87,15 @@ type eventSpec struct {
 // Shared field shapes.
 var (
 	fSessionID = stdlib.Field{Name: "session_id", Type: "string"}
-	fMessages  = stdlib.Field{Name: "messages", Type: "lunar.Message[]", Doc: "session JSON"}
-	fCancel    = stdlib.Field{Name: "cancel", Type: "boolean?", Doc: "true stops the operation (and later handlers)"}
-	fReason    = stdlib.Field{Name: "reason", Type: "string?", Doc: "shown to the user when cancelling"}
-	fTokens    = stdlib.Field{Name: "tokens", Type: "lunar.Tokens"}
-	fCtxTokens = stdlib.Field{Name: "context_tokens", Type: "integer", Doc: "tokens of the context now (provider usage, else estimate)"}
-	fCtxLimit  = stdlib.Field{Name: "context_limit", Type: "integer", Doc: "the model's context window"}
+	// fRunSession is the open session's id, which dispatch sets itself
+	// for every event whose payload lists it (the run's events).
+	fRunSession = stdlib.Field{Name: "session_id", Type: "string", Doc: "the open session's id"}
+	fMessages   = stdlib.Field{Name: "messages", Type: "lunar.Message[]", Doc: "session JSON"}
+	fCancel     = stdlib.Field{Name: "cancel", Type: "boolean?", Doc: "true stops the operation (and later handlers)"}
+	fReason     = stdlib.Field{Name: "reason", Type: "string?", Doc: "shown to the user when cancelling"}
+	fTokens     = stdlib.Field{Name: "tokens", Type: "lunar.Tokens"}
+	fCtxTokens  = stdlib.Field{Name: "context_tokens", Type: "integer", Doc: "tokens of the context now (provider usage, else estimate)"}
+	fCtxLimit   = stdlib.Field{Name: "context_limit", Type: "integer", Doc: "the model's context window"}
 )
 
 var events = [numEvents]eventSpec{
@@ -132,8 +135,11 @@ var events = [numEvents]eventSpec{
 		Result: []stdlib.Field{fCancel, fReason,
 			{Name: "summary", Type: "string?", Doc: "use this summary and skip the model call; the last one wins"},
 			{Name: "details", Type: "any", Doc: "stored with a hook summary"},
-			{Name: "instructions", Type: "string?", Doc: "replace the instructions (chains)"}}},
-	evSessionCompact: {Name: "session.compact", Aliases: []string{"session_compact", "compact.after"}, When: "after compaction",
+			{Name: "instructions", Type: "string?", Doc: "replace the instructions (chains)"},
+			{Name: "context", Type: "string[]?", Doc: "lines added to the summary prompt (in an <additional-context> block after it); every handler's lines are kept, in order"},
+			{Name: "prompt", Type: "string?", Doc: "replaces lunar's summary prompt (the format the summary follows; instructions and context are still added); the last one wins"}}},
+	evSessionCompact: {Name: "session.compact", Aliases: []string{"session_compact", "compact.after"},
+		When: "after compaction, once its result is shown, in the background: /compact and the run do not wait for it (lunar does before it exits)",
 		Payload: []stdlib.Field{{Name: "summary", Type: "string"}, {Name: "from_hook", Type: "boolean"},
 			{Name: "tokens_before", Type: "integer"}, {Name: "first_kept_entry_id", Type: "string"}, {Name: "entry_id", Type: "string", Doc: "the compaction entry"}}},
 	evSessionShutdown: {Name: "session.shutdown", Aliases: []string{"session_shutdown"}, When: "exit",
@@ -146,18 +152,18 @@ var events = [numEvents]eventSpec{
 			{Name: "handled", Type: "boolean?", Doc: "true: the hook took care of the input (it printed what it wanted): nothing is stored or sent to the model, later handlers do not run; the REPL returns to the prompt, a one-shot run exits 0"}},
 		ResultDoc: `Under pi's name "input" pi's results work too: {action="transform", text=, images=}, {action="handled"}, {action="continue"}.`},
 	evAgentBeforeStart: {Name: "agent.before_start", Aliases: []string{"before_agent_start"}, Kind: kindTransform, When: "once per prompt",
-		Payload: []stdlib.Field{{Name: "prompt", Type: "string"}, {Name: "images", Type: "lunar.ContentBlock[]"},
+		Payload: []stdlib.Field{fRunSession, {Name: "prompt", Type: "string"}, {Name: "images", Type: "lunar.ContentBlock[]"},
 			{Name: "system_prompt", Type: "string", Doc: "the system prompt so far (chained)"}},
 		Result: []stdlib.Field{{Name: "message", Type: "lunar.CustomMessage?", Doc: "persisted, injected after the prompt; every handler's message is kept"},
 			{Name: "system_prompt", Type: "string?", Doc: "system prompt for this prompt's model calls (chains)"}}},
-	evAgentStart: {Name: "agent.start", Aliases: []string{"agent_start"}, When: "a run begins"},
+	evAgentStart: {Name: "agent.start", Aliases: []string{"agent_start"}, When: "a run begins", Payload: []stdlib.Field{fRunSession}},
 	evAgentEnd: {Name: "agent.end", Aliases: []string{"agent_end"}, When: "a run ends",
-		Payload: []stdlib.Field{{Name: "messages", Type: "lunar.Message[]", Doc: "the messages of this run"},
+		Payload: []stdlib.Field{fRunSession, {Name: "messages", Type: "lunar.Message[]", Doc: "the messages of this run"},
 			{Name: "total_tokens", Type: "integer"}, fTokens, fCtxTokens, fCtxLimit}},
 	evTurnStart: {Name: "turn.start", Aliases: []string{"turn_start"}, When: "each model call",
-		Payload: []stdlib.Field{{Name: "turn_index", Type: "integer", Doc: "0-based within the run"}}},
+		Payload: []stdlib.Field{fRunSession, {Name: "turn_index", Type: "integer", Doc: "0-based within the run"}}},
 	evTurnEnd: {Name: "turn.end", Aliases: []string{"turn_end"}, When: "after each model call and its tools",
-		Payload: []stdlib.Field{{Name: "turn_index", Type: "integer"}, {Name: "message", Type: "lunar.Message?", Doc: "the assistant message"},
+		Payload: []stdlib.Field{fRunSession, {Name: "turn_index", Type: "integer"}, {Name: "message", Type: "lunar.Message?", Doc: "the assistant message"},
 			{Name: "tool_results", Type: "lunar.Message[]"}, fTokens, fCtxTokens, fCtxLimit}},
 	evContext: {Name: "context", Aliases: []string{"chat.messages.transform"}, Kind: kindTransform, When: "before every model call",
 		Payload: []stdlib.Field{{Name: "messages", Type: "lunar.ContextMessage[]", Doc: "session JSON plus entry_id (nil for synthetic messages); built when first read, so a handler that returns without reading it costs nothing"}},
@@ -174,15 +180,17 @@ var events = [numEvents]eventSpec{
 	evAuthGet: {Name: "auth.get", Kind: kindTransform, When: "before every model call",
 		Payload: []stdlib.Field{{Name: "provider", Type: "string"}, {Name: "model_id", Type: "string"}},
 		Result: []stdlib.Field{{Name: "api_key", Type: "string?"}, {Name: "headers", Type: "table<string,string>?", Doc: "merged over earlier handlers' headers"},
-			{Name: "base_url", Type: "string?"}}},
+			{Name: "base_url", Type: "string?", Doc: "an absolute http(s) URL; anything else is reported with the hook's name and ignored (the rest of the result stands)"}}},
 	evToolBefore: {Name: "tool.execute.before", Aliases: []string{"tool_call"}, Kind: kindCancel, When: "before a tool runs (arguments already checked)",
-		Payload: []stdlib.Field{{Name: "tool_name", Type: "string"}, {Name: "tool_call_id", Type: "string"}, {Name: "input", Type: "table", Doc: "the arguments, exactly as the tool will get them"}},
+		Payload: []stdlib.Field{fRunSession, {Name: "tool_name", Type: "string"}, {Name: "tool_call_id", Type: "string"}, {Name: "input", Type: "table", Doc: "the arguments, exactly as the tool will get them"}},
 		Result: []stdlib.Field{{Name: "block", Type: "boolean?", Doc: "true refuses the call; the model gets reason as an error result"}, fReason,
 			{Name: "input", Type: "table?", Doc: "replaces the arguments (chains; checked again as the model's were: if they fail, the call does not run)"},
 			{Name: "sandbox", Type: "lunar.Sandbox?", Doc: "confines the call to writing where it says: the bash tool's processes through the kernel where lunar.sandbox().available, the write and edit tools by resolving their path again before they open it; the last handler that returns one decides (guards judge last, so a guard's stands)"}},
 		ResultDoc: "An error in the handler blocks the call with the error as the reason."},
 	evToolAfter: {Name: "tool.execute.after", Aliases: []string{"tool_result"}, Kind: kindTransform, When: "after a tool ran, also on error",
-		Payload: []stdlib.Field{{Name: "tool_name", Type: "string"}, {Name: "tool_call_id", Type: "string"}, {Name: "input", Type: "table"},
+		Payload: []stdlib.Field{fRunSession, {Name: "tool_name", Type: "string"}, {Name: "tool_call_id", Type: "string"},
+			{Name: "input", Type: "table", Doc: "the arguments the tool ran with (after any tool.execute.before {input=} replacement)"},
+			{Name: "original_input", Type: "table", Doc: "the arguments before any replacement (the model's, checked); the same as input when no hook replaced them"},
 			{Name: "content", Type: "lunar.ContentBlock[]"}, {Name: "details", Type: "any"}, {Name: "is_error", Type: "boolean"},
 			{Name: "terminate", Type: "boolean", Doc: "the result asks to end the run after this tool batch"}},
 		Result: []stdlib.Field{{Name: "content", Type: "string|lunar.ContentBlock[]?"}, {Name: "details", Type: "any"}, {Name: "is_error", Type: "boolean?"},

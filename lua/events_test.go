@@ -122,10 +122,10 @@ func TestNotificationPayloads(t *testing.T) {
 				"new_provider": "anthropic", "new_model_id": "b", "thinking_level": "high", "source": "cycle"}, ev)
 		}},
 		{"agent.start", func() { rt.Notify(bg, agent.Event{Type: agent.EventAgentStart}) }, func(t *testing.T, ev map[string]any) {
-			assert.Equal(t, map[string]any{"type": "agent.start"}, ev)
+			assert.Equal(t, map[string]any{"type": "agent.start", "session_id": "sess-1"}, ev)
 		}},
 		{"turn.start", func() { rt.Notify(bg, agent.Event{Type: agent.EventTurnStart}) }, func(t *testing.T, ev map[string]any) {
-			assert.Equal(t, map[string]any{"type": "turn.start", "turn_index": 0.0}, ev)
+			assert.Equal(t, map[string]any{"type": "turn.start", "session_id": "sess-1", "turn_index": 0.0}, ev)
 		}},
 		{"turn.end", func() {
 			rt.Notify(bg, agent.Event{Type: agent.EventTurnEnd, Message: assistant, ToolResults: []session.Message{toolRes},
@@ -319,12 +319,12 @@ func TestToolEvents(t *testing.T) {
 	dec = rt.BeforeTool(bg, "bash", "c3", json.RawMessage(`{"command":"ls"}`))
 	assert.Equal(t, agent.ToolCallDecision{}, dec, "no change")
 
-	res := rt.AfterTool(bg, "read", "c2", json.RawMessage(`{"path":"a.txt"}`), agent.TextResult("hello", false))
+	res := rt.AfterTool(bg, "read", "c2", json.RawMessage(`{"path":"a.txt"}`), nil, agent.TextResult("hello", false))
 	assert.Equal(t, "HELLO", res.Content[0].Text)
 	assert.JSONEq(t, `{"seen":"a.txt","was_error":false}`, string(res.Details))
 	assert.False(t, res.IsError)
 
-	res = rt.AfterTool(bg, "read", "c4", json.RawMessage(`{"path":"s"}`), agent.TextResult("secret", false))
+	res = rt.AfterTool(bg, "read", "c4", json.RawMessage(`{"path":"s"}`), nil, agent.TextResult("secret", false))
 	assert.True(t, res.IsError, "second handler sees the first one's content")
 	assert.Empty(t, reps.Lines())
 }

@@ -76,7 +76,7 @@ func fireAll(rt *lua.Runtime, ctx context.Context, in *fireInputs) int {
 	rt.ResolveModel(ctx, in.model)
 	rt.Auth(ctx, "p", "m")
 	rt.BeforeTool(ctx, "read", "c", in.input)
-	rt.AfterTool(ctx, "read", "c", in.input, in.result)
+	rt.AfterTool(ctx, "read", "c", in.input, nil, in.result)
 	rt.ModelChange(ctx, "a", "b", "c", "d", "off", "set")
 	return 29 // the resume fires session.start and session.resume
 }
@@ -100,7 +100,7 @@ func TestErroringHookLeavesEverythingWorking(t *testing.T) {
 	dec := rt.BeforeTool(bg, "read", "c", json.RawMessage(`{}`))
 	assert.True(t, dec.Block, "an error in tool.execute.before blocks the tool")
 	assert.Regexp(t, `^hook erroring\.lua: tool\.execute\.before: erroring\.lua:\d+: boom on tool\.execute\.before$`, dec.Reason)
-	res := rt.AfterTool(bg, "read", "c", nil, agent.TextResult("kept", false))
+	res := rt.AfterTool(bg, "read", "c", nil, nil, agent.TextResult("kept", false))
 	assert.Equal(t, agent.TextResult("kept", false), res)
 }
 
@@ -167,7 +167,7 @@ func TestWrongShapeResultsAreReported(t *testing.T) {
 			"input: an object expected"},
 		{"tool content", `lunar.on("tool.execute.after", function() return {content = 5} end)`,
 			func(rt *lua.Runtime) bool {
-				return rt.AfterTool(bg, "read", "c", nil, agent.TextResult("a", false)).Content[0].Text == "a"
+				return rt.AfterTool(bg, "read", "c", nil, nil, agent.TextResult("a", false)).Content[0].Text == "a"
 			}, "content: a string or an array of content blocks expected, got number"},
 		{"model api", `lunar.on("model.resolve", function() return {model = {api = "carrier-pigeon"}} end)`,
 			func(rt *lua.Runtime) bool { return rt.ResolveModel(bg, agent.Model{API: "x"}).API == "x" }, `model.api: unknown API "carrier-pigeon"`},
@@ -175,7 +175,7 @@ func TestWrongShapeResultsAreReported(t *testing.T) {
 			func(rt *lua.Runtime) bool { c, _ := rt.BeforeClear(bg, "s"); return !c }, "cancel: boolean expected, got string"},
 		{"details function", `lunar.on("tool.execute.after", function() return {details = {f = print}} end)`,
 			func(rt *lua.Runtime) bool {
-				return rt.AfterTool(bg, "r", "c", nil, agent.TextResult("a", false)).Details == nil
+				return rt.AfterTool(bg, "r", "c", nil, nil, agent.TextResult("a", false)).Details == nil
 			},
 			"details: cannot encode a function value at .f"},
 	}

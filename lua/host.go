@@ -100,9 +100,13 @@ type Host interface {
 	// UI is never nil (a no-UI implementation in one-shot mode).
 	UI() UI
 
-	// Send submits text as if the user typed it (queued while a run is
-	// busy); a "/command" line runs the command as typed.
+	// Send submits text as the user's next prompt (queued while a run is
+	// busy), as it is: a "/command" line is text for the model too, as
+	// with pi's sendUserMessage.
 	Send(ctx context.Context, text string, attachments []Attachment) error
+	// SendCommand queues a "/name args" line to run as if the user typed
+	// it, once the current step ends (lunar.send with command = true).
+	SendCommand(ctx context.Context, line string) error
 	// Steer queues text into the running turn (lunar.send with deliver =
 	// "steer"): it is added before the next model call. Idle, it is Send.
 	Steer(ctx context.Context, text string, attachments []Attachment) error
@@ -173,6 +177,7 @@ func (NopHost) UI() UI { return NoUI{} }
 
 // Send implements Host.
 func (NopHost) Send(context.Context, string, []Attachment) error { return ErrNotAvailable }
+func (NopHost) SendCommand(context.Context, string) error        { return ErrNotAvailable }
 
 // Steer implements Host.
 func (NopHost) Steer(context.Context, string, []Attachment) error { return ErrNotAvailable }

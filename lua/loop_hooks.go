@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 
 	glua "github.com/yuin/gopher-lua"
 
@@ -335,6 +336,18 @@ func mergeModel(m agent.Model, t *glua.LTable) (agent.Model, error) {
 	return m, nil
 }
 
+// checkBaseURL accepts an absolute http or https URL with a host.
+func checkBaseURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL", s)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL", s)
+	}
+	return nil
+}
+
 // Auth implements agent.Hooks (auth.get): later handlers override the key
 // and base URL; headers merge.
 func (r *Runtime) Auth(ctx context.Context, provider, modelID string) agent.AuthOverride {
@@ -353,6 +366,14 @@ func (r *Runtime) auth(ctx context.Context, provider, modelID string) agent.Auth
 		err := r.invoke(ctx, hd, setStr("provider", provider, "model_id", modelID), func(rr *resultReader) error {
 			key, setKey = rr.str("api_key")
 			base, setBase = rr.str("base_url")
+			if setBase && base != "" {
+				if err := checkBaseURL(base); err != nil {
+					// The rest of the result stands: the request goes
+					// where it would have gone.
+					r.report(fmt.Sprintf("hook %s: %s: base_url ignored: %v", hd.h.src.Name, events[evAuthGet].Name, err))
+					setBase = false
+				}
+			}
 			if t, ok := rr.table("headers"); ok {
 				headers = map[string]string{}
 				var bad glua.LValue
@@ -494,15 +515,21 @@ func sandboxOf(rr *resultReader, t *glua.LTable) *agent.Sandbox {
 }
 
 // AfterTool implements agent.Hooks (tool.execute.after): each handler may
-// replace the content, the details and the error flag.
-func (r *Runtime) AfterTool(ctx context.Context, name, callID string, input json.RawMessage, res agent.ToolResult) agent.ToolResult {
+// replace the content, the details and the error flag. Handlers see input
+// (what the tool ran with) and original_input (what tool.execute.before
+// was first given; input itself when nothing replaced it, or original is
+// nil).
+func (r *Runtime) AfterTool(ctx context.Context, name, callID string, input, original json.RawMessage, res agent.ToolResult) agent.ToolResult {
 	if len(r.listeners(evToolAfter)) == 0 {
 		return res
 	}
-	return r.afterTool(ctx, name, callID, input, res)
+	if original == nil {
+		original = input
+	}
+	return r.afterTool(ctx, name, callID, input, original, res)
 }
 
-func (r *Runtime) afterTool(ctx context.Context, name, callID string, input json.RawMessage, res agent.ToolResult) agent.ToolResult {
+func (r *Runtime) afterTool(ctx context.Context, name, callID string, input, original json.RawMessage, res agent.ToolResult) agent.ToolResult {
 	for _, hd := range r.listeners(evToolAfter) {
 		next := res
 		changed := false
@@ -514,6 +541,11 @@ func (r *Runtime) afterTool(ctx context.Context, name, callID string, input json
 				return fmt.Errorf("input: %w", err)
 			}
 			ev.RawSetString("input", in)
+			orig, err := h.jsonLua(original)
+			if err != nil {
+				return fmt.Errorf("original_input: %w", err)
+			}
+			ev.RawSetString("original_input", orig)
 			content, err := h.blocksLua(res.Content)
 			if err != nil {
 				return err

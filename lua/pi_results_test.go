@@ -43,7 +43,7 @@ func TestChatMessageSourceAndHandled(t *testing.T) {
 
 func TestPiResultShapesUnderPiNames(t *testing.T) {
 	rt, reps := loadHooks(t, newHost(t), lua.Options{}, "pi/results.lua")
-	res := rt.AfterTool(bg, "read", "c1", json.RawMessage(`{"path":"a"}`), agent.TextResult("fine", false))
+	res := rt.AfterTool(bg, "read", "c1", json.RawMessage(`{"path":"a"}`), nil, agent.TextResult("fine", false))
 	assert.True(t, res.IsError, "isError is pi's is_error")
 	assert.Equal(t, "pi says no", res.Content[0].Text)
 

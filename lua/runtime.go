@@ -51,6 +51,9 @@ type Options struct {
 	// DataDir is lunar's data folder: hooks may write under it, and each
 	// gets its own ctx.data_dir = DataDir/hooks/<name> ("" = none).
 	DataDir string
+	// ConfigDir is lunar's configuration folder (config.json, hooks.d/):
+	// ctx.config_dir ("" = none: nil) and lunar.paths().config.
+	ConfigDir string
 	// Report receives every load error, load warning and handler failure,
 	// one line each, e.g. "hook 20-bad.lua: context: 20-bad.lua:7: boom"
 	// (nil: printed to stderr).
@@ -69,11 +72,10 @@ type Options struct {
 	// ChunkCache keeps the compiled main chunks for Load (nil: every
 	// hook is compiled). PrepareCached takes it instead.
 	ChunkCache *ChunkCache
-	// ConfigDir is lunar's config folder and ProjectTrusted whether the
-	// user trusted the working folder's .lunar/ (or passed --trust), for
-	// lunar.paths(): hooks that read files from a project's .lunar/
-	// (skills, prompt templates) take them only from a trusted one.
-	ConfigDir      string
+	// ProjectTrusted is whether the user trusted the working folder's
+	// .lunar/ (or passed --trust), for lunar.paths(): hooks that read
+	// files from a project's .lunar/ (skills, prompt templates) take them
+	// only from a trusted one.
 	ProjectTrusted bool
 	// Builtins are the application's own command names: a hook that
 	// registers one of them is warned and its command ignored. The

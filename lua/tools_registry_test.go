@@ -193,8 +193,8 @@ end)
 	res, err := final.Execute(bg, "c", nil, nil)
 	require.NoError(t, err)
 	assert.True(t, res.Terminate)
-	assert.True(t, rt.AfterTool(bg, "plain", "c", nil, agent.TextResult("plain", false)).Terminate, "tool.execute.after sets it")
-	assert.False(t, rt.AfterTool(bg, "plain", "c", nil, res).Terminate, "and sees it")
+	assert.True(t, rt.AfterTool(bg, "plain", "c", nil, nil, agent.TextResult("plain", false)).Terminate, "tool.execute.after sets it")
+	assert.False(t, rt.AfterTool(bg, "plain", "c", nil, nil, res).Terminate, "and sees it")
 }
 
 func TestCheckReportsOverridesAndToolErrors(t *testing.T) {

@@ -61,6 +61,24 @@ type Result struct {
 // pi writes "No prior history." and so loses what the previous compaction
 // had summarised.
 func Compact(ctx context.Context, p *Preparation, instructions string, complete Completer) (*Result, error) {
+	return CompactWith(ctx, p, Prompting{Instructions: instructions}, complete)
+}
+
+// Prompting is what a session.before_compact hook may change of the
+// history summary's prompt (seed 004's {prompt=, context=}).
+type Prompting struct {
+	// Instructions are appended as "Additional focus: …".
+	Instructions string
+	// Prompt replaces the compaction (or update) prompt when not empty.
+	Prompt string
+	// Context lines are added after the prompt, one per line, in an
+	// <additional-context> block.
+	Context []string
+}
+
+// CompactWith is Compact with a hook's prompting. The turn-prefix summary
+// of a split turn keeps its own prompt.
+func CompactWith(ctx context.Context, p *Preparation, pr Prompting, complete Completer) (*Result, error) {
 	var summary string
 	if p.IsSplitTurn && len(p.TurnPrefixMessages) > 0 {
 		ctx, cancel := context.WithCancel(ctx)
@@ -78,7 +96,7 @@ func Compact(ctx context.Context, p *Preparation, instructions string, complete 
 		case len(p.MessagesToSummarize) > 0:
 			wg.Go(func() {
 				var err error
-				if history, err = historySummary(ctx, p, instructions, complete); err != nil {
+				if history, err = historySummary(ctx, p, pr, complete); err != nil {
 					fail(err)
 				}
 			})
@@ -100,7 +118,7 @@ func Compact(ctx context.Context, p *Preparation, instructions string, complete 
 		summary = history + "\n\n---\n\n**Turn Context (split turn):**\n\n" + prefix
 	} else {
 		var err error
-		if summary, err = historySummary(ctx, p, instructions, complete); err != nil {
+		if summary, err = historySummary(ctx, p, pr, complete); err != nil {
 			return nil, err
 		}
 	}
@@ -128,12 +146,18 @@ func stripFileLists(s string) string {
 
 // historySummary summarises the messages before the cut (or before the
 // split turn).
-func historySummary(ctx context.Context, p *Preparation, instructions string, complete Completer) (string, error) {
+func historySummary(ctx context.Context, p *Preparation, pr Prompting, complete Completer) (string, error) {
 	prompt := compactionPrompt
 	if p.PreviousSummary != "" {
 		prompt = updatePrompt
 	}
-	text := userPrompt(SerializeConversation(session.ConvertToLLM(p.MessagesToSummarize)), p.PreviousSummary, prompt, instructions)
+	if pr.Prompt != "" {
+		prompt = pr.Prompt
+	}
+	if len(pr.Context) > 0 {
+		prompt += "\n\n<additional-context>\n" + strings.Join(pr.Context, "\n") + "\n</additional-context>"
+	}
+	text := userPrompt(SerializeConversation(session.ConvertToLLM(p.MessagesToSummarize)), p.PreviousSummary, prompt, pr.Instructions)
 	out, err := complete(ctx, summaryRequest(text, p.Settings.ReserveTokens*8/10))
 	if err != nil {
 		return "", fmt.Errorf("compaction summary: %w", err)

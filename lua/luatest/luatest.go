@@ -255,6 +255,7 @@ type Sent struct {
 	Text        string
 	Attachments []lua.Attachment
 	Steer       bool // deliver = "steer"
+	Command     bool // command = true: Text is a "/name args" line
 }
 
 // SentMessage is one lunar.send_message call.
@@ -356,6 +357,15 @@ func (h *Host) Send(_ context.Context, text string, atts []lua.Attachment) error
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.Sends = append(h.Sends, Sent{Text: text, Attachments: atts})
+	return nil
+}
+
+// SendCommand implements lua.Host: the line is recorded as a Sent with
+// Command set.
+func (h *Host) SendCommand(_ context.Context, line string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.Sends = append(h.Sends, Sent{Text: line, Command: true})
 	return nil
 }
 

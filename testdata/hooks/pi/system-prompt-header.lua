@@ -27,7 +27,8 @@ lunar.command("ask", {
 
 lunar.command("followup", {
   description = "Queue a follow-up message (or run a command, /name …)",
-  handler = function(args) lunar.send(args) end,
+  -- A /name line runs as typed only when asked (pi's sendUserMessage never does).
+  handler = function(args) lunar.send(args, { command = args:sub(1, 1) == "/" }) end,
 })
 
 -- pi's /steer runs while pi streams; lunar's REPL takes no commands then,

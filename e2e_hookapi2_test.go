@@ -1,0 +1,229 @@
+// End-to-end tests of the hook API's second round (issue #24), each
+// driven through the binary with a hook written by the test.
+package main
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+)
+
+// tmpHook writes a hook file outside the project and returns its path.
+func tmpHook(t *testing.T, name, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	writeHook(t, p, src)
+	return p
+}
+
+// tool.execute.after sees the arguments the tool ran with as input and
+// the model's as original_input, after a tool.execute.before rewrite.
+func TestToolAfterSeesTheArgumentsThatRan(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "after.lua", `
+lunar.on("tool.execute.before", function(ev)
+  if ev.input.command == "echo model" then return { input = { command = "echo hook" } } end
+end)
+lunar.on("tool.execute.after", function(ev, ctx)
+  ctx.ui.print("after: " .. ev.input.command .. " | " .. ev.original_input.command)
+end)
+`)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo model"}`))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo same"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.run("", "-e", hook, "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "after: echo hook | echo model\n")
+	assert.Contains(t, r.stderr, "after: echo same | echo same\n", "no rewrite: both the same")
+	msgs := e.onlySession().BuildContext().Messages
+	require.Len(t, msgs, 6)
+	assert.Equal(t, "hook\n", msgs[2].Message.Text())
+}
+
+// session.before_compact's {context = {…}} adds lines to the summary
+// prompt, {prompt = "…"} replaces lunar's; instructions still follow.
+func TestBeforeCompactContextAndPrompt(t *testing.T) {
+	compact := func(t *testing.T, src string, args ...string) string {
+		e := newE2E(t)
+		e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
+		e.threeTurns()
+		before := len(e.srv.Requests())
+		e.srv.Reply(llmtest.Text("## Goal\nAnswer."))
+		r := e.run("", append([]string{"-e", tmpHook(t, "compact.lua", src), "-c", "-p"}, args...)...)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.Regexp(t, `compacted: [0-9,]+ → [0-9,]+ tokens`, r.stderr)
+		return lastUserText(t, e.srv.Requests()[before])
+	}
+	t.Run("context", func(t *testing.T) {
+		prompt := compact(t, `
+lunar.on("session.before_compact", function() return { context = { "remember the numbers", "and the names" } } end)
+lunar.on("session.before_compact", function() return { context = { "third line" } } end)
+`, "/compact")
+		assert.Contains(t, prompt, "## Goal", "lunar's prompt stays")
+		assert.True(t, strings.HasSuffix(prompt, "function names and error messages."+
+			"\n\n<additional-context>\nremember the numbers\nand the names\nthird line\n</additional-context>"), prompt)
+	})
+	t.Run("prompt", func(t *testing.T) {
+		prompt := compact(t, `
+lunar.on("session.before_compact", function() return { prompt = "Write one line." } end)
+lunar.on("session.before_compact", function() return { context = { "the names" } } end)
+`, "/compact keep the numbers")
+		assert.NotContains(t, prompt, "## Goal", "the hook's prompt replaces lunar's")
+		assert.True(t, strings.HasSuffix(prompt, "</conversation>\n\nWrite one line.\n\n<additional-context>\nthe names\n</additional-context>"+
+			"\n\nAdditional focus: keep the numbers"), prompt)
+	})
+}
+
+// An auth.get base_url that is not an http(s) URL is reported with the
+// hook's name and ignored: the request goes where it would have, with
+// the rest of the hook's result (its header).
+func TestAuthHookInvalidBaseURLIsIgnored(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "badbase.lua", `
+lunar.on("auth.get", function() return { base_url = "not a url", headers = { ["X-Hook"] = "yes" } } end)
+`)
+	e.srv.Reply(llmtest.Text("still answered"))
+	r := e.run("", "-e", hook, "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "still answered\n", r.stdout)
+	assert.Contains(t, r.stderr, `hook badbase.lua: auth.get: base_url ignored: "not a url" is not an http(s) URL`)
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "yes", reqs[0].Header.Get("X-Hook"))
+}
+
+// The events of a run carry the open session's id; ctx.config_dir is
+// lunar's configuration folder.
+func TestRunEventsCarrySessionIDAndConfigDir(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "ids.lua", `
+for _, name in ipairs({ "agent.before_start", "agent.start", "turn.start", "tool.execute.before",
+    "tool.execute.after", "turn.end", "agent.end" }) do
+  lunar.on(name, function(ev, ctx)
+    ctx.ui.print(name .. " " .. tostring(ev.session_id) .. " " .. tostring(ev.session_id == ctx.session_id))
+  end)
+end
+lunar.on("agent.start", function(_, ctx) ctx.ui.print("config_dir " .. tostring(ctx.config_dir)) end)
+`)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hi"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.run("", "-e", hook, "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	id := e.onlySession().ID()
+	require.NotEmpty(t, id)
+	for _, name := range []string{"agent.before_start", "agent.start", "turn.start", "tool.execute.before", "tool.execute.after", "turn.end", "agent.end"} {
+		assert.Contains(t, r.stderr, name+" "+id+" true\n", name)
+	}
+	assert.Contains(t, r.stderr, "config_dir "+filepath.Join(e.home, "config")+"\n")
+}
+
+// A slow session.compact handler does not hold up /compact: the REPL
+// shows the result and takes the next command while the handler runs;
+// leaving waits for it.
+func TestSlowCompactHandlerDoesNotHoldUpCompact(t *testing.T) {
+	const slow = 6 * time.Second
+	e := newReplEnv(t)
+	writeFile(t, e.home+"/config/config.json", `{"compaction": {"keep_recent_tokens": 50}}`)
+	hook := tmpHook(t, "slow.lua", `
+local time = require("time")
+lunar.on("session.compact", function(_, ctx)
+  time.sleep_ms(`+strconv.Itoa(int(slow.Milliseconds()))+`)
+  ctx.ui.notify("slow handler done")
+end)
+`)
+	p := e.start("-e", hook)
+	for i := 1; i <= 3; i++ {
+		e.srv.Reply(llmtest.Text("answer "+strconv.Itoa(i)), llmtest.Usage(100, 10, 0, 0))
+		p.line(question(i))
+		p.expect("answer " + strconv.Itoa(i))
+	}
+	e.srv.Reply(llmtest.Text("## Goal\nthree questions"))
+	start := time.Now()
+	p.line("/compact")
+	p.expect("compacted: ")
+	p.line("/session")
+	p.expect("cache write")
+	took := time.Since(start)
+	assert.Less(t, took, slow*2/3, "/compact and the next command do not wait for the handler")
+	p.quit()
+	assert.Contains(t, p.output(), "slow handler done", "leaving waits for the handler")
+}
+
+// --tools filters hook tools as it filters built-ins: a hook tool it
+// does not name is not offered; a name that is neither a built-in nor a
+// hook's tool is a usage error.
+func TestToolsFlagFiltersHookTools(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "tools.lua", `
+for _, name in ipairs({ "kept", "dropped" }) do
+  lunar.tool({ name = name, description = "a tool", parameters = { type = "object", properties = {} },
+    execute = function() return { content = name } end })
+end
+`)
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "-e", hook, "--tools", "read,kept", "-p", "x")
+	require.Equal(t, 0, r.code, r.stderr)
+	e.srv.Reply(llmtest.Text("ok"))
+	r = e.run("", "-e", hook, "-p", "x")
+	require.Equal(t, 0, r.code, r.stderr)
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"read", "kept"}, toolNames(t, reqs[0]))
+	assert.Equal(t, []string{"read", "bash", "edit", "write", "kept", "dropped"}, toolNames(t, reqs[1]), "without --tools every tool")
+
+	r = e.run("", "-e", hook, "--tools", "read,frob", "-p", "x")
+	assert.Equal(t, 2, r.code, r.stderr)
+	assert.Contains(t, r.stderr, `--tools: unknown tool "frob" (neither a built-in: read, bash, edit, write`)
+	assert.Len(t, e.srv.Requests(), 2)
+}
+
+// lunar.send sends a "/name" text to the model as it is (pi's
+// sendUserMessage); with {command = true} it runs the command as typed.
+func TestSendRunsCommandsOnlyWhenAsked(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "send.lua", `
+lunar.command("ping", { handler = function(_, ctx) ctx.ui.print("ping ran") end })
+lunar.command("relay", { handler = function(args) assert(lunar.send(args)) end })
+lunar.command("run", { handler = function(args) assert(lunar.send(args, { command = true })) end })
+lunar.command("bad", { handler = function(args) lunar.send(args, { command = true }) end })
+`)
+	e.srv.Reply(llmtest.Text("the model got it"))
+	r := e.run("", "-e", hook, "-p", "/relay /ping now")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stderr, "ping ran")
+	assert.Equal(t, "the model got it\n", r.stdout)
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	text, _ := reqs[0].LastUserText()
+	assert.Equal(t, "/ping now", text)
+
+	r = e.run("", "-e", hook, "-p", "/run /ping")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "ping ran")
+	assert.Len(t, e.srv.Requests(), 1, "a command, not a prompt")
+
+	r = e.run("", "-e", hook, "-p", "/bad no slash")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `with command = true, a "/name args" line expected`)
+}
+
+// A hook tool replacing a built-in is news, not a problem: a notice.
+func TestHookToolOverrideIsANotice(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "myread.lua", `
+lunar.tool({ name = "read", description = "my read", parameters = { type = "object", properties = {} },
+  execute = function() return { content = "mine" } end })
+`)
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "-e", hook, "-p", "x")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "lunar: hook tool \"read\" (myread.lua) replaces the built-in tool\n")
+	assert.NotContains(t, r.stderr, "warning")
+}

@@ -9,7 +9,7 @@ package hooksd_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
+	"github.com/lunar-cli/lunar/agent/llmtest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -23,33 +23,10 @@ import (
 	"github.com/lunar-cli/lunar/stdlib"
 )
 
-const piVersion = "0.73.1"
+const piVersion = llmtest.PiVersion
 
 // piDir returns the folder of the pi package, or skips the test.
-func piDir(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
-	dir := os.Getenv("LUNAR_PI_DIR")
-	if dir == "" {
-		out, err := exec.Command("npm", "root", "-g").Output()
-		if err != nil {
-			t.Skipf("npm root -g: %v (set LUNAR_PI_DIR)", err)
-		}
-		dir = filepath.Join(strings.TrimSpace(string(out)), "@mariozechner", "pi-coding-agent")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
-	if err != nil {
-		t.Skipf("pi is not installed (%v); npm i -g @mariozechner/pi-coding-agent@%s", err, piVersion)
-	}
-	var pkg struct{ Version string }
-	require.NoError(t, json.Unmarshal(data, &pkg))
-	if pkg.Version != piVersion {
-		t.Skipf("pi %s installed; the baseline is %s", pkg.Version, piVersion)
-	}
-	return dir
-}
+func piDir(t *testing.T) string { return llmtest.PiDir(t) }
 
 // piTemplates runs pi's functions on the cases: for each expansion case
 // expandPromptTemplate("/t " + args) of a template t, for each file

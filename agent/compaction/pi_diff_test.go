@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lunar-cli/lunar/agent/llmtest"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -33,37 +34,10 @@ import (
 	"github.com/lunar-cli/lunar/session"
 )
 
-const piVersion = "0.73.1"
+const piVersion = llmtest.PiVersion
 
 // piDir returns the folder of the pi package, or skips the test.
-func piDir(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
-	dir := os.Getenv("LUNAR_PI_DIR")
-	if dir == "" {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Skip("npm is not installed and LUNAR_PI_DIR is not set")
-		}
-		out, err := exec.Command(npm, "root", "-g").Output()
-		if err != nil {
-			t.Skipf("npm root -g: %v", err)
-		}
-		dir = filepath.Join(strings.TrimSpace(string(out)), "@mariozechner", "pi-coding-agent")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
-	if err != nil {
-		t.Skipf("pi is not installed (%v); npm i -g @mariozechner/pi-coding-agent@%s", err, piVersion)
-	}
-	var pkg struct{ Version string }
-	require.NoError(t, json.Unmarshal(data, &pkg))
-	if pkg.Version != piVersion {
-		t.Skipf("pi %s installed; the baseline is %s", pkg.Version, piVersion)
-	}
-	return dir
-}
+func piDir(t *testing.T) string { return llmtest.PiDir(t) }
 
 // The request and answer of testdata/pi_compaction.mjs.
 type (

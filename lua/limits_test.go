@@ -366,6 +366,9 @@ func inLimitedChild(t *testing.T, limit uint64) bool {
 	if !canLimitAddressSpace {
 		t.Skip("needs an address-space limit (Linux)")
 	}
+	if raceEnabled {
+		t.Skip("the race detector maps more than an address-space limit allows")
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), env+"="+t.Name())
 	out, err := cmd.CombinedOutput()

@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/lunar-cli/lunar/agent/llmtest"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -25,9 +24,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/lunar-cli/lunar/agent/llmtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -249,9 +250,11 @@ func placeholders(text string) string {
 }
 
 // recorder is a Completer that answers like the helper's fake model and
-// records the calls as the helper reports them.
+// records the calls as the helper reports them. Compaction asks for its
+// two summaries concurrently, hence the lock.
 type recorder struct {
 	full  bool
+	mu    sync.Mutex
 	calls []piCall
 }
 
@@ -263,6 +266,8 @@ func (r *recorder) complete(_ context.Context, req Request) (string, error) {
 	if req.System != SystemPrompt {
 		return "", errors.New("wrong system prompt")
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.calls = append(r.calls, piCall{Prompt: prompt, MaxTokens: req.MaxTokens, Reasoning: req.Reasoning})
 	slices.SortStableFunc(r.calls, func(a, b piCall) int { return b.MaxTokens - a.MaxTokens })
 	return fmt.Sprintf("summary(%d)", req.MaxTokens), nil

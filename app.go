@@ -1,6 +1,7 @@
+package main
+
 // The application: wires config, model registry, session, tools, hooks and
 // the agent loop together for both the one-shot mode and the REPL.
-package main
 
 import (
 	"context"

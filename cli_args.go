@@ -1,8 +1,9 @@
+package main
+
 // Positional arguments, as pi reads them: `lunar [@files...] [prompts...]`.
 // A known subcommand name first makes them a subcommand; otherwise @path
 // arguments are files attached to the first prompt and the others are
 // prompts, sent one after the other.
-package main
 
 import (
 	"fmt"

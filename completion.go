@@ -1,7 +1,8 @@
+package main
+
 // `lunar completion bash|zsh|fish`: a completion script for the shell,
 // listing the flags, the subcommands and the model ids known when it was
 // made (built-in and from config.json).
-package main
 
 import (
 	"fmt"

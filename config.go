@@ -1,6 +1,7 @@
+package main
+
 // The configuration file: $XDG_CONFIG_HOME/lunar/config.json overlaid by
 // the project's .lunar/config.json. Errors name the file, line and key.
-package main
 
 import (
 	"bytes"

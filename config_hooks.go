@@ -1,10 +1,11 @@
+package main
+
 // The settings config.json holds for hooks: "hooks" (one section per hook,
 // by name) and "permissions" (the bundled permission policy,
 // hooks.d/permissions.lua). Both reach the hooks through lunar.config();
 // this file validates them (errors name file, line and key), merges the
 // project's layer (a project may tighten the permission policy, never
 // loosen it) and builds each hook's section.
-package main
 
 import (
 	"bytes"

@@ -1,3 +1,5 @@
+package main
+
 // What a trusted project's config may do to providers. A provider's name
 // decides where a key goes, so a project's "providers" may add providers
 // of its own and models to any provider, and nothing else: it cannot
@@ -6,7 +8,6 @@
 // provider's api, base_url, key or headers, nor give a provider of its
 // own a key from the user's environment. What is refused is dropped with
 // a warning naming the file, line and key.
-package main
 
 import (
 	"fmt"

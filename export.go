@@ -1,6 +1,7 @@
+package main
+
 // HTML export of a session: `lunar --export SESSION [-o FILE]` and the
 // REPL's /export [FILE]. The page itself is built by session/export.
-package main
 
 import (
 	"fmt"

@@ -1,8 +1,9 @@
+package main
+
 // The first run without a key: no --model, no configured model and no key
 // in the environment make lunar try Ollama on this machine. When nothing
 // listens there, the user gets one message saying what lunar looked for
 // and how to pick a provider, instead of a transport error.
-package main
 
 import (
 	"fmt"

@@ -1,5 +1,6 @@
-// Command-line flags (pi's names where pi has one) and the usage text.
 package main
+
+// Command-line flags (pi's names where pi has one) and the usage text.
 
 import (
 	"fmt"

@@ -1,7 +1,8 @@
+package main
+
 // Fuzzy matching of short queries against names, as pi's fuzzyFilter
 // (pi-tui): every character of a word in order, rewarding consecutive
 // characters and word starts.
-package main
 
 import "strings"
 

@@ -1,6 +1,7 @@
+package main
+
 // The seam between the front ends (one-shot, REPL) and the Lua hook
 // runtime: the app-level hook events and the UI hooks may use.
-package main
 
 import (
 	"context"

@@ -1,8 +1,9 @@
+package main
+
 // Wiring of the Lua hook runtime into the app: discovery (with the project
 // trust question), loading, the lua.Host the hooks reach through ctx and
 // the lunar module, and the adapter from the front ends' appHooks to the
 // runtime's events.
-package main
 
 import (
 	"context"

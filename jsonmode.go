@@ -1,6 +1,7 @@
+package main
+
 // --mode json: one JSON object per line on stdout for every agent event,
 // in the shape of pi's --mode json.
-package main
 
 import (
 	"bytes"

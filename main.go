@@ -1,7 +1,7 @@
-// Command lunar is a minimal, line-based LLM agent for the terminal,
-// customised with small Lua scripts. main only parses flags and wires the
-// packages together; see flags.go, app.go, oneshot.go and repl.go.
 package main
+
+// main only parses flags and wires the packages together; see flags.go,
+// app.go, oneshot.go and repl.go.
 
 import (
 	"os"

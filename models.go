@@ -1,6 +1,7 @@
+package main
+
 // Model selection: flags, config and the resumed session choose the model,
 // its thinking level and its API key.
-package main
 
 import (
 	"fmt"

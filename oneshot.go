@@ -1,7 +1,8 @@
+package main
+
 // One-shot mode: `lunar -p "…"` or a prompt piped through stdin. The answer
 // (or pure JSONL in --mode json) goes to stdout and nothing else does; tool
 // activity and diagnostics go to stderr.
-package main
 
 import (
 	"context"

@@ -1,7 +1,8 @@
+package main
+
 // Where lunar keeps its files: config, data (sessions) and state (history,
 // trust records), following the XDG base directories. LUNAR_HOME overrides
 // all three roots at once (tests use it).
-package main
 
 import (
 	"os"

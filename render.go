@@ -1,5 +1,6 @@
-// Rendering helpers shared by the one-shot printer and the REPL.
 package main
+
+// Rendering helpers shared by the one-shot printer and the REPL.
 
 import (
 	"encoding/json"

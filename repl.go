@@ -1,8 +1,9 @@
+package main
+
 // The interactive REPL: the terminal (liner line editing with persistent
 // history, Ctrl+R search and tab completion), an input filter in front of
 // it (bracketed paste, Ctrl+C detection), and the read–dispatch loop for
 // slash commands, !shell commands and prompts.
-package main
 
 import (
 	"bufio"

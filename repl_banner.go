@@ -1,7 +1,8 @@
+package main
+
 // The REPL's first and last words: the banner (model, session, hooks and
 // context files in use), the prompts given on the command line, and how
 // to come back to the session on quitting.
-package main
 
 import (
 	"fmt"

@@ -1,6 +1,7 @@
+package main
+
 // /expand: the full output of a tool call whose result the REPL only
 // previewed (the "… +N more lines (/expand)" hint).
-package main
 
 import (
 	"context"

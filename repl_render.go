@@ -1,9 +1,10 @@
+package main
+
 // The REPL's streaming display: assistant text as it arrives (markdown
 // blocks drawn again rendered once complete, see session/export/ansi), thinking
 // collapsed to one dimmed line, one line per tool call with a short result
 // preview, hook-rendered custom messages, and a spinner with elapsed
 // seconds while the model or a tool is working.
-package main
 
 import (
 	"encoding/json"

@@ -1,7 +1,8 @@
+package main
+
 // ctx.ui for hooks in the REPL: numbered selections, y/N confirmations,
 // text input, coloured notifications and the editor prefill. Dialogs may
 // open while a reply streams; they take the terminal for their duration.
-package main
 
 import (
 	"errors"

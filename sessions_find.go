@@ -1,7 +1,8 @@
+package main
+
 // Naming sessions from the command line and the REPL: short ids (the
 // shortest unique prefix, as git abbreviates commits), and finding a
 // session by path, id, name or words of its first message.
-package main
 
 import (
 	"errors"

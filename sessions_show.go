@@ -1,6 +1,7 @@
+package main
+
 // `lunar sessions show ID`: a session's conversation (its current branch)
 // as markdown, rendered on a terminal.
-package main
 
 import (
 	"fmt"

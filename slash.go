@@ -1,5 +1,6 @@
-// The REPL's built-in slash commands and the dispatch to hook commands.
 package main
+
+// The REPL's built-in slash commands and the dispatch to hook commands.
 
 import (
 	"context"

@@ -1,6 +1,7 @@
+package main
+
 // Subcommands: `lunar sessions [show ID | rm ID]`, `lunar hooks [check
 // FILE | types]` and `lunar completion SHELL`.
-package main
 
 import (
 	"encoding/json"

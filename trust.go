@@ -1,10 +1,11 @@
+package main
+
 // Project folder trust: a cloned repository's .lunar/ (config.json,
 // hooks.d/) and its prompt and skill folders change where requests go,
 // what runs and what the model is told, so nothing in them takes
 // effect until the user has trusted the folder with exactly its current
 // content (asked once in the REPL, remembered with a hash; skipped with a
 // warning in one-shot mode unless --trust).
-package main
 
 import (
 	"crypto/sha256"

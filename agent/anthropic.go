@@ -12,7 +12,6 @@ import (
 	"iter"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -44,19 +43,7 @@ const redactedThinking = "[Reasoning redacted]"
 // Redacted set and its data in ThinkingSignature; both kinds go back to the
 // same model as they came.
 type AnthropicProvider struct {
-	// MaxRetries is how often a request rejected with 408/409/429/5xx/529
-	// or a connection failure is retried by the SDK (honouring retry-after).
-	MaxRetries int
-	// HTTPClient, if set, sends the requests.
-	HTTPClient *http.Client
-	// IdleTimeout is how long the service may send nothing, before the
-	// response headers (the attempt fails and is retried) or within the
-	// stream (the reply ends with an error, keeping what arrived). 0 means
-	// IdleTimeoutEnv or DefaultIdleTimeout; negative, no limit.
-	IdleTimeout time.Duration
-	// ConnectTimeout bounds making a connection; 0 means
-	// DefaultConnectTimeout, negative no limit.
-	ConnectTimeout time.Duration
+	Transport
 }
 
 // Stream implements Provider.
@@ -73,8 +60,7 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 		return msg, b.fail(ctx, err)
 	}
 	var res *http.Response
-	client := guardedClient(p.HTTPClient, idleTimeout(p.IdleTimeout), connectTimeout(p.ConnectTimeout))
-	opts = append(opts, option.WithResponseInto(&res), option.WithMaxRetries(max(0, p.MaxRetries)), option.WithHTTPClient(client))
+	opts = append(opts, option.WithResponseInto(&res), option.WithMaxRetries(p.retries()), option.WithHTTPClient(p.client()))
 	raw, mws := body.prepare(ctx, req, endpoint(anthropicBase(req.Model), "v1/messages"))
 	for _, mw := range mws {
 		opts = append(opts, option.WithMiddleware(mw))

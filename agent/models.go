@@ -462,17 +462,21 @@ func (r *Registry) DefaultModel() Model {
 	return md
 }
 
+// transport is the registry's retry and HTTP settings, as both providers
+// take them.
+func (r *Registry) transport() Transport {
+	return Transport{MaxRetries: r.MaxRetries, HTTPClient: r.HTTPClient, IdleTimeout: r.IdleTimeout, ConnectTimeout: r.ConnectTimeout}
+}
+
 // NewProvider returns the client that speaks m's API, with the registry's
 // retry and HTTP settings. A model with an unknown API gets a provider
 // whose every call fails saying so.
 func (r *Registry) NewProvider(m Model) Provider {
 	switch m.API {
 	case APIOpenAICompletions, "":
-		return &OpenAIProvider{MaxRetries: r.MaxRetries, HTTPClient: r.HTTPClient, IdleTimeout: r.IdleTimeout,
-			ConnectTimeout: r.ConnectTimeout}
+		return &OpenAIProvider{Transport: r.transport()}
 	case APIAnthropicMessages:
-		return &AnthropicProvider{MaxRetries: r.MaxRetries, HTTPClient: r.HTTPClient, IdleTimeout: r.IdleTimeout,
-			ConnectTimeout: r.ConnectTimeout}
+		return &AnthropicProvider{Transport: r.transport()}
 	}
 	return unsupportedProvider{}
 }

@@ -32,22 +32,11 @@ const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 // (OpenRouter) deltas and becomes thinking blocks whose ThinkingSignature
 // names that field, so it can be sent back the same way.
 type OpenAIProvider struct {
-	// MaxRetries is how often a request rejected with 408/409/429/5xx or a
-	// connection failure is retried by the SDK (honouring retry-after).
-	MaxRetries int
+	Transport
 	// MaxRetryDelay caps the wait between retries; 0 keeps the SDK's
-	// limits (retry-after up to 2 minutes, backoff up to 8 s).
+	// limits (retry-after up to 2 minutes, backoff up to 8 s). Only the
+	// OpenAI SDK has this option; the Anthropic SDK's limits are fixed.
 	MaxRetryDelay time.Duration
-	// HTTPClient, if set, sends the requests.
-	HTTPClient *http.Client
-	// IdleTimeout is how long the service may send nothing, before the
-	// response headers (the attempt fails and is retried) or within the
-	// stream (the reply ends with an error, keeping what arrived). 0 means
-	// IdleTimeoutEnv or DefaultIdleTimeout; negative, no limit.
-	IdleTimeout time.Duration
-	// ConnectTimeout bounds making a connection; 0 means
-	// DefaultConnectTimeout, negative no limit.
-	ConnectTimeout time.Duration
 }
 
 // Stream implements Provider.
@@ -64,11 +53,10 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 		return msg, b.fail(ctx, err)
 	}
 	var res *http.Response
-	opts = append(opts, option.WithResponseInto(&res), option.WithMaxRetries(max(0, p.MaxRetries)))
+	opts = append(opts, option.WithResponseInto(&res), option.WithMaxRetries(p.retries()), option.WithHTTPClient(p.client()))
 	if p.MaxRetryDelay > 0 {
 		opts = append(opts, option.WithMaxRetryDelay(p.MaxRetryDelay))
 	}
-	opts = append(opts, option.WithHTTPClient(guardedClient(p.HTTPClient, idleTimeout(p.IdleTimeout), connectTimeout(p.ConnectTimeout))))
 	raw, mws := body.prepare(ctx, req, endpoint(openAIServiceOf(req.Model).base, "chat/completions"))
 	for _, mw := range mws {
 		opts = append(opts, option.WithMiddleware(mw))

@@ -650,3 +650,31 @@ func hasImages(content []session.ContentBlock) bool {
 	}
 	return false
 }
+
+// Transport is how both providers send a request: the SDK's retries and
+// lunar's HTTP client with its stall and connect guards. The zero value
+// works (no retries, the shared client, the default timeouts).
+type Transport struct {
+	// MaxRetries is how often a request rejected with 408/409/429/5xx (and
+	// Anthropic's 529) or a connection failure is retried by the SDK,
+	// honouring retry-after.
+	MaxRetries int
+	// HTTPClient, if set, sends the requests.
+	HTTPClient *http.Client
+	// IdleTimeout is how long the service may send nothing, before the
+	// response headers (the attempt fails and is retried) or within the
+	// stream (the reply ends with an error, keeping what arrived). 0 means
+	// IdleTimeoutEnv or DefaultIdleTimeout; negative, no limit.
+	IdleTimeout time.Duration
+	// ConnectTimeout bounds making a connection; 0 means
+	// DefaultConnectTimeout, negative no limit.
+	ConnectTimeout time.Duration
+}
+
+// retries is MaxRetries as the SDKs take it.
+func (t Transport) retries() int { return max(0, t.MaxRetries) }
+
+// client is the HTTP client a request goes through.
+func (t Transport) client() *http.Client {
+	return guardedClient(t.HTTPClient, idleTimeout(t.IdleTimeout), connectTimeout(t.ConnectTimeout))
+}

@@ -29,9 +29,9 @@ func llmModel(srv *llmtest.Server, api string) Model {
 // llmProvider returns the provider for api with fast retries.
 func llmProvider(api string, retries int) Provider {
 	if api == APIAnthropicMessages {
-		return &AnthropicProvider{MaxRetries: retries}
+		return &AnthropicProvider{Transport{MaxRetries: retries}}
 	}
-	return &OpenAIProvider{MaxRetries: retries}
+	return &OpenAIProvider{Transport: Transport{MaxRetries: retries}}
 }
 
 func llmUser(text string) session.Message {

@@ -127,9 +127,9 @@ func (fs *faultServer) model(api string) Model {
 // stallProvider returns the provider of api with the given idle timeout.
 func stallProvider(api string, retries int, idle time.Duration, client *http.Client) Provider {
 	if api == APIAnthropicMessages {
-		return &AnthropicProvider{MaxRetries: retries, IdleTimeout: idle, HTTPClient: client}
+		return &AnthropicProvider{Transport{MaxRetries: retries, IdleTimeout: idle, HTTPClient: client}}
 	}
-	return &OpenAIProvider{MaxRetries: retries, IdleTimeout: idle, HTTPClient: client, MaxRetryDelay: 50 * time.Millisecond}
+	return &OpenAIProvider{Transport: Transport{MaxRetries: retries, IdleTimeout: idle, HTTPClient: client}, MaxRetryDelay: 50 * time.Millisecond}
 }
 
 func hostOf(t *testing.T, raw string) string {
@@ -231,9 +231,9 @@ func TestConnectTimeout(t *testing.T) {
 	for _, api := range llmAPIs {
 		t.Run(api, func(t *testing.T) {
 			m := Model{Provider: "fake", ID: "m", API: api, BaseURL: "http://model.invalid:8080/v1"}
-			var p Provider = &OpenAIProvider{HTTPClient: never, ConnectTimeout: 200 * time.Millisecond}
+			var p Provider = &OpenAIProvider{Transport: Transport{HTTPClient: never, ConnectTimeout: 200 * time.Millisecond}}
 			if api == APIAnthropicMessages {
-				p = &AnthropicProvider{HTTPClient: never, ConnectTimeout: 200 * time.Millisecond}
+				p = &AnthropicProvider{Transport{HTTPClient: never, ConnectTimeout: 200 * time.Millisecond}}
 			}
 			_, err := p.Stream(context.Background(), &Request{Model: m, Messages: []session.Message{llmUser("hi")}}, nil)
 			require.Error(t, err)

@@ -92,3 +92,59 @@ func TestQueueHookSteerFollowUpAndCompactDuringARun(t *testing.T) {
 		{{}, {}},
 	}, queues)
 }
+
+// Built-ins in one-shot mode: those that make sense without a terminal
+// run (output on stdout; on stderr in JSON mode), the rest are refused
+// with one line and exit 2 before anything runs.
+func TestOneShotBuiltins(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("first answer"))
+	r := e.run("", "-p", "first question")
+	require.Equal(t, 0, r.code, r.stderr)
+	s := e.onlySession()
+	var userID string
+	for _, en := range s.Entries() {
+		if en.Message != nil && en.Message.Role == "user" {
+			userID = en.ID
+		}
+	}
+	require.NotEmpty(t, userID)
+
+	r = e.run("", "-c", "-p", "/tree")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, userID+"  you: first question")
+	assert.Contains(t, r.stdout, "← leaf")
+
+	r = e.run("", "-c", "-p", "/label "+userID+" start")
+	require.Equal(t, 0, r.code, r.stderr)
+	r = e.run("", "-c", "-p", "/name my work")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "name: my work\n", r.stdout)
+	r = e.run("", "-c", "--mode", "json", "-p", "/session")
+	require.Equal(t, 0, r.code, r.stderr)
+	evs := jsonLines(t, r.stdout)
+	require.Len(t, evs, 1, "JSON mode: stdout is events only (the header)")
+	assert.Equal(t, "session", evs[0]["type"])
+	assert.Contains(t, r.stderr, "name      my work")
+	s = e.onlySession()
+	assert.Equal(t, "start", s.Label(userID))
+
+	// /branch, then a prompt: the prompt continues from the branch point.
+	e.srv.Reply(llmtest.Text("second answer"))
+	r = e.run("", "-c", "-p", "/branch start", "another question")
+	require.Equal(t, 0, r.code, r.stderr)
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	msgs := reqMessages(t, reqs[1])
+	assert.Equal(t, "another question", contentText(msgs[len(msgs)-1].Content))
+	assert.NotContains(t, string(reqs[1].Body), "first question", "before the user message: it is left out")
+
+	for _, line := range []string{"/clear", "/sessions", "/resume x", "/expand", "/quit"} {
+		r = e.run("", "-c", "-p", "hello", line)
+		assert.Equal(t, 2, r.code, line)
+		assert.Empty(t, r.stdout, line)
+		assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+		assert.Contains(t, r.stderr, "needs the interactive REPL", line)
+	}
+	assert.Len(t, e.srv.Requests(), 2, "a refused line stops the run before its prompts")
+}

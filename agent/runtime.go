@@ -85,8 +85,7 @@ type Runtime struct {
 	running    atomic.Bool
 	abort      atomic.Pointer[func()]
 
-	subMu       sync.Mutex
-	subscribers []func(RuntimeEvent)
+	subscribers subscribers[RuntimeEvent]
 
 	bg sync.WaitGroup // session hooks running in the background (session.compact)
 }
@@ -300,17 +299,7 @@ type CompactionResult struct {
 // Subscribe registers fn for every runtime event, delivered in order on the
 // goroutine that runs the operation. It returns a function that
 // unsubscribes.
-func (rt *Runtime) Subscribe(fn func(RuntimeEvent)) func() {
-	rt.subMu.Lock()
-	defer rt.subMu.Unlock()
-	rt.subscribers = append(rt.subscribers, fn)
-	i := len(rt.subscribers) - 1
-	return func() {
-		rt.subMu.Lock()
-		defer rt.subMu.Unlock()
-		rt.subscribers[i] = nil
-	}
-}
+func (rt *Runtime) Subscribe(fn func(RuntimeEvent)) func() { return rt.subscribers.add(fn) }
 
 // SubscribeLoop registers fn for the loop events only.
 func (rt *Runtime) SubscribeLoop(fn func(Event)) func() {
@@ -321,16 +310,7 @@ func (rt *Runtime) SubscribeLoop(fn func(Event)) func() {
 	})
 }
 
-func (rt *Runtime) emit(ev RuntimeEvent) {
-	rt.subMu.Lock()
-	subs := rt.subscribers
-	rt.subMu.Unlock()
-	for _, fn := range subs {
-		if fn != nil {
-			fn(ev)
-		}
-	}
-}
+func (rt *Runtime) emit(ev RuntimeEvent) { rt.subscribers.emit(ev) }
 
 // SetAbort installs the function ctx.abort() calls (the front end's way
 // to stop the current step); nil removes it.

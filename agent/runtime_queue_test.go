@@ -3,8 +3,10 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,7 +18,7 @@ import (
 // queueRuntime is a test runtime with a tool "act" that runs fn (inside
 // the run, as a user typing while a tool works) and records the queue
 // updates.
-func queueRuntime(t *testing.T, fn func(rt *Runtime, n int)) (*Runtime, *llmtest.Server, *queueLog) {
+func queueRuntime(t testing.TB, fn func(rt *Runtime, n int)) (*Runtime, *llmtest.Server, *queueLog) {
 	t.Helper()
 	var rt *Runtime
 	n := 0
@@ -245,4 +247,59 @@ func TestSendMessageDuringARunJoinsTheLoop(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, custom)
+}
+
+// BenchmarkSteerDelivery is the latency from the end of a tool call to
+// the next model request when a prompt was steered in during the tool
+// (the queue's cost), beside the same turn without a steer: a run over
+// the fake server through the OpenAI SDK, as the binary makes it.
+func BenchmarkSteerDelivery(b *testing.B) {
+	for _, steer := range []bool{true, false} {
+		name := "steered"
+		if !steer {
+			name = "plain"
+		}
+		b.Run(name, func(b *testing.B) {
+			rt, srv, _ := queueRuntime(b, func(rt *Runtime, _ int) {
+				if steer {
+					rt.Steer("look at this too", nil)
+				}
+			})
+			var toolEnd, delivered time.Time
+			rt.SubscribeLoop(func(ev Event) {
+				switch {
+				case ev.Type == EventToolExecutionEnd:
+					toolEnd = time.Now()
+				case ev.Type == EventMessageStart && ev.Message.Role == session.RoleUser && delivered.Before(toolEnd):
+					delivered = time.Now()
+				}
+			})
+			var total, queue time.Duration
+			n := 0
+			for b.Loop() {
+				before := len(srv.Requests())
+				srv.Reply(llmtest.ToolCall("act", `{}`))
+				srv.Reply(llmtest.Text("ok"))
+				if err := rt.Prompt(context.Background(), "go", nil); err != nil {
+					b.Fatal(err)
+				}
+				reqs := srv.Requests()
+				if len(reqs) != before+2 {
+					b.Fatalf("%d requests, want 2", len(reqs)-before)
+				}
+				if steer && !strings.Contains(string(reqs[before+1].Body), "look at this too") {
+					b.Fatal("the steer was not delivered with the next request")
+				}
+				total += reqs[before+1].Received.Sub(toolEnd)
+				if steer {
+					queue += delivered.Sub(toolEnd)
+				}
+				n++
+			}
+			b.ReportMetric(float64(total.Microseconds())/float64(n), "µs-tool-end-to-request")
+			if steer {
+				b.ReportMetric(float64(queue.Microseconds())/float64(n), "µs-tool-end-to-delivery")
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -302,4 +303,39 @@ func BenchmarkSteerDelivery(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A front end steers from its own goroutine (the REPL's input reader)
+// while a tool runs; the queue's events arrive in the order of the
+// changes.
+func TestSteerFromAnotherGoroutine(t *testing.T) {
+	inTool, steered := make(chan struct{}), make(chan struct{})
+	rt, srv, log := queueRuntime(t, func(rt *Runtime, n int) {
+		if n == 1 {
+			close(inTool)
+			<-steered
+		}
+	})
+	srv.Reply(llmtest.ToolCall("act", `{}`))
+	srv.Reply(llmtest.Text("ok"))
+	go func() {
+		<-inTool
+		for i := range 5 {
+			rt.Steer(fmt.Sprintf("s%d", i), nil)
+		}
+		rt.FollowUp("later", nil)
+		rt.TakeBackLast()
+		close(steered)
+	}()
+	rt.SetSteeringMode(QueueAll)
+	require.NoError(t, rt.Prompt(context.Background(), "go", nil))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"go", "s0", "s1", "s2", "s3", "s4"}, userTexts(t, reqs[1]))
+	ups := log.all()
+	require.Len(t, ups, 8)
+	assert.Equal(t, []string{"s0", "s1", "s2", "s3", "s4"}, ups[5].Steering)
+	assert.Equal(t, []string{"later"}, ups[5].FollowUp)
+	assert.Empty(t, ups[6].FollowUp, "taken back")
+	assert.Equal(t, QueueUpdate{Steering: []string{}, FollowUp: []string{}}, ups[7])
 }

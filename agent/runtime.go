@@ -255,9 +255,11 @@ type RuntimeEvent struct {
 	Loop       *Event           // a loop event (agent_start, message_update, …)
 	Compaction *CompactionEvent // compaction_start / compaction_end
 	// Queue is queue_update: the input queue changed (a message queued,
-	// delivered, taken back or cleared). It may come from any goroutine
-	// that changes the queue; a subscriber must not change the queue
-	// from inside it.
+	// delivered, taken back or cleared). It comes from the goroutine that
+	// changed the queue, while later changes wait for it: a subscriber
+	// must not change the queue from inside it, nor take a lock that a
+	// goroutine calling Steer, FollowUp, TakeBackLast or ClearQueue may
+	// hold (hand the update to its own goroutine instead).
 	Queue *QueueUpdate
 }
 

@@ -241,6 +241,15 @@ func (rt *Runtime) TakeFollowUp(ctx context.Context) []session.Message {
 }
 
 func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
+	rt.pending.mu.Lock()
+	empty := len(rt.pending.steering) == 0
+	if followUp {
+		empty = len(rt.pending.followUp) == 0
+	}
+	rt.pending.mu.Unlock()
+	if empty { // every turn asks: no need to order events then
+		return nil
+	}
 	var items []queued
 	rt.queueChange(func(p *pendingQueue) bool {
 		qs, mode := &p.steering, p.steerMode

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/agent/llmtest"
 	"github.com/lunar-cli/lunar/session"
 )
@@ -338,4 +339,58 @@ func TestSteerFromAnotherGoroutine(t *testing.T) {
 	assert.Equal(t, []string{"later"}, ups[5].FollowUp)
 	assert.Empty(t, ups[6].FollowUp, "taken back")
 	assert.Equal(t, QueueUpdate{Steering: []string{}, FollowUp: []string{}}, ups[7])
+}
+
+// compactOnTurnEnd asks for a compaction from every turn.end, as a
+// memory hook past its token ratio does.
+type compactOnTurnEnd struct {
+	NopHooks
+	rt    *Runtime
+	asked []bool
+}
+
+func (h *compactOnTurnEnd) Notify(_ context.Context, ev Event) {
+	if ev.Type == EventTurnEnd {
+		h.asked = append(h.asked, h.rt.RequestCompact("keep it short"))
+	}
+}
+
+// A compaction asked for in the run's last turn runs right after it; one
+// asked for between turns runs before the next call, which sends the
+// compacted context.
+func TestRequestCompactAtTheTurnBoundary(t *testing.T) {
+	rt, srv, rec := newTestRuntime(t, func(o *RuntimeOptions) {
+		o.Tools = []*Tool{{Name: "act", Parameters: json.RawMessage(`{"type":"object"}`),
+			Execute: func(context.Context, string, json.RawMessage, func(ToolResult)) (ToolResult, error) {
+				return TextResult("acted", false), nil
+			}}}
+		o.Compaction = compaction.DefaultSettings()
+		o.Compaction.KeepRecentTokens = 10
+		o.Warn = func(msg string) { t.Error("warning: " + msg) }
+	})
+	rec.compact = CompactDecision{Summary: "summary from the hook"}
+	s := rt.Session()
+	long := strings.Repeat("words ", 40)
+	appendAll(t, s, userMsg("old question "+long), assistantMsg("old answer"))
+	h := &compactOnTurnEnd{rt: rt}
+	rt.SetHooks(h, rec)
+	srv.Reply(llmtest.ToolCall("act", `{}`))
+	srv.Reply(llmtest.Text("done "+long))
+	require.NoError(t, rt.Prompt(context.Background(), "new question "+long, nil))
+	assert.Equal(t, []bool{true, true}, h.asked, "both asked during the run")
+	var compactions []string
+	for _, e := range s.Entries() {
+		if e.Type == session.TypeCompaction {
+			compactions = append(compactions, e.Summary())
+		}
+	}
+	assert.Equal(t, []string{"summary from the hook", "summary from the hook"}, compactions[:min(2, len(compactions))])
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2, "the hook supplied the summaries: no model call for them")
+	assert.NotContains(t, string(reqs[1].Body), "old question", "the second call sends the compacted context")
+	assert.Contains(t, string(reqs[1].Body), "summary from the hook")
+	last := s.Path("")[len(s.Path(""))-1]
+	assert.Equal(t, session.TypeCompaction, last.Type, "the last turn's request ran after the run")
+	assert.Equal(t, "keep it short", rec.compactEvents[0].Instructions)
+	rt.WaitHooks()
 }

@@ -375,7 +375,7 @@ func TestRequestCompactAtTheTurnBoundary(t *testing.T) {
 	h := &compactOnTurnEnd{rt: rt}
 	rt.SetHooks(h, rec)
 	srv.Reply(llmtest.ToolCall("act", `{}`))
-	srv.Reply(llmtest.Text("done "+long))
+	srv.Reply(llmtest.Text("done " + long))
 	require.NoError(t, rt.Prompt(context.Background(), "new question "+long, nil))
 	assert.Equal(t, []bool{true, true}, h.asked, "both asked during the run")
 	var compactions []string

@@ -148,3 +148,35 @@ func TestOneShotBuiltins(t *testing.T) {
 	}
 	assert.Len(t, e.srv.Requests(), 2, "a refused line stops the run before its prompts")
 }
+
+// steering_mode in config.json: two steers in one call or one a call.
+func TestQueueSteeringModeFromConfig(t *testing.T) {
+	for _, tc := range []struct {
+		config string
+		calls  int
+	}{{`{}`, 3}, {`{"steering_mode": "all"}`, 2}} {
+		t.Run(tc.config, func(t *testing.T) {
+			e := newE2E(t)
+			e.hkConfig(tc.config)
+			hook := filepath.Join(e.cwd, "steer.lua")
+			writeHook(t, hook, `lunar.on("tool.execute.after", function()
+  lunar.send("one", {deliver = "steer"})
+  lunar.send("two", {deliver = "steer"})
+end)`)
+			e.srv.Reply(llmtest.ToolCall("bash", `{"command":"true"}`))
+			e.srv.SetDefault(llmtest.Text("ok"))
+			r := e.run("", "-e", hook, "-p", "go")
+			require.Equal(t, 0, r.code, r.stderr)
+			reqs := e.srv.Requests()
+			require.Len(t, reqs, tc.calls)
+			msgs := reqMessages(t, reqs[len(reqs)-1])
+			var users []string
+			for _, m := range msgs {
+				if m.Role == "user" {
+					users = append(users, contentText(m.Content))
+				}
+			}
+			assert.Equal(t, []string{"go", "one", "two"}, users)
+		})
+	}
+}

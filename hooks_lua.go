@@ -268,8 +268,12 @@ func (h *luaHost) attach(text string, attachments []lua.Attachment) (string, []s
 
 // SendMessage appends a custom message now when lunar is idle, or when the
 // current reply ends; with triggerTurn the agent then answers it.
-func (h *luaHost) SendMessage(_ context.Context, msg agent.CustomMessage, triggerTurn bool) error {
-	return h.a.rt.SendMessage(msg, triggerTurn)
+func (h *luaHost) SendMessage(_ context.Context, msg agent.CustomMessage, triggerTurn, followUp bool) error {
+	deliver := agent.DeliverSteer
+	if followUp {
+		deliver = agent.DeliverFollowUp
+	}
+	return h.a.rt.SendMessageAs(msg, triggerTurn, deliver)
 }
 
 func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string, error) {

@@ -315,11 +315,19 @@ func (h *luaHost) AvailableModels() []agent.Model { return h.a.registry.Availabl
 
 func (h *luaHost) ResolveAPIKey(m agent.Model) (string, error) { return h.a.rt.APIKey(m) }
 
+// SetModel and SetThinkingLevel refuse while a run is in progress (a
+// command typed during it): the run reads both between its calls.
 func (h *luaHost) SetModel(ctx context.Context, provider, id string) error {
+	if h.a.rt.Running() {
+		return errors.New("cannot change the model while the agent is running")
+	}
 	return h.a.rt.SetModel(ctx, provider+"/"+id)
 }
 
 func (h *luaHost) SetThinkingLevel(ctx context.Context, level string) error {
+	if h.a.rt.Running() {
+		return errors.New("cannot change the thinking level while the agent is running")
+	}
 	return h.a.rt.SetThinkingLevel(ctx, level)
 }
 

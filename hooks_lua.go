@@ -201,15 +201,15 @@ func (h *luaHost) UI() lua.UI {
 	return h.a.ui
 }
 
-// Send queues text as the user's next message: it is sent when the
-// current step (a reply, a command) ends. A command line (without
-// attachments) is run then as if typed.
+// Send queues text as the user's next message: during a run as a
+// follow-up (the run goes on with it when the agent would stop), else it
+// is sent when the current step (a command, a handler) ends.
 func (h *luaHost) Send(_ context.Context, text string, attachments []lua.Attachment) error {
 	text, images, err := h.attach(text, attachments)
 	if err != nil {
 		return err
 	}
-	h.a.rt.Send(text, images)
+	h.a.rt.FollowUp(text, images)
 	return nil
 }
 
@@ -230,6 +230,8 @@ func (h *luaHost) Steer(_ context.Context, text string, attachments []lua.Attach
 }
 
 func (h *luaHost) Idle() bool { return h.a.rt.Idle() }
+
+func (h *luaHost) Queued() (steering, followUp []string) { return h.a.rt.Queued() }
 
 func (h *luaHost) SystemPrompt(ctx context.Context) (string, error) {
 	return h.a.rt.SystemPrompt(ctx), nil
@@ -267,8 +269,12 @@ func (h *luaHost) attach(text string, attachments []lua.Attachment) (string, []s
 
 // SendMessage appends a custom message now when lunar is idle, or when the
 // current reply ends; with triggerTurn the agent then answers it.
-func (h *luaHost) SendMessage(_ context.Context, msg agent.CustomMessage, triggerTurn bool) error {
-	return h.a.rt.SendMessage(msg, triggerTurn)
+func (h *luaHost) SendMessage(_ context.Context, msg agent.CustomMessage, triggerTurn, followUp bool) error {
+	deliver := agent.DeliverSteer
+	if followUp {
+		deliver = agent.DeliverFollowUp
+	}
+	return h.a.rt.SendMessageAs(msg, triggerTurn, deliver)
 }
 
 func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string, error) {
@@ -310,11 +316,19 @@ func (h *luaHost) AvailableModels() []agent.Model { return h.a.registry.Availabl
 
 func (h *luaHost) ResolveAPIKey(m agent.Model) (string, error) { return h.a.rt.APIKey(m) }
 
+// SetModel and SetThinkingLevel refuse while a run is in progress (a
+// command typed during it): the run reads both between its calls.
 func (h *luaHost) SetModel(ctx context.Context, provider, id string) error {
+	if h.a.rt.Running() {
+		return errors.New("cannot change the model while the agent is running")
+	}
 	return h.a.rt.SetModel(ctx, provider+"/"+id)
 }
 
 func (h *luaHost) SetThinkingLevel(ctx context.Context, level string) error {
+	if h.a.rt.Running() {
+		return errors.New("cannot change the thinking level while the agent is running")
+	}
 	return h.a.rt.SetThinkingLevel(ctx, level)
 }
 
@@ -338,9 +352,12 @@ func (h *luaHost) Branch(ctx context.Context, targetID, summary string) error {
 	return err
 }
 
+// Compact compacts now when idle; during a run it asks for the
+// compaction at the next turn boundary (the run goes on on the compacted
+// context) and reports success at once.
 func (h *luaHost) Compact(ctx context.Context, instructions string) error {
-	if h.a.rt.Running() {
-		return errors.New("cannot compact while the agent is running")
+	if h.a.rt.RequestCompact(instructions) {
+		return nil
 	}
 	_, err := h.a.rt.Compact(ctx, agent.CompactHook, instructions)
 	return err

@@ -112,11 +112,16 @@ type Host interface {
 	Steer(ctx context.Context, text string, attachments []Attachment) error
 	// Idle reports whether no agent run is in progress (ctx.is_idle).
 	Idle() bool
+	// Queued is the prompts waiting in the running agent's steering and
+	// follow-up queues, in delivery order (ctx.queued).
+	Queued() (steering, followUp []string)
 	// SystemPrompt is the system prompt of the next model call, after the
 	// chat.system.transform hooks (ctx.get_system_prompt).
 	SystemPrompt(ctx context.Context) (string, error)
 	// SendMessage appends a custom_message; triggerTurn runs the agent on it.
-	SendMessage(ctx context.Context, msg agent.CustomMessage, triggerTurn bool) error
+	// During a run it joins the running loop: as a steering message, or
+	// with followUp when the agent would stop.
+	SendMessage(ctx context.Context, msg agent.CustomMessage, triggerTurn, followUp bool) error
 	// Complete makes one model call and returns its text.
 	Complete(ctx context.Context, req CompleteRequest) (string, error)
 	// CheckExec decides whether lunar.exec may run a command (nil = yes).
@@ -185,11 +190,14 @@ func (NopHost) Steer(context.Context, string, []Attachment) error { return ErrNo
 // Idle implements Host.
 func (NopHost) Idle() bool { return true }
 
+// Queued implements Host: nothing queued.
+func (NopHost) Queued() (steering, followUp []string) { return nil, nil }
+
 // SystemPrompt implements Host.
 func (NopHost) SystemPrompt(context.Context) (string, error) { return "", ErrNotAvailable }
 
 // SendMessage implements Host.
-func (NopHost) SendMessage(context.Context, agent.CustomMessage, bool) error {
+func (NopHost) SendMessage(context.Context, agent.CustomMessage, bool, bool) error {
 	return ErrNotAvailable
 }
 

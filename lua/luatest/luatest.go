@@ -262,6 +262,7 @@ type Sent struct {
 type SentMessage struct {
 	Message     agent.CustomMessage
 	TriggerTurn bool
+	FollowUp    bool
 }
 
 // Host is a lua.Host over a Session and a UI that records every action.
@@ -285,6 +286,8 @@ type Host struct {
 	ExecDeny string // non-empty: CheckExec refuses with this message
 	// Busy makes Idle false (an agent run in progress).
 	Busy bool
+	// QueuedSteering and QueuedFollowUp are what Queued answers.
+	QueuedSteering, QueuedFollowUp []string
 	// SystemPromptValue is what SystemPrompt answers.
 	SystemPromptValue string
 	// Tools is the tool registry hooks see (nil: lunar's default built-ins).
@@ -349,6 +352,13 @@ func (h *Host) Steer(_ context.Context, text string, atts []lua.Attachment) erro
 // Idle implements lua.Host: true unless Busy is set.
 func (h *Host) Idle() bool { return !h.Busy }
 
+// Queued implements lua.Host: QueuedSteering and QueuedFollowUp.
+func (h *Host) Queued() (steering, followUp []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.QueuedSteering, h.QueuedFollowUp
+}
+
 // SystemPrompt implements lua.Host: SystemPromptValue.
 func (h *Host) SystemPrompt(context.Context) (string, error) { return h.SystemPromptValue, nil }
 
@@ -370,9 +380,9 @@ func (h *Host) SendCommand(_ context.Context, line string) error {
 }
 
 // SendMessage implements lua.Host: the message is also appended to Sess.
-func (h *Host) SendMessage(_ context.Context, msg agent.CustomMessage, trigger bool) error {
+func (h *Host) SendMessage(_ context.Context, msg agent.CustomMessage, trigger, followUp bool) error {
 	h.mu.Lock()
-	h.Messages = append(h.Messages, SentMessage{Message: msg, TriggerTurn: trigger})
+	h.Messages = append(h.Messages, SentMessage{Message: msg, TriggerTurn: trigger, FollowUp: followUp})
 	h.mu.Unlock()
 	if h.Sess != nil {
 		_, err := h.Sess.AppendCustomMessage(msg.CustomType, msg.Content, msg.Display, msg.Details)

@@ -60,6 +60,7 @@ type hook struct {
 	libs      [numLibs]*glua.LTable
 	lunarT    *glua.LTable
 	lunar     lazyTable
+	lazyFns   *lazyFieldFns // the metamethods of lazy event payloads (lazy_fields.go)
 
 	ctx    *glua.LTable // the ctx passed to event handlers (nil until ctxTable builds it)
 	cmdCtx *glua.LTable // the ctx passed to command handlers (adds set_model, ...)

@@ -168,7 +168,7 @@ var events = [numEvents]eventSpec{
 	evContext: {Name: "context", Aliases: []string{"chat.messages.transform"}, Kind: kindTransform, When: "before every model call",
 		Payload: []stdlib.Field{{Name: "messages", Type: "lunar.ContextMessage[]", Doc: "session JSON plus entry_id (nil for synthetic messages); built when first read, so a handler that returns without reading it costs nothing"},
 			{Name: "entries", Type: "lunar.Entry[]", Doc: "the entries on the session's path, root to leaf (what ctx.session.entries() returns; empty without a session); built when first read, as messages"}},
-		Result:  []stdlib.Field{{Name: "messages", Type: "lunar.ContextMessage[]?", Doc: "replaces the messages of this call only; never stored"}}},
+		Result: []stdlib.Field{{Name: "messages", Type: "lunar.ContextMessage[]?", Doc: "replaces the messages of this call only; never stored"}}},
 	evSystemTransform: {Name: "chat.system.transform", Kind: kindTransform, When: "before every model call",
 		Payload: []stdlib.Field{{Name: "system_prompt", Type: "string"}},
 		Result:  []stdlib.Field{{Name: "system_prompt", Type: "string?"}}},

@@ -86,7 +86,7 @@ func TestLazyPayloadsLookLikePlainTables(t *testing.T) {
 		Content: []session.ContentBlock{{Type: session.BlockText, Text: "done"}}}, ToolResults: results,
 		Tokens: agent.TokenStats{Input: 12, Total: 20}, ContextTokens: 30, ContextLimit: 1000})
 	rt.BeforeCompact(bg, lua.CompactEvent{Reason: lua.CompactManual,
-		Preparation: lua.CompactPreparation{Messages: []session.Message{userMsg("a"), userMsg("b")}, FirstKeptEntryID: "0000000c", TokensBefore: 9},
+		Preparation:         lua.CompactPreparation{Messages: []session.Message{userMsg("a"), userMsg("b")}, FirstKeptEntryID: "0000000c", TokensBefore: 9},
 		PreviousCompactions: []*session.Entry{{Type: session.TypeCompaction, ID: "0000000b", Fields: &session.EntryFields{Summary: "old", FirstKeptEntryID: "00000003"}}},
 		Model:               agent.Model{Provider: "openai", ID: "gpt-small"}})
 	rt.AfterTool(bg, "read", "c1", json.RawMessage(`{"path":"b.go"}`), json.RawMessage(`{"path":"a.go"}`),

@@ -130,31 +130,63 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 	return ui, sess, models, cmd
 }
 
-// newCtxTables builds the hook's ctx and command ctx.
-func (h *hook) newCtxTables() (ctx, cmdCtx *glua.LTable) {
+// ctxSubtables are the fields of ctx holding function tables. They are
+// built on the first read of any of them (or pairs): a handler that only
+// reads live fields, or ignores ctx, builds none of their functions.
+var ctxSubtables = [...]string{"ui", "session", "models"}
+
+// newCtxTable builds the hook's ctx (cmd: the command ctx): its own
+// functions, and a metatable serving the live fields and the function
+// tables (built on first read).
+func (h *hook) newCtxTable(cmd bool) *glua.LTable {
 	L := h.L
-	ui, sess, models, cmd := ctxTables(h)
-	uiT, sessT, modelsT := ui.Table(L), sess.Table(L), models.Table(L)
-	meta := L.CreateTable(0, 1)
-	meta.RawSetString("__index", L.NewFunction(h.ctxIndex))
-	base := ctxFuncs(h)
-	build := func(extra *stdlib.Module) *glua.LTable {
-		t := L.CreateTable(0, 8)
-		for _, f := range base.Funcs {
+	if h.ctxMeta == nil {
+		h.ctxMeta = L.CreateTable(0, 2)
+		h.ctxMeta.RawSetString("__index", L.NewFunction(h.ctxIndex))
+		// pairs and next see the function tables (stdlib.FillKey); the
+		// metatable stays for the live fields.
+		h.ctxMeta.RawSetString(stdlib.FillKey, L.NewFunction(func(L *glua.LState) int {
+			h.ctxFill(L.CheckTable(1))
+			return 0
+		}))
+	}
+	t := L.CreateTable(0, 8)
+	for _, f := range ctxFuncs(h).Funcs {
+		t.RawSetString(f.Name, L.NewFunction(f.Fn))
+	}
+	if cmd {
+		_, _, _, cmdMod := ctxTables(h)
+		for _, f := range cmdMod.Funcs {
 			t.RawSetString(f.Name, L.NewFunction(f.Fn))
 		}
-		t.RawSetString("ui", uiT)
-		t.RawSetString("session", sessT)
-		t.RawSetString("models", modelsT)
-		if extra != nil {
-			for _, f := range extra.Funcs {
-				t.RawSetString(f.Name, L.NewFunction(f.Fn))
-			}
-		}
-		t.Metatable = meta
-		return t
 	}
-	return build(nil), build(cmd)
+	t.Metatable = h.ctxMeta
+	return t
+}
+
+// ctxFill sets ctx's function tables in t (ctx or the command ctx),
+// building them on the first call for either; fields the hook set
+// itself stay.
+func (h *hook) ctxFill(t *glua.LTable) {
+	if t == h.ctxFilled[0] || t == h.ctxFilled[1] {
+		return
+	}
+	if h.ctxSubs[0] == nil {
+		ui, sess, models, _ := ctxTables(h)
+		for i, m := range []*stdlib.Module{ui, sess, models} {
+			h.ctxSubs[i] = m.Table(h.L)
+		}
+	}
+	for i, name := range ctxSubtables {
+		if t.RawGetString(name) == glua.LNil {
+			t.RawSetString(name, h.ctxSubs[i])
+		}
+	}
+	if h.ctxFilled[0] == nil {
+		h.ctxFilled[0] = t
+	} else {
+		h.ctxFilled[1] = t
+	}
 }
 
 // ctxGetters serve ctx's live fields (documented in ctxFields).
@@ -185,13 +217,22 @@ var ctxGetters = map[string]func(h *hook, L *glua.LState) glua.LValue{
 	},
 }
 
-// ctxIndex is ctx's __index: the live fields.
+// ctxIndex is ctx's __index: the live fields, and the function tables
+// on their first read.
 func (h *hook) ctxIndex(L *glua.LState) int {
-	if get, ok := ctxGetters[L.CheckString(2)]; ok {
+	t, key := L.CheckTable(1), L.CheckString(2)
+	if get, ok := ctxGetters[key]; ok {
 		L.Push(get(h, L))
-	} else {
-		L.Push(glua.LNil)
+		return 1
 	}
+	for _, name := range ctxSubtables {
+		if key == name {
+			h.ctxFill(t)
+			L.Push(t.RawGetString(key))
+			return 1
+		}
+	}
+	L.Push(glua.LNil)
 	return 1
 }
 

@@ -158,3 +158,35 @@ end)`)
 	require.Len(t, got, 1)
 	assert.JSONEq(t, `{"ids":["`+u+`:message","`+c+`:custom"],"same":true}`, string(got[0]))
 }
+
+// ctx's function tables are built on first read, but pairs, rawget and
+// reads through either ctx show them as before.
+func TestCtxTablesOnDemand(t *testing.T) {
+	host := newHost(t)
+	rt, reports := loadCode(t, host, `local json = require("json")
+local function keys(t)
+  local out = {}
+  for k in pairs(t) do out[#out + 1] = k end
+  table.sort(out)
+  return json.array(out)
+end
+lunar.on("turn.start", function(ev, ctx)
+  lunar.append_entry("pairs", { keys = keys(ctx) })
+end)
+lunar.on("turn.start", function(ev, ctx)
+  lunar.append_entry("raw", { ui = type(rawget(ctx, "ui")), leaf = type(ctx.session.leaf_id), same = rawget(ctx, "models") == ctx.models })
+end)`)
+	rt.Notify(bg, agent.Event{Type: agent.EventTurnStart})
+	assert.Empty(t, *reports)
+	assert.JSONEq(t, `{"keys":["get_system_prompt","is_idle","models","session","ui"]}`, string(host.Sess.Custom("pairs")[0]))
+	assert.JSONEq(t, `{"ui":"table","leaf":"function","same":true}`, string(host.Sess.Custom("raw")[0]))
+
+	// a fresh state: the first look is a rawget
+	host2 := newHost(t)
+	rt2, reports2 := loadCode(t, host2, `lunar.on("turn.start", function(ev, ctx)
+  lunar.append_entry("raw", { ui = type(rawget(ctx, "ui")), cwd = type(ctx.cwd) })
+end)`)
+	rt2.Notify(bg, agent.Event{Type: agent.EventTurnStart})
+	assert.Empty(t, *reports2)
+	assert.JSONEq(t, `{"ui":"table","cwd":"string"}`, string(host2.Sess.Custom("raw")[0]))
+}

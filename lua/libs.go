@@ -460,6 +460,8 @@ func (h *hook) openGlobal(L *glua.LState, i int) glua.LValue {
 				h.fill(L, lt)
 			} else if t, lf := lazyFieldsOf(L.Get(1)); lf != nil {
 				fillFields(L, t, lf)
+			} else if t, ok := L.Get(1).(*glua.LTable); ok && h.ctxMeta != nil && t.Metatable == h.ctxMeta {
+				h.ctxFill(t)
 			}
 			return orig(L)
 		})
@@ -474,6 +476,8 @@ func (h *hook) openGlobal(L *glua.LState, i int) glua.LValue {
 				if i := lf.index(L.Get(2)); i >= 0 {
 					buildField(L, t, lf, i)
 				}
+			} else if t, ok := L.Get(1).(*glua.LTable); ok && h.ctxMeta != nil && t.Metatable == h.ctxMeta {
+				h.ctxFill(t)
 			}
 			return orig(L)
 		})

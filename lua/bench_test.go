@@ -107,6 +107,41 @@ func BenchmarkLoad30Trivial(b *testing.B) {
 	}
 }
 
+// BenchmarkTurnEnd30 fires turn.end at 30 hooks whose handler takes
+// (ev, ctx) and reads neither (what the trivial hooks of a one-shot run
+// cost per turn): "first" loads them and fires once (ctx is built then),
+// "next" fires once more.
+func BenchmarkTurnEnd30(b *testing.B) {
+	var srcs []lua.Source
+	for i := range 30 {
+		srcs = append(srcs, lua.Source{Name: fmt.Sprintf("%02d-trivial.lua", i), Origin: lua.OriginGlobal,
+			Code: fmt.Appendf(nil, `local turns = 0
+lunar.on("turn.end", function(ev, ctx) turns = turns + 1 end)
+lunar.command("turns%02d", { description = "turns so far", handler = function() return nil end })`, i)})
+	}
+	msgs := manyMessages(3)
+	turnEnd := agent.Event{Type: agent.EventTurnEnd, Message: &msgs[1].Message, ToolResults: []session.Message{msgs[2].Message},
+		Tokens: agent.TokenStats{Input: 100, Output: 20, Total: 120}}
+	opts := lua.Options{Report: func(m string) { b.Fatal(m) }}
+	b.Run("first", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			rt := lua.Load(srcs, opts)
+			rt.Notify(bg, turnEnd)
+			rt.Close()
+		}
+	})
+	b.Run("next", func(b *testing.B) {
+		rt := lua.Load(srcs, opts)
+		defer rt.Close()
+		rt.Notify(bg, turnEnd)
+		b.ReportAllocs()
+		for b.Loop() {
+			rt.Notify(bg, turnEnd)
+		}
+	})
+}
+
 // noopRuntime loads a hook that listens to every event and does nothing.
 func noopRuntime(tb testing.TB) *lua.Runtime {
 	var code string

@@ -10,12 +10,13 @@
 //   - Hooks30: a one-shot run (-p, no session) with 30 trivial global
 //     hooks whose turn.end handler takes (ev, ctx) and reads neither,
 //     against the same run without them.
+//
 //   - Compact: /compact of a stored session (-compact-entries, pi's
 //     format, as BenchmarkResumeLarge's) with the bundled hooks, and with
 //     --no-hooks, against its floor: reading the file and sending the
 //     summary request lunar sent, once (testdata/bench/rawpost).
 //
-//	go test -run '^$' -bench 'BenchmarkPayloads' -benchtime 21x .
+//     go test -run '^$' -bench 'BenchmarkPayloads' -benchtime 21x .
 //
 // With LUNAR_BASE=/path/to/lunar an older build runs in the same rounds
 // (variants base-…): before/after figures on the same machine state.

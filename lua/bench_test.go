@@ -12,6 +12,7 @@ import (
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/lua"
+	"github.com/lunar-cli/lunar/lua/luatest"
 	"github.com/lunar-cli/lunar/session"
 )
 
@@ -297,4 +298,36 @@ func TestTrivialHookMemory(t *testing.T) {
 	perHook := (after.TotalAlloc - before.TotalAlloc) / uint64(len(srcs))
 	assert.Less(t, perHook, uint64(40<<10), "bytes allocated per trivial hook")
 	t.Logf("%d bytes per trivial hook", perHook)
+}
+
+// BenchmarkEntryCopies measures what hooks pay for session entries as
+// copies (tables built from their session JSON) on sessions of 1,000 and
+// 100,000 entries: ctx.session.entries() in full and with a filter that
+// keeps none, and the context event's ev.entries read in full or not at
+// all. It is the measure docs/hooks.md's "Values" gives for copies over
+// proxies.
+func BenchmarkEntryCopies(b *testing.B) {
+	for _, n := range []int{1000, 100_000} {
+		host := &luatest.Host{Sess: luatest.NewSession("s", "/s.jsonl"), ModelValue: agent.Model{Provider: "openai", ID: "m"}}
+		for _, cm := range manyMessages(n) {
+			host.Sess.AppendMessage(cm.Message)
+		}
+		msgs := manyMessages(3)
+		for _, c := range []struct{ name, code string }{
+			{"session.entries", `lunar.on("turn.start", function(ev, ctx) local n = 0 for _, e in ipairs(ctx.session.entries()) do n = n + #e.type end end)`},
+			{"session.entries-filtered", `lunar.on("turn.start", function(ev, ctx) local n = #ctx.session.entries({ type = "custom" }) end)`},
+			{"context.entries-read", `lunar.on("context", function(ev) local n = 0 for _, e in ipairs(ev.entries) do n = n + #e.type end end)`},
+			{"context.entries-unread", `lunar.on("context", function(ev) return nil end)`},
+		} {
+			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
+				rt := lua.Load([]lua.Source{{Name: "e.lua", Code: []byte(c.code)}}, lua.Options{Host: host, Report: func(m string) { b.Fatal(m) }})
+				defer rt.Close()
+				b.ReportAllocs()
+				for b.Loop() {
+					rt.Notify(bg, agent.Event{Type: agent.EventTurnStart})
+					rt.Context(bg, msgs)
+				}
+			})
+		}
+	}
 }

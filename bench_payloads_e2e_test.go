@@ -48,7 +48,7 @@ type pairedVariant struct {
 	name  string
 	cmd   func() *exec.Cmd // a fresh command for each run
 	setup func()           // run before each run, untimed (nil: none)
-	check func(stdout string) error
+	check func(stdout, stderr string) error
 
 	wall, cpu []time.Duration
 }
@@ -72,7 +72,7 @@ func runPaired(b *testing.B, vs []*pairedVariant) {
 			err := cmd.Run()
 			wall := time.Since(start)
 			if err == nil && v.check != nil {
-				err = v.check(stdout.String())
+				err = v.check(stdout.String(), stderr.String())
 			}
 			if err != nil {
 				b.Fatalf("%s: %v: %v\n%s%s", v.name, cmd.Args, err, stdout.String(), stderr.String())
@@ -227,8 +227,8 @@ func BenchmarkPayloadsCompact(b *testing.B) {
 	b.ReportMetric(float64(len(data))/(1<<20), "file-MiB")
 	b.ReportMetric(float64(len(lastBody))/(1<<20), "request-MiB")
 
-	compacted := func(stdout string) error {
-		if !strings.Contains(stdout, "ompact") {
+	compacted := func(_, stderr string) error {
+		if !strings.Contains(stderr, "compacted: ") {
 			return fmt.Errorf("no compaction reported")
 		}
 		return nil
@@ -248,8 +248,8 @@ func BenchmarkPayloadsCompact(b *testing.B) {
 }
 
 // wantOutput checks a run's stdout.
-func wantOutput(want string) func(string) error {
-	return func(got string) error {
+func wantOutput(want string) func(string, string) error {
+	return func(got, _ string) error {
 		if got != want {
 			return fmt.Errorf("stdout %q, want %q", got, want)
 		}

@@ -8,8 +8,10 @@
 // (the floor it is compared with).
 //
 //   - Hooks30: a one-shot run (-p, no session) with 30 trivial global
-//     hooks whose turn.end handler takes (ev, ctx) and reads neither,
-//     against the same run without them.
+//     hooks whose turn.end handler takes (ev, ctx) and reads neither, and
+//     with the same hooks whose handler takes no argument (so that no
+//     payload is built: what remains is loading them), against the same
+//     run without hooks.
 //
 //   - Compact: /compact of a stored session (-compact-entries, pi's
 //     format, as BenchmarkResumeLarge's) with the bundled hooks, and with
@@ -127,21 +129,26 @@ func baseBinary(b *testing.B) string {
 func BenchmarkPayloadsHooks30(b *testing.B) {
 	be := newBenchEnv(b)
 	be.srv.SetDefault(llmtest.Text("ok"))
-	home30 := b.TempDir()
-	dir := filepath.Join(home30, "config", "hooks.d")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	for i := range 30 {
-		code := fmt.Sprintf(`-- a trivial hook: counts turns, offers a command
-local turns = 0
-lunar.on("turn.end", function(ev, ctx) turns = turns + 1 end)
-lunar.command("turns%02d", { description = "turns so far", handler = function() return nil end })
-`, i)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%02d-trivial.lua", i)), []byte(code), 0o644); err != nil {
+	// hooks30 writes 30 trivial hooks whose turn.end handler has params.
+	hooks30 := func(params string) string {
+		home := b.TempDir()
+		dir := filepath.Join(home, "config", "hooks.d")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			b.Fatal(err)
 		}
+		for i := range 30 {
+			code := fmt.Sprintf(`-- a trivial hook: counts turns, offers a command
+local turns = 0
+lunar.on("turn.end", function(%s) turns = turns + 1 end)
+lunar.command("turns%02d", { description = "turns so far", handler = function() return nil end })
+`, params, i)
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%02d-trivial.lua", i)), []byte(code), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return home
 	}
+	home30, home30noargs := hooks30("ev, ctx"), hooks30("")
 	url := be.srv.URL()
 	variant := func(name, bin, home string) *pairedVariant {
 		return &pairedVariant{name: name, cmd: func() *exec.Cmd {
@@ -151,7 +158,8 @@ lunar.command("turns%02d", { description = "turns so far", handler = function() 
 			return cmd
 		}, check: wantOutput("ok\n")}
 	}
-	vs := []*pairedVariant{variant("nohooks", lunarBin, be.home), variant("30hooks", lunarBin, home30)}
+	vs := []*pairedVariant{variant("nohooks", lunarBin, be.home), variant("30hooks", lunarBin, home30),
+		variant("30hooks-noargs", lunarBin, home30noargs)}
 	if base := baseBinary(b); base != "" {
 		vs = append(vs, variant("base-30hooks", base, home30))
 	}

@@ -175,8 +175,8 @@ func (r *Runtime) beforeCompact(ctx context.Context, ev CompactEvent) CompactRes
 			prep.RawSetString("tokens_before", glua.LNumber(ev.Preparation.TokensBefore))
 			h.setLazy(L, prep, h.lazyArray("messages", msgs.get))
 			t.RawSetString("preparation", prep)
-			h.setLazy(L, t, h.arrayField([]lazyField{lazyValue("model", func() glua.LValue { return modelLua(L, ev.Model) })},
-				t, "previous_compactions", len(ev.PreviousCompactions), prev)...)
+			h.setLazy(L, t, h.lazyArray("previous_compactions", prev.get),
+				lazyValue("model", func() glua.LValue { return modelLua(L, ev.Model) }))
 			return nil
 		}, func(rr *resultReader) error {
 			cancel, _ = rr.boolean("cancel")

@@ -130,20 +130,20 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 	return ui, sess, models, cmd
 }
 
-// ctxSubtables are the fields of ctx holding function tables. They are
-// built on the first read of any of them (or pairs): a handler that only
-// reads live fields, or ignores ctx, builds none of their functions.
+// ctxSubtables are the fields of ctx holding function tables.
 var ctxSubtables = [...]string{"ui", "session", "models"}
 
-// newCtxTable builds the hook's ctx (cmd: the command ctx): its own
-// functions, and a metatable serving the live fields and the function
-// tables (built on first read).
+// newCtxTable builds the hook's ctx (cmd: the command ctx): an empty
+// table whose metatable serves the live fields and, on the first read of
+// anything else (or pairs), fills in ctx's functions and function tables.
+// A handler that ignores ctx, or only reads live fields, builds none of
+// its ~35 functions.
 func (h *hook) newCtxTable(cmd bool) *glua.LTable {
 	L := h.L
 	if h.ctxMeta == nil {
 		h.ctxMeta = L.CreateTable(0, 2)
 		h.ctxMeta.RawSetString("__index", L.NewFunction(h.ctxIndex))
-		// pairs and next see the function tables (stdlib.FillKey); the
+		// pairs and next see the functions (stdlib.FillKey); the
 		// metatable stays for the live fields.
 		h.ctxMeta.RawSetString(stdlib.FillKey, L.NewFunction(func(L *glua.LState) int {
 			h.ctxFill(L.CheckTable(1))
@@ -151,36 +151,38 @@ func (h *hook) newCtxTable(cmd bool) *glua.LTable {
 		}))
 	}
 	t := L.CreateTable(0, 8)
-	for _, f := range ctxFuncs(h).Funcs {
-		t.RawSetString(f.Name, L.NewFunction(f.Fn))
-	}
-	if cmd {
-		_, _, _, cmdMod := ctxTables(h)
-		for _, f := range cmdMod.Funcs {
-			t.RawSetString(f.Name, L.NewFunction(f.Fn))
-		}
-	}
 	t.Metatable = h.ctxMeta
 	return t
 }
 
-// ctxFill sets ctx's function tables in t (ctx or the command ctx),
-// building them on the first call for either; fields the hook set
-// itself stay.
+// ctxFill sets ctx's functions and function tables in t (ctx or the
+// command ctx), once; the function tables are shared by both. Fields the
+// hook set itself stay.
 func (h *hook) ctxFill(t *glua.LTable) {
 	if t == h.ctxFilled[0] || t == h.ctxFilled[1] {
 		return
 	}
+	ui, sess, models, cmd := ctxTables(h)
 	if h.ctxSubs[0] == nil {
-		ui, sess, models, _ := ctxTables(h)
 		for i, m := range []*stdlib.Module{ui, sess, models} {
 			h.ctxSubs[i] = m.Table(h.L)
 		}
 	}
-	for i, name := range ctxSubtables {
+	set := func(name string, v glua.LValue) {
 		if t.RawGetString(name) == glua.LNil {
-			t.RawSetString(name, h.ctxSubs[i])
+			t.RawSetString(name, v)
 		}
+	}
+	for _, f := range ctxFuncs(h).Funcs {
+		set(f.Name, h.L.NewFunction(f.Fn))
+	}
+	if t == h.cmdCtx {
+		for _, f := range cmd.Funcs {
+			set(f.Name, h.L.NewFunction(f.Fn))
+		}
+	}
+	for i, name := range ctxSubtables {
+		set(name, h.ctxSubs[i])
 	}
 	if h.ctxFilled[0] == nil {
 		h.ctxFilled[0] = t
@@ -217,22 +219,18 @@ var ctxGetters = map[string]func(h *hook, L *glua.LState) glua.LValue{
 	},
 }
 
-// ctxIndex is ctx's __index: the live fields, and the function tables
-// on their first read.
+// ctxIndex is ctx's __index: the live fields, and the functions on the
+// first read of anything else.
 func (h *hook) ctxIndex(L *glua.LState) int {
-	t, key := L.CheckTable(1), L.CheckString(2)
-	if get, ok := ctxGetters[key]; ok {
-		L.Push(get(h, L))
-		return 1
-	}
-	for _, name := range ctxSubtables {
-		if key == name {
-			h.ctxFill(t)
-			L.Push(t.RawGetString(key))
+	t, key := L.CheckTable(1), L.Get(2)
+	if ks, ok := key.(glua.LString); ok {
+		if get, ok := ctxGetters[string(ks)]; ok {
+			L.Push(get(h, L))
 			return 1
 		}
 	}
-	L.Push(glua.LNil)
+	h.ctxFill(t)
+	L.Push(t.RawGet(key))
 	return 1
 }
 

@@ -269,15 +269,6 @@ func (h *hook) lazyArray(key string, get func() ([][]byte, error)) lazyField {
 	}}
 }
 
-// arrayField adds an array field to t's lazy fields, or sets it when it
-// is empty (n items): an empty array costs less than its lazy field.
-func (h *hook) arrayField(lazy []lazyField, t *glua.LTable, key string, n int, s *sharedList) []lazyField {
-	if n == 0 {
-		t.RawSetString(key, h.codec().NewArray(0))
-		return lazy
-	}
-	return append(lazy, h.lazyArray(key, s.get))
-}
 
 // decodeArray decodes JSON texts into an array.
 func (h *hook) decodeArray(js [][]byte) (*glua.LTable, error) {

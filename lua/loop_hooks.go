@@ -36,7 +36,7 @@ func (r *Runtime) chatMessage(ctx context.Context, source, text string, parts []
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
 			ev.RawSetString("text", glua.LString(text))
 			ev.RawSetString("source", glua.LString(source))
-			h.setLazy(L, ev, h.arrayField(nil, ev, "parts", len(parts), shared)...)
+			h.setLazy(L, ev, h.lazyArray("parts", shared.get))
 			return nil
 		}, func(rr *resultReader) error {
 			handled, _ = rr.boolean("handled")
@@ -87,7 +87,7 @@ func (r *Runtime) beforeStart(ctx context.Context, prompt string, images []sessi
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
 			ev.RawSetString("prompt", glua.LString(prompt))
 			ev.RawSetString("system_prompt", glua.LString(systemPrompt))
-			h.setLazy(L, ev, h.arrayField(nil, ev, "images", len(images), shared)...)
+			h.setLazy(L, ev, h.lazyArray("images", shared.get))
 			return nil
 		}, func(rr *resultReader) error {
 			sys, setSys = rr.str("system_prompt")
@@ -540,12 +540,11 @@ func (r *Runtime) afterTool(ctx context.Context, name, callID string, input, ori
 			ev.RawSetString("tool_call_id", glua.LString(callID))
 			ev.RawSetString("is_error", glua.LBool(cur.IsError))
 			ev.RawSetString("terminate", glua.LBool(cur.Terminate))
-			lazy := []lazyField{
-				{"input", func() (glua.LValue, error) { return h.jsonLua(input) }},
-				{"original_input", func() (glua.LValue, error) { return h.jsonLua(original) }},
-				{"details", func() (glua.LValue, error) { return h.jsonLua(cur.Details) }},
-			}
-			h.setLazy(L, ev, h.arrayField(lazy, ev, "content", len(cur.Content), content)...)
+			h.setLazy(L, ev,
+				lazyField{"input", func() (glua.LValue, error) { return h.jsonLua(input) }},
+				lazyField{"original_input", func() (glua.LValue, error) { return h.jsonLua(original) }},
+				h.lazyArray("content", content.get),
+				lazyField{"details", func() (glua.LValue, error) { return h.jsonLua(cur.Details) }})
 			return nil
 		}, func(rr *resultReader) error {
 			h := rr.h
@@ -632,9 +631,9 @@ func (r *Runtime) notifyLoop(ctx context.Context, id eventID, turn int64, ev age
 			if msg != nil {
 				lazy = append(lazy, h.lazyJSON("message", msg))
 			}
-			lazy = h.arrayField(lazy, t, "tool_results", len(ev.ToolResults), msgs)
+			lazy = append(lazy, h.lazyArray("tool_results", msgs.get))
 		case evAgentEnd:
-			lazy = h.arrayField(lazy, t, "messages", len(ev.Messages), msgs)
+			lazy = append(lazy, h.lazyArray("messages", msgs.get))
 			t.RawSetString("total_tokens", glua.LNumber(ev.Tokens.Total))
 		}
 		if id == evTurnEnd || id == evAgentEnd {

@@ -269,7 +269,6 @@ func (h *hook) lazyArray(key string, get func() ([][]byte, error)) lazyField {
 	}}
 }
 
-
 // decodeArray decodes JSON texts into an array.
 func (h *hook) decodeArray(js [][]byte) (*glua.LTable, error) {
 	t := h.codec().NewArray(len(js))

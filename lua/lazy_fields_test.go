@@ -190,3 +190,25 @@ end)`)
 	assert.Empty(t, *reports2)
 	assert.JSONEq(t, `{"ui":"table","cwd":"string"}`, string(host2.Sess.Custom("raw")[0]))
 }
+
+// The command ctx fills in its own functions besides ctx's, and shares
+// ctx's function tables.
+func TestCommandCtxOnDemand(t *testing.T) {
+	host := newHost(t)
+	rt, reports := loadCode(t, host, `local json = require("json")
+local ui
+lunar.on("turn.start", function(ev, ctx) ui = ctx.ui end)
+lunar.command("keys", { handler = function(args, ctx)
+  local out = {}
+  for k in pairs(ctx) do out[#out + 1] = k end
+  table.sort(out)
+  lunar.append_entry("keys", { keys = out, same = ctx.ui == ui, set_model = type(rawget(ctx, "set_model")) })
+end })`)
+	rt.Notify(bg, agent.Event{Type: agent.EventTurnStart})
+	_, handled, err := rt.RunCommand(bg, "keys", "a b")
+	require.NoError(t, err)
+	require.True(t, handled)
+	assert.Empty(t, *reports)
+	assert.JSONEq(t, `{"keys":["abort","args","get_system_prompt","is_idle","models","new_session","session","set_model","set_thinking_level","ui"],
+		"same":true,"set_model":"function"}`, string(host.Sess.Custom("keys")[0]))
+}

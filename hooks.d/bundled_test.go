@@ -153,3 +153,43 @@ func TestBundledHooksApplyPopAndPrune(t *testing.T) {
 	assert.Equal(t, "[tool output dropped by /prune: 48 bytes, 5 lines]", got[2].Message.Text())
 	assert.Equal(t, msgs[3:24], got[3:24])
 }
+
+// BenchmarkBundledBeforeCompact1000 is session.before_compact over the
+// 1,000 messages of a session to summarise, with the bundled hooks (the
+// only listener, stack.lua, returns without reading them when the path has
+// no pops) and without them.
+func BenchmarkBundledBeforeCompact1000(b *testing.B) {
+	for _, c := range []struct {
+		name     string
+		disabled []string
+	}{{"none", []string{"stack", "prune"}}, {"idle", nil}} {
+		b.Run(c.name, func(b *testing.B) {
+			h := longSession(b, 1000)
+			rt := bundled(b, h, c.disabled...)
+			var msgs []session.Message
+			for _, cm := range contextOf(h) {
+				msgs = append(msgs, cm.Message)
+			}
+			ev := lua.CompactEvent{Reason: lua.CompactManual, Preparation: lua.CompactPreparation{Messages: msgs, TokensBefore: 100000},
+				Model: agent.Model{Provider: "openai", ID: "gpt-4.1"}}
+			rt.BeforeCompact(bg, ev)
+			b.ReportAllocs()
+			for b.Loop() {
+				rt.BeforeCompact(bg, ev)
+			}
+		})
+	}
+}
+
+func TestIdleBundledHooksCompactConvertsNothing(t *testing.T) {
+	h := longSession(t, 1000)
+	rt := bundled(t, h)
+	var msgs []session.Message
+	for _, cm := range contextOf(h) {
+		msgs = append(msgs, cm.Message)
+	}
+	ev := lua.CompactEvent{Reason: lua.CompactManual, Preparation: lua.CompactPreparation{Messages: msgs}}
+	rt.BeforeCompact(bg, ev)
+	allocs := testing.AllocsPerRun(10, func() { rt.BeforeCompact(bg, ev) })
+	assert.Less(t, allocs, 300.0, "idle, stack.lua's session.before_compact handler must not build the messages to summarise")
+}

@@ -11,6 +11,7 @@ import (
 	glua "github.com/yuin/gopher-lua"
 
 	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/session"
 )
 
 // AppStart fires app.start once the hooks are loaded; mode is "repl",
@@ -156,6 +157,10 @@ func (r *Runtime) BeforeCompact(ctx context.Context, ev CompactEvent) CompactRes
 
 func (r *Runtime) beforeCompact(ctx context.Context, ev CompactEvent) CompactResult {
 	res := CompactResult{Instructions: ev.Instructions}
+	// What can be large is built when a handler reads it, from JSON
+	// encoded once for every handler.
+	msgs := newSharedMessages(ev.Preparation.Messages)
+	prev := newSharedEntries(func() []*session.Entry { return ev.PreviousCompactions })
 	for _, hd := range r.listeners(evSessionBeforeCompact) {
 		var cancel bool
 		var reason, summary, instr, prompt string
@@ -166,20 +171,12 @@ func (r *Runtime) beforeCompact(ctx context.Context, ev CompactEvent) CompactRes
 			t.RawSetString("reason", glua.LString(ev.Reason))
 			t.RawSetString("instructions", glua.LString(res.Instructions))
 			prep := L.CreateTable(0, 3)
-			msgs, err := h.messagesLua(ev.Preparation.Messages)
-			if err != nil {
-				return err
-			}
-			prep.RawSetString("messages", msgs)
 			prep.RawSetString("first_kept_entry_id", glua.LString(ev.Preparation.FirstKeptEntryID))
 			prep.RawSetString("tokens_before", glua.LNumber(ev.Preparation.TokensBefore))
+			h.setLazy(L, prep, h.lazyArray("messages", msgs.get))
 			t.RawSetString("preparation", prep)
-			prev, err := h.entriesLua(ev.PreviousCompactions)
-			if err != nil {
-				return err
-			}
-			t.RawSetString("previous_compactions", prev)
-			t.RawSetString("model", modelLua(L, ev.Model))
+			h.setLazy(L, t, h.lazyArray("previous_compactions", prev.get),
+				lazyValue("model", func() glua.LValue { return modelLua(L, ev.Model) }))
 			return nil
 		}, func(rr *resultReader) error {
 			cancel, _ = rr.boolean("cancel")

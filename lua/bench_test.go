@@ -12,6 +12,7 @@ import (
 
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/lua"
+	"github.com/lunar-cli/lunar/lua/luatest"
 	"github.com/lunar-cli/lunar/session"
 )
 
@@ -105,6 +106,41 @@ func BenchmarkLoad30Trivial(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkTurnEnd30 fires turn.end at 30 hooks whose handler takes
+// (ev, ctx) and reads neither (what the trivial hooks of a one-shot run
+// cost per turn): "first" loads them and fires once (ctx is built then),
+// "next" fires once more.
+func BenchmarkTurnEnd30(b *testing.B) {
+	var srcs []lua.Source
+	for i := range 30 {
+		srcs = append(srcs, lua.Source{Name: fmt.Sprintf("%02d-trivial.lua", i), Origin: lua.OriginGlobal,
+			Code: fmt.Appendf(nil, `local turns = 0
+lunar.on("turn.end", function(ev, ctx) turns = turns + 1 end)
+lunar.command("turns%02d", { description = "turns so far", handler = function() return nil end })`, i)})
+	}
+	msgs := manyMessages(3)
+	turnEnd := agent.Event{Type: agent.EventTurnEnd, Message: &msgs[1].Message, ToolResults: []session.Message{msgs[2].Message},
+		Tokens: agent.TokenStats{Input: 100, Output: 20, Total: 120}}
+	opts := lua.Options{Report: func(m string) { b.Fatal(m) }}
+	b.Run("first", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			rt := lua.Load(srcs, opts)
+			rt.Notify(bg, turnEnd)
+			rt.Close()
+		}
+	})
+	b.Run("next", func(b *testing.B) {
+		rt := lua.Load(srcs, opts)
+		defer rt.Close()
+		rt.Notify(bg, turnEnd)
+		b.ReportAllocs()
+		for b.Loop() {
+			rt.Notify(bg, turnEnd)
+		}
+	})
 }
 
 // noopRuntime loads a hook that listens to every event and does nothing.
@@ -262,4 +298,38 @@ func TestTrivialHookMemory(t *testing.T) {
 	perHook := (after.TotalAlloc - before.TotalAlloc) / uint64(len(srcs))
 	assert.Less(t, perHook, uint64(40<<10), "bytes allocated per trivial hook")
 	t.Logf("%d bytes per trivial hook", perHook)
+}
+
+// BenchmarkEntryCopies measures what hooks pay for session entries as
+// copies (tables built from their session JSON) on sessions of 1,000 and
+// 100,000 entries: ctx.session.entries() in full and with a filter that
+// keeps none, and the context event's ev.entries read in full or not at
+// all. It is the measure docs/hooks.md's "Values" gives for copies over
+// proxies. (The 100,000-entry full copies take about a second each.)
+func BenchmarkEntryCopies(b *testing.B) {
+	for _, n := range []int{1000, 100_000} {
+		host := &luatest.Host{Sess: luatest.NewSession("s", "/s.jsonl"), ModelValue: agent.Model{Provider: "openai", ID: "m"}}
+		for _, cm := range manyMessages(n) {
+			host.Sess.AppendMessage(cm.Message)
+		}
+		msgs := manyMessages(3)
+		for _, c := range []struct{ name, code string }{
+			{"session.entries", `lunar.on("turn.start", function(ev, ctx) local n = 0 for _, e in ipairs(ctx.session.entries()) do n = n + #e.type end end)`},
+			{"session.entries-filtered", `lunar.on("turn.start", function(ev, ctx) local n = #ctx.session.entries({ type = "custom" }) end)`},
+			{"context.entries-read", `lunar.on("context", function(ev) local n = 0 for _, e in ipairs(ev.entries) do n = n + #e.type end end)`},
+			{"context.entries-unread", `lunar.on("context", function(ev) return nil end)`},
+		} {
+			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
+				// no memory cap: a full copy of 100,000 entries holds more
+				// than the default 256 MiB a call may take
+				rt := lua.Load([]lua.Source{{Name: "e.lua", Code: []byte(c.code)}}, lua.Options{Host: host, MemoryLimit: -1, Report: func(m string) { b.Fatal(m) }})
+				defer rt.Close()
+				b.ReportAllocs()
+				for b.Loop() {
+					rt.Notify(bg, agent.Event{Type: agent.EventTurnStart})
+					rt.Context(bg, msgs)
+				}
+			})
+		}
+	}
 }

@@ -20,6 +20,7 @@ import (
 	glua "github.com/yuin/gopher-lua"
 
 	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/session"
 	"github.com/lunar-cli/lunar/stdlib"
 )
 
@@ -73,6 +74,7 @@ func (r *Runtime) contextHook(ctx context.Context, messages func() []agent.Conte
 	// back unchanged).
 	var stored []bool
 	built := false
+	entries := r.pathEntries()
 	current := func() ([]agent.ContextMessage, []bool) {
 		if !built {
 			built = true
@@ -93,10 +95,10 @@ func (r *Runtime) contextHook(ctx context.Context, messages func() []agent.Conte
 		var outStored []bool
 		replaced := false
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
-			ev.Metatable = h.lazyMessages(L, func() (*glua.LTable, error) {
+			h.setLazy(L, ev, lazyField{"messages", func() (glua.LValue, error) {
 				cur, curStored = current()
 				return h.contextTables(cur, curStored, &orig, &tables)
-			})
+			}}, h.lazyArray("entries", entries.get))
 			return nil
 		}, func(rr *resultReader) error {
 			mt, ok := rr.table("messages")
@@ -159,35 +161,15 @@ func (r *Runtime) contextHook(ctx context.Context, messages func() []agent.Conte
 	return msgs, changed
 }
 
-// lazyMessages is the context event's metatable: ev.messages is built
-// on its first read, so a handler that returns without reading it (one
-// with nothing to do for this call) costs no conversion at all.
-func (h *hook) lazyMessages(L *glua.LState, build func() (*glua.LTable, error)) *glua.LTable {
-	fill := func(L *glua.LState, ev *glua.LTable) glua.LValue {
-		ev.Metatable = glua.LNil
-		arr, err := build()
-		if err != nil {
-			L.RaiseError("building the event: %s", err.Error())
+// pathEntries are the entries on the open session's path, root to leaf,
+// shared by the hooks of one event (none without a session).
+func (r *Runtime) pathEntries() *sharedList {
+	return newSharedEntries(func() []*session.Entry {
+		if s := r.host.Session(); s != nil {
+			return s.Path("")
 		}
-		ev.RawSetString("messages", arr)
-		return arr
-	}
-	meta := L.CreateTable(0, 2)
-	meta.RawSetString("__index", L.NewFunction(func(L *glua.LState) int {
-		ev := L.CheckTable(1)
-		if L.CheckAny(2) != glua.LString("messages") {
-			L.Push(glua.LNil)
-			return 1
-		}
-		L.Push(fill(L, ev))
-		return 1
-	}))
-	// pairs, next and json.encode see messages too (stdlib.FillKey).
-	meta.RawSetString(stdlib.FillKey, L.NewFunction(func(L *glua.LState) int {
-		fill(L, L.CheckTable(1))
-		return 0
-	}))
-	return meta
+		return nil
+	})
 }
 
 // contextTables builds the messages array for one handler call, reusing

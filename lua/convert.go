@@ -58,19 +58,6 @@ func (h *hook) messageLua(m *session.Message) (glua.LValue, error) {
 	return h.valueLua(m)
 }
 
-// messagesLua converts messages to an array of session JSON tables.
-func (h *hook) messagesLua(msgs []session.Message) (*glua.LTable, error) {
-	t := h.codec().NewArray(len(msgs))
-	for i := range msgs {
-		v, err := h.messageLua(&msgs[i])
-		if err != nil {
-			return nil, fmt.Errorf("message %d: %w", i+1, err)
-		}
-		t.RawSetInt(i+1, v)
-	}
-	return t, nil
-}
-
 // entriesLua converts entries to an array of session JSON tables.
 func (h *hook) entriesLua(entries []*session.Entry) (*glua.LTable, error) {
 	t := h.codec().NewArray(len(entries))

@@ -148,31 +148,65 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 	return ui, sess, models, cmd
 }
 
-// newCtxTables builds the hook's ctx and command ctx.
-func (h *hook) newCtxTables() (ctx, cmdCtx *glua.LTable) {
+// ctxSubtables are the fields of ctx holding function tables.
+var ctxSubtables = [...]string{"ui", "session", "models"}
+
+// newCtxTable builds the hook's ctx (cmd: the command ctx): an empty
+// table whose metatable serves the live fields and, on the first read of
+// anything else (or pairs), fills in ctx's functions and function tables.
+// A handler that ignores ctx, or only reads live fields, builds none of
+// its ~35 functions.
+func (h *hook) newCtxTable(cmd bool) *glua.LTable {
 	L := h.L
-	ui, sess, models, cmd := ctxTables(h)
-	uiT, sessT, modelsT := ui.Table(L), sess.Table(L), models.Table(L)
-	meta := L.CreateTable(0, 1)
-	meta.RawSetString("__index", L.NewFunction(h.ctxIndex))
-	base := ctxFuncs(h)
-	build := func(extra *stdlib.Module) *glua.LTable {
-		t := L.CreateTable(0, 8)
-		for _, f := range base.Funcs {
-			t.RawSetString(f.Name, L.NewFunction(f.Fn))
-		}
-		t.RawSetString("ui", uiT)
-		t.RawSetString("session", sessT)
-		t.RawSetString("models", modelsT)
-		if extra != nil {
-			for _, f := range extra.Funcs {
-				t.RawSetString(f.Name, L.NewFunction(f.Fn))
-			}
-		}
-		t.Metatable = meta
-		return t
+	if h.ctxMeta == nil {
+		h.ctxMeta = L.CreateTable(0, 2)
+		h.ctxMeta.RawSetString("__index", L.NewFunction(h.ctxIndex))
+		// pairs and next see the functions (stdlib.FillKey); the
+		// metatable stays for the live fields.
+		h.ctxMeta.RawSetString(stdlib.FillKey, L.NewFunction(func(L *glua.LState) int {
+			h.ctxFill(L.CheckTable(1))
+			return 0
+		}))
 	}
-	return build(nil), build(cmd)
+	t := L.CreateTable(0, 8)
+	t.Metatable = h.ctxMeta
+	return t
+}
+
+// ctxFill sets ctx's functions and function tables in t (ctx or the
+// command ctx), once; the function tables are shared by both. Fields the
+// hook set itself stay.
+func (h *hook) ctxFill(t *glua.LTable) {
+	if t == h.ctxFilled[0] || t == h.ctxFilled[1] {
+		return
+	}
+	ui, sess, models, cmd := ctxTables(h)
+	if h.ctxSubs[0] == nil {
+		for i, m := range []*stdlib.Module{ui, sess, models} {
+			h.ctxSubs[i] = m.Table(h.L)
+		}
+	}
+	set := func(name string, v glua.LValue) {
+		if t.RawGetString(name) == glua.LNil {
+			t.RawSetString(name, v)
+		}
+	}
+	for _, f := range ctxFuncs(h).Funcs {
+		set(f.Name, h.L.NewFunction(f.Fn))
+	}
+	if t == h.cmdCtx {
+		for _, f := range cmd.Funcs {
+			set(f.Name, h.L.NewFunction(f.Fn))
+		}
+	}
+	for i, name := range ctxSubtables {
+		set(name, h.ctxSubs[i])
+	}
+	if h.ctxFilled[0] == nil {
+		h.ctxFilled[0] = t
+	} else {
+		h.ctxFilled[1] = t
+	}
 }
 
 // ctxGetters serve ctx's live fields (documented in ctxFields).
@@ -203,13 +237,18 @@ var ctxGetters = map[string]func(h *hook, L *glua.LState) glua.LValue{
 	},
 }
 
-// ctxIndex is ctx's __index: the live fields.
+// ctxIndex is ctx's __index: the live fields, and the functions on the
+// first read of anything else.
 func (h *hook) ctxIndex(L *glua.LState) int {
-	if get, ok := ctxGetters[L.CheckString(2)]; ok {
-		L.Push(get(h, L))
-	} else {
-		L.Push(glua.LNil)
+	t, key := L.CheckTable(1), L.Get(2)
+	if ks, ok := key.(glua.LString); ok {
+		if get, ok := ctxGetters[string(ks)]; ok {
+			L.Push(get(h, L))
+			return 1
+		}
 	}
+	h.ctxFill(t)
+	L.Push(t.RawGet(key))
 	return 1
 }
 

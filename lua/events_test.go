@@ -456,8 +456,8 @@ func TestEveryEventHasATestScript(t *testing.T) {
 	}
 }
 
-// The context event's messages are built lazily, but iterating the event
-// or encoding it shows them as any field.
+// The context event's messages and entries are built lazily, but
+// iterating the event or encoding it shows them as any field.
 func TestContextLazyMessagesIterate(t *testing.T) {
 	host := newHost(t)
 	rt, reports := loadCode(t, host, `local json = require("json")
@@ -476,6 +476,6 @@ end)`)
 	rt.Context(bg, contextMessages())
 	assert.Empty(t, *reports)
 	require.Len(t, host.Sess.Custom("keys"), 1)
-	assert.JSONEq(t, `{"keys":["messages","type"],"encoded":true}`, string(host.Sess.Custom("keys")[0]))
-	assert.JSONEq(t, `{"n":2}`, string(host.Sess.Custom("count")[0]))
+	assert.JSONEq(t, `{"keys":["entries","messages","type"],"encoded":true}`, string(host.Sess.Custom("keys")[0]))
+	assert.JSONEq(t, `{"n":3}`, string(host.Sess.Custom("count")[0]))
 }

@@ -60,9 +60,13 @@ type hook struct {
 	libs      [numLibs]*glua.LTable
 	lunarT    *glua.LTable
 	lunar     lazyTable
+	lazyFns   *lazyFieldFns // the metamethods of lazy event payloads (lazy_fields.go)
 
-	ctx    *glua.LTable // the ctx passed to event handlers (nil until ctxTable builds it)
-	cmdCtx *glua.LTable // the ctx passed to command handlers (adds set_model, ...)
+	ctx       *glua.LTable                    // the ctx passed to event handlers (nil until ctxTable builds it)
+	cmdCtx    *glua.LTable                    // the ctx passed to command handlers (adds set_model, ...)
+	ctxMeta   *glua.LTable                    // their metatable (ctx.go)
+	ctxSubs   [len(ctxSubtables)]*glua.LTable // ctx.ui, ctx.session, ctx.models once built
+	ctxFilled [2]*glua.LTable                 // the ctx tables holding them
 
 	// Registrations, in order. Guarded by rt.regMu (written from Lua under
 	// mu, read by snapshot rebuilds).
@@ -183,13 +187,17 @@ func (h *hook) codec() *stdlib.Codec {
 
 // ctxTable returns the ctx passed to event handlers (cmd: the one passed
 // to command handlers), built on first use: a hook whose handlers never
-// run never builds them. Called with the hook's state held.
+// run never builds them, and their function tables wait for their first
+// read (ctx.go). Called with the hook's state held.
 func (h *hook) ctxTable(cmd bool) *glua.LTable {
-	if h.ctx == nil {
-		h.ctx, h.cmdCtx = h.newCtxTables()
-	}
 	if cmd {
+		if h.cmdCtx == nil {
+			h.cmdCtx = h.newCtxTable(true)
+		}
 		return h.cmdCtx
+	}
+	if h.ctx == nil {
+		h.ctx = h.newCtxTable(false)
 	}
 	return h.ctx
 }

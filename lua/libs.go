@@ -447,7 +447,7 @@ func (h *hook) openGlobal(L *glua.LState, i int) glua.LValue {
 	case "getmetatable":
 		orig := tp.base[name]
 		return L.NewFunction(func(L *glua.LState) int {
-			if h.lazyOf(L.Get(1)) != nil {
+			if _, lf := lazyFieldsOf(L.Get(1)); h.lazyOf(L.Get(1)) != nil || lf != nil {
 				L.Push(glua.LNil) // the lazy metatable is not the hook's
 				return 1
 			}
@@ -458,6 +458,10 @@ func (h *hook) openGlobal(L *glua.LState, i int) glua.LValue {
 		return L.NewFunction(func(L *glua.LState) int {
 			if lt := h.lazyOf(L.Get(1)); lt != nil {
 				h.fill(L, lt)
+			} else if t, lf := lazyFieldsOf(L.Get(1)); lf != nil {
+				fillFields(L, t, lf)
+			} else if t, ok := L.Get(1).(*glua.LTable); ok && h.ctxMeta != nil && t.Metatable == h.ctxMeta {
+				h.ctxFill(t)
 			}
 			return orig(L)
 		})
@@ -468,6 +472,12 @@ func (h *hook) openGlobal(L *glua.LState, i int) glua.LValue {
 				if i, ok := lt.pendingIndex(L.Get(2)); ok {
 					h.build(L, lt, i)
 				}
+			} else if t, lf := lazyFieldsOf(L.Get(1)); lf != nil {
+				if i := lf.index(L.Get(2)); i >= 0 {
+					buildField(L, t, lf, i)
+				}
+			} else if t, ok := L.Get(1).(*glua.LTable); ok && h.ctxMeta != nil && t.Metatable == h.ctxMeta {
+				h.ctxFill(t)
 			}
 			return orig(L)
 		})
@@ -476,6 +486,8 @@ func (h *hook) openGlobal(L *glua.LState, i int) glua.LValue {
 		return L.NewFunction(func(L *glua.LState) int {
 			if lt := h.lazyOf(L.Get(1)); lt != nil {
 				h.forget(lt, L.Get(2))
+			} else if t, lf := lazyFieldsOf(L.Get(1)); lf != nil {
+				forgetField(t, lf, L.Get(2))
 			}
 			return orig(L)
 		})

@@ -32,12 +32,12 @@ func (r *Runtime) chatMessage(ctx context.Context, source, text string, parts []
 		var newText string
 		var newParts []session.ContentBlock
 		var setText, setParts, handled bool
+		shared := newSharedBlocks(parts) // parts as this handler gets them
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
 			ev.RawSetString("text", glua.LString(text))
 			ev.RawSetString("source", glua.LString(source))
-			pt, err := h.blocksLua(parts)
-			ev.RawSetString("parts", pt)
-			return err
+			h.setLazy(L, ev, h.lazyArray("parts", shared.get))
+			return nil
 		}, func(rr *resultReader) error {
 			handled, _ = rr.boolean("handled")
 			newText, setText = rr.str("text")
@@ -79,16 +79,16 @@ func (r *Runtime) BeforeStart(ctx context.Context, prompt string, images []sessi
 func (r *Runtime) beforeStart(ctx context.Context, prompt string, images []session.ContentBlock, systemPrompt string) ([]agent.CustomMessage, string) {
 	var msgs []agent.CustomMessage
 	override := ""
+	shared := newSharedBlocks(images)
 	for _, hd := range r.listeners(evAgentBeforeStart) {
 		var msg *agent.CustomMessage
 		var sys string
 		var setSys bool
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
 			ev.RawSetString("prompt", glua.LString(prompt))
-			it, err := h.blocksLua(images)
-			ev.RawSetString("images", it)
 			ev.RawSetString("system_prompt", glua.LString(systemPrompt))
-			return err
+			h.setLazy(L, ev, h.lazyArray("images", shared.get))
+			return nil
 		}, func(rr *resultReader) error {
 			sys, setSys = rr.str("system_prompt")
 			if t, ok := rr.table("message"); ok {
@@ -434,17 +434,17 @@ func (r *Runtime) beforeTool(ctx context.Context, s *snapshot, name, callID stri
 		var reason string
 		var newInput json.RawMessage
 		var sandbox *agent.Sandbox
+		input := cur // the arguments this handler gets
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
 			ev.RawSetString("tool_name", glua.LString(name))
 			ev.RawSetString("tool_call_id", glua.LString(callID))
-			in, err := h.jsonLua(cur)
-			if err != nil {
-				return fmt.Errorf("input: %w", err)
-			}
-			if in == glua.LNil {
-				in = L.NewTable()
-			}
-			ev.RawSetString("input", in)
+			h.setLazy(L, ev, lazyField{"input", func() (glua.LValue, error) {
+				in, err := h.jsonLua(input)
+				if in == glua.LNil && err == nil {
+					in = L.NewTable()
+				}
+				return in, err
+			}})
 			return nil
 		}, func(rr *resultReader) error {
 			block, _ = rr.boolean("block")
@@ -533,31 +533,18 @@ func (r *Runtime) afterTool(ctx context.Context, name, callID string, input, ori
 	for _, hd := range r.listeners(evToolAfter) {
 		next := res
 		changed := false
+		cur := res // the result this handler gets
+		content := newSharedBlocks(cur.Content)
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
 			ev.RawSetString("tool_name", glua.LString(name))
 			ev.RawSetString("tool_call_id", glua.LString(callID))
-			in, err := h.jsonLua(input)
-			if err != nil {
-				return fmt.Errorf("input: %w", err)
-			}
-			ev.RawSetString("input", in)
-			orig, err := h.jsonLua(original)
-			if err != nil {
-				return fmt.Errorf("original_input: %w", err)
-			}
-			ev.RawSetString("original_input", orig)
-			content, err := h.blocksLua(res.Content)
-			if err != nil {
-				return err
-			}
-			ev.RawSetString("content", content)
-			details, err := h.jsonLua(res.Details)
-			if err != nil {
-				return fmt.Errorf("details: %w", err)
-			}
-			ev.RawSetString("details", details)
-			ev.RawSetString("is_error", glua.LBool(res.IsError))
-			ev.RawSetString("terminate", glua.LBool(res.Terminate))
+			ev.RawSetString("is_error", glua.LBool(cur.IsError))
+			ev.RawSetString("terminate", glua.LBool(cur.Terminate))
+			h.setLazy(L, ev,
+				lazyField{"input", func() (glua.LValue, error) { return h.jsonLua(input) }},
+				lazyField{"original_input", func() (glua.LValue, error) { return h.jsonLua(original) }},
+				h.lazyArray("content", content.get),
+				lazyField{"details", func() (glua.LValue, error) { return h.jsonLua(cur.Details) }})
 			return nil
 		}, func(rr *resultReader) error {
 			h := rr.h
@@ -621,37 +608,40 @@ func (r *Runtime) Notify(ctx context.Context, ev agent.Event) {
 }
 
 func (r *Runtime) notifyLoop(ctx context.Context, id eventID, turn int64, ev agent.Event) {
+	// The messages' JSON is encoded once, for the first hook that reads
+	// them; each hook decodes its own tables from it.
+	var msg *sharedJSON
+	var msgs *sharedList
+	switch id {
+	case evTurnEnd:
+		if ev.Message != nil {
+			msg = newSharedJSON(ev.Message)
+		}
+		msgs = newSharedMessages(ev.ToolResults)
+	case evAgentEnd:
+		msgs = newSharedMessages(ev.Messages)
+	}
 	r.notify(ctx, id, func(h *hook, L *glua.LState, t *glua.LTable) error {
+		var lazy []lazyField
 		switch id {
 		case evTurnStart:
 			t.RawSetString("turn_index", glua.LNumber(turn))
 		case evTurnEnd:
 			t.RawSetString("turn_index", glua.LNumber(turn))
-			if ev.Message != nil {
-				m, err := h.messageLua(ev.Message)
-				if err != nil {
-					return err
-				}
-				t.RawSetString("message", m)
+			if msg != nil {
+				lazy = append(lazy, h.lazyJSON("message", msg))
 			}
-			results, err := h.messagesLua(ev.ToolResults)
-			if err != nil {
-				return err
-			}
-			t.RawSetString("tool_results", results)
+			lazy = append(lazy, h.lazyArray("tool_results", msgs.get))
 		case evAgentEnd:
-			msgs, err := h.messagesLua(ev.Messages)
-			if err != nil {
-				return err
-			}
-			t.RawSetString("messages", msgs)
+			lazy = append(lazy, h.lazyArray("messages", msgs.get))
 			t.RawSetString("total_tokens", glua.LNumber(ev.Tokens.Total))
 		}
 		if id == evTurnEnd || id == evAgentEnd {
-			t.RawSetString("tokens", tokensLua(L, ev.Tokens))
+			lazy = append(lazy, lazyValue("tokens", func() glua.LValue { return tokensLua(L, ev.Tokens) }))
 			t.RawSetString("context_tokens", glua.LNumber(ev.ContextTokens))
 			t.RawSetString("context_limit", glua.LNumber(ev.ContextLimit))
 		}
+		h.setLazy(L, t, lazy...)
 		return nil
 	})
 }

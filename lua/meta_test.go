@@ -55,6 +55,8 @@ func TestTypesMetaCoversTheLiveAPI(t *testing.T) {
 		assert.Contains(t, meta, "\nfunction lunar."+f+"(", "lunar.%s", f)
 	}
 
+	require.NoError(t, stdlib.Fill(L, h.ctxTable(false))) // its function tables are built on first use
+	require.NoError(t, stdlib.Fill(L, h.ctxTable(true)))
 	for field, class := range map[string]string{"ui": "lunar.UI", "session": "lunar.SessionAPI", "models": "lunar.Models"} {
 		tbl, ok := h.ctxTable(false).RawGetString(field).(*glua.LTable)
 		require.True(t, ok, field)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -83,8 +84,9 @@ func (s *Session) Path(id string) []*session.Entry {
 	}
 	var path []*session.Entry
 	for e := s.byID[id]; e != nil; e = s.byID[e.ParentID] {
-		path = append([]*session.Entry{e}, path...)
+		path = append(path, e)
 	}
+	slices.Reverse(path)
 	return path
 }
 

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/agent/mcp"
 	"github.com/lunar-cli/lunar/agent/tools"
 	"github.com/lunar-cli/lunar/lua"
 	"github.com/lunar-cli/lunar/session"
@@ -38,6 +39,7 @@ type app struct {
 	ui        hookUI
 	runtime   *lua.Runtime   // nil until the hooks are loaded
 	rt        *agent.Runtime // the open session and everything done with it
+	mcp       *mcp.Manager   // the MCP servers; nil without any (config_mcp.go)
 
 	project        *projectFiles // what the project's .lunar/ holds
 	projectTrusted bool          // the user trusted it (trustProject)
@@ -222,6 +224,14 @@ func (a *app) setup(interactive bool) error {
 		sess.Close()
 		return err
 	}
+	if err := a.setupMCP(); err != nil {
+		sess.Close()
+		return err
+	}
+	var moreTools agent.ToolProvider
+	if a.mcp != nil {
+		moreTools = a.mcp
+	}
 	a.rt, err = agent.NewRuntime(agent.RuntimeOptions{
 		Registry:      a.registry,
 		Cwd:           a.cwd,
@@ -234,6 +244,7 @@ func (a *app) setup(interactive bool) error {
 		Temperature:   a.temperature(),
 		Tools:         a.allTools,
 		ToolAllow:     a.toolAllow,
+		MoreTools:     moreTools,
 		APIKey:        a.apiKey,
 		AdjustModel:   a.withFlags,
 		ModelCycle:    a.cfg.Models,
@@ -283,6 +294,9 @@ func (a *app) close() {
 		if err := a.rt.Close(); err != nil {
 			fmt.Fprintf(a.stderr, "lunar: closing session: %v\n", err)
 		}
+	}
+	if a.mcp != nil {
+		a.mcp.Close()
 	}
 }
 

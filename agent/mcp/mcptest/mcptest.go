@@ -28,6 +28,11 @@ const EnvMode = "LUNAR_MCPTEST"
 // on start (tests check that no server outlives lunar).
 const EnvPIDFile = "LUNAR_MCPTEST_PIDFILE"
 
+// EnvStay, when set, keeps the server running after its stdin closes,
+// as a badly behaved server (or one whose child holds on) does: only a
+// kill ends it.
+const EnvStay = "LUNAR_MCPTEST_STAY"
+
 // TinyPNG is the image the image tool returns: a 1×1 PNG.
 var TinyPNG = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d, 'I', 'H', 'D', 'R', 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89}
 
@@ -51,6 +56,9 @@ func Main() bool {
 		select {} // even after stdin closes: lunar must kill it
 	default:
 		_ = New().Run(context.Background(), &sdk.StdioTransport{})
+		if os.Getenv(EnvStay) != "" {
+			select {}
+		}
 	}
 	return true
 }

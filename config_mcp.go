@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/lunar-cli/lunar/agent/mcp"
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // projectMCPFiles are where a project configures MCP servers, relative to
@@ -213,7 +214,7 @@ func mcpSummary(f *mcpFile) string {
 		if what == "" {
 			what = strings.TrimSpace(e.Command + " " + strings.Join(e.Args, " "))
 		}
-		parts = append(parts, name+": "+what)
+		parts = append(parts, ansi.Sanitize(name+": "+what))
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, "; ")

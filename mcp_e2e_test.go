@@ -264,6 +264,7 @@ func TestREPLMCPProjectTrust(t *testing.T) {
 	writeMCP(t, mcpFile, map[string]any{"proj": srv})
 
 	p := e.startRaw()
+	p.expect("(programs lunar would start):")
 	p.expect(filepath.Join(".lunar", "mcp.json") + " (MCP servers: proj: " + srv["command"].(string))
 	p.expect("[y/N] ")
 	p.line("y")

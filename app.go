@@ -330,6 +330,9 @@ func (a *app) setupTools() error {
 // checkToolNames fails when --tools names a tool that is neither a
 // built-in nor a tool the hooks registered while loading.
 func (a *app) checkToolNames() error {
+	if len(a.toolAllow) == 0 {
+		return nil
+	}
 	var names []string
 	for _, t := range a.rt.ToolList() {
 		names = append(names, t.Name)

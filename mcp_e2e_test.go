@@ -395,3 +395,22 @@ func TestMCPServerDiesWithLunar(t *testing.T) {
 	<-done
 	assert.True(t, waitDead(pid, 10*time.Second), "the server outlived lunar's SIGKILL")
 }
+
+// The REPL's first prompt does not wait for MCP servers: they start on
+// the first prompt that needs tools.
+func TestREPLMCPStartsOnFirstPrompt(t *testing.T) {
+	e := newReplEnv(t)
+	pidFile := filepath.Join(t.TempDir(), "srv.pid")
+	writeMCP(t, filepath.Join(e.home, "config", "mcp.json"), map[string]any{"t": goServer(t, "serve", mcptest.EnvPIDFile, pidFile)})
+	p := e.start()
+	p.expect("> ")
+	assert.NoFileExists(t, pidFile, "started before it was needed")
+	e.srv.Reply(llmtest.ToolCall("mcp__t__echo", `{"message":"lazy"}`))
+	e.srv.Reply(llmtest.Text("answered"))
+	p.line("go")
+	p.expect("answered")
+	p.expect("> ")
+	p.quit()
+	assert.FileExists(t, pidFile)
+	assert.Contains(t, string(e.srv.Requests()[1].Body), "echo: lazy")
+}

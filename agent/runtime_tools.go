@@ -55,10 +55,17 @@ type toolSlot struct {
 // toolSet merges the built-in tools with the hooks' as registered right
 // now, in that order. A hook tool named like a built-in takes its place
 // (announced once); one named like an earlier hook tool is left out.
-func (rt *Runtime) toolSet() []toolSlot {
+func (rt *Runtime) toolSet() []toolSlot { return rt.toolSetOf(true) }
+
+// toolSetOf is toolSet, without RuntimeOptions.MoreTools when withMore
+// is false (asking for them starts MCP servers).
+func (rt *Runtime) toolSetOf(withMore bool) []toolSlot {
 	rt.mu.Lock()
 	base, tp, allow, more := rt.opts.Tools, rt.toolProvider, rt.opts.ToolAllow, rt.opts.MoreTools
 	rt.mu.Unlock()
+	if !withMore {
+		more = nil
+	}
 	var extra []*Tool
 	if tp != nil {
 		extra = tp.Tools()
@@ -117,6 +124,12 @@ func (rt *Runtime) noticeOnce(t *Tool, show func(string, ...any), format string,
 		show(format, args...)
 	}
 }
+
+// CheckHookTools warns now about hook tools that clash with built-in
+// ones (otherwise said on the first model call), without asking
+// RuntimeOptions.MoreTools for theirs: that would start MCP servers
+// before they are needed.
+func (rt *Runtime) CheckHookTools() { rt.toolSetOf(false) }
 
 // Tools are the tools the next model call offers: the enabled ones of the
 // tool set (built-ins first, then the hooks' in load order, then

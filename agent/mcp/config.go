@@ -15,6 +15,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Server is one configured server: Command (stdio) or URL (streamable
@@ -38,15 +39,26 @@ func (s Server) Transport() string {
 	return "stdio"
 }
 
-var (
-	serverName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	varRef     = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
-)
+// varRef is ${VAR} or ${VAR:-default}, compiled on first use: lunar
+// without MCP servers never pays for it.
+var varRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+})
 
-// ValidName reports whether name may name a server: letters, digits, _
-// and -, as Claude Code requires, so tool names stay valid for every
-// provider.
-func ValidName(name string) bool { return serverName.MatchString(name) }
+// ValidName reports whether name may name a server: 1 to 64 letters,
+// digits, _ and -, as Claude Code requires, so tool names stay valid for
+// every provider.
+func ValidName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Expand replaces ${VAR} and ${VAR:-default} in s with values from
 // lookup (os.LookupEnv when nil), as Claude Code does in .mcp.json. A
@@ -56,8 +68,9 @@ func Expand(s string, lookup func(string) (string, bool)) (string, error) {
 		lookup = os.LookupEnv
 	}
 	var missing []string
-	out := varRef.ReplaceAllStringFunc(s, func(m string) string {
-		sub := varRef.FindStringSubmatch(m)
+	re := varRef()
+	out := re.ReplaceAllStringFunc(s, func(m string) string {
+		sub := re.FindStringSubmatch(m)
 		if v, ok := lookup(sub[1]); ok && v != "" {
 			return v
 		}

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -413,4 +414,26 @@ func TestREPLMCPStartsOnFirstPrompt(t *testing.T) {
 	p.quit()
 	assert.FileExists(t, pidFile)
 	assert.Contains(t, string(e.srv.Requests()[1].Body), "echo: lazy")
+}
+
+// A streamable-HTTP server, its header's token from the environment.
+func TestMCPHTTPServer(t *testing.T) {
+	srv := httptest.NewServer(mcptest.Handler("s3cret"))
+	defer srv.Close()
+	e := newE2E(t)
+	e.userMCP(map[string]any{"web": map[string]any{"type": "http", "url": srv.URL, "headers": map[string]string{"Authorization": "Bearer ${WEB_TOKEN}"}}})
+	e.env = append(e.env, "WEB_TOKEN=s3cret")
+	e.srv.Reply(llmtest.ToolCall("mcp__web__echo", `{"message":"over http"}`))
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, string(e.srv.Requests()[1].Body), "echo: over http")
+	assert.NotContains(t, r.stderr, "s3cret")
+
+	e.env = append(e.env, "WEB_TOKEN=wrong")
+	e.srv.Reply(llmtest.Text("ok"))
+	r = e.run("", "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, `mcp: server "web" did not start`)
+	assert.NotContains(t, toolNames(t, e.srv.Requests()[2]), "mcp__web__echo")
 }

@@ -437,3 +437,20 @@ func TestMCPHTTPServer(t *testing.T) {
 	assert.Contains(t, r.stderr, `mcp: server "web" did not start`)
 	assert.NotContains(t, toolNames(t, e.srv.Requests()[2]), "mcp__web__echo")
 }
+
+// In one-shot mode too, a server's prompt runs as a command: its text is
+// the prompt the model gets.
+func TestMCPPromptOneShot(t *testing.T) {
+	e := newE2E(t)
+	e.userMCP(map[string]any{"t": goServer(t, "serve")})
+	e.srv.Reply(llmtest.Text("Hi Grace!"))
+	r := e.run("", "-p", "/mcp__t__greet Grace with a bow")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "Hi Grace!\n", r.stdout)
+	last, _ := e.srv.Requests()[0].LastUserText()
+	assert.Equal(t, "Greet Grace with a bow.", last)
+
+	r = e.run("", "-p", "/mcp__t__greet")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "missing argument name: usage: /mcp__t__greet <name> [style]")
+}

@@ -137,7 +137,7 @@ func TestStdioServerTools(t *testing.T) {
 	assert.Equal(t, "Greet Ada warmly and at length.", text)
 	_, handled, err = m.RunPrompt(context.Background(), "mcp__t__greet", "")
 	assert.True(t, handled)
-	assert.ErrorContains(t, err, "missing argument name: usage: /greet <name> [style]")
+	assert.ErrorContains(t, err, "missing argument name: usage: /mcp__t__greet <name> [style]")
 	_, handled, _ = m.RunPrompt(context.Background(), "mcp__t__nope", "")
 	assert.False(t, handled)
 }

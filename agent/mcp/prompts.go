@@ -75,7 +75,7 @@ func (m *Manager) RunPrompt(ctx context.Context, name, args string) (text string
 		if state != StateReady {
 			return "", true, fmt.Errorf("MCP server %q is not available (%s)", c.cfg.Name, state)
 		}
-		values, err := promptArgs(prompt, args)
+		values, err := promptArgs(prompt, name, args)
 		if err != nil {
 			return "", true, err
 		}
@@ -100,14 +100,15 @@ func (m *Manager) RunPrompt(ctx context.Context, name, args string) (text string
 }
 
 // promptArgs assigns the words of args to the prompt's arguments in
-// order; the last argument gets the rest of the text.
-func promptArgs(p *sdk.Prompt, args string) (map[string]string, error) {
+// order; the last argument gets the rest of the text. cmd is the command
+// name, for the usage line.
+func promptArgs(p *sdk.Prompt, cmd, args string) (map[string]string, error) {
 	values := map[string]string{}
 	rest := strings.TrimSpace(args)
 	for i, a := range p.Arguments {
 		if rest == "" {
 			if a.Required {
-				return nil, fmt.Errorf("missing argument %s: usage: /%s %s", a.Name, p.Name, usage(p))
+				return nil, fmt.Errorf("missing argument %s: usage: /%s %s", a.Name, cmd, usage(p))
 			}
 			continue
 		}
@@ -119,7 +120,7 @@ func promptArgs(p *sdk.Prompt, args string) (map[string]string, error) {
 		values[a.Name], rest = word, strings.TrimSpace(more)
 	}
 	if rest != "" {
-		return nil, fmt.Errorf("too many arguments: usage: /%s %s", p.Name, usage(p))
+		return nil, fmt.Errorf("too many arguments: usage: /%s %s", cmd, usage(p))
 	}
 	return values, nil
 }

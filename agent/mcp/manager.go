@@ -281,7 +281,8 @@ func (c *conn) connect(ctx context.Context) error {
 		}
 	}
 	prepare(cmd)
-	t := &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}
+	proc := &started{}
+	t := &startedTransport{CommandTransport: sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, started: proc}
 	// The server is started on a goroutine of its own (startLocked): on
 	// Linux it stays on the thread that forked the server until the
 	// server has exited, so that the kernel kills the server when lunar
@@ -298,17 +299,55 @@ func (c *conn) connect(ctx context.Context) error {
 			c.watch(s)
 		}
 	})
-	stopKill := context.AfterFunc(ctx, func() { killTree(cmd) })
+	stopKill := context.AfterFunc(ctx, proc.kill)
 	r := <-done
 	stopKill()
 	if r.err != nil {
-		killTree(cmd)
+		proc.kill()
 		return r.err
 	}
 	c.mu.Lock()
-	c.session, c.kill = r.s, func() { killTree(cmd) }
+	c.session, c.kill = r.s, proc.kill
 	c.mu.Unlock()
 	return nil
+}
+
+// startedTransport is the SDK's command transport that records the
+// process it started, for killing it from another goroutine (exec.Cmd's
+// fields are not for reading while Start runs).
+type startedTransport struct {
+	sdk.CommandTransport
+	started *started
+}
+
+func (t *startedTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	conn, err := t.CommandTransport.Connect(ctx)
+	if p := t.Command.Process; p != nil {
+		t.started.set(p)
+	}
+	return conn, err
+}
+
+// started holds a stdio server's process once it has started.
+type started struct {
+	mu sync.Mutex
+	p  *os.Process
+}
+
+func (s *started) set(p *os.Process) {
+	s.mu.Lock()
+	s.p = p
+	s.mu.Unlock()
+}
+
+// kill ends the process and its group; nothing before it started.
+func (s *started) kill() {
+	s.mu.Lock()
+	p := s.p
+	s.mu.Unlock()
+	if p != nil {
+		killTree(p)
+	}
 }
 
 // watch waits for the session to end; an end lunar did not ask for takes

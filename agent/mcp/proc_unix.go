@@ -6,15 +6,12 @@
 package mcp
 
 import (
-	"os/exec"
+	"os"
 	"syscall"
 )
 
 // killTree kills the server's process group.
-func killTree(cmd *exec.Cmd) {
-	if cmd.Process == nil {
-		return
-	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	_ = cmd.Process.Kill()
+func killTree(p *os.Process) {
+	_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+	_ = p.Kill()
 }

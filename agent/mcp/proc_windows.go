@@ -2,14 +2,13 @@
 
 package mcp
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
 func prepare(*exec.Cmd) {}
 
 func startLocked(fn func()) { go fn() }
 
-func killTree(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = cmd.Process.Kill()
-	}
-}
+func killTree(p *os.Process) { _ = p.Kill() }

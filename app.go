@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/lunar-cli/lunar/agent"
+	"github.com/lunar-cli/lunar/agent/mcp"
 	"github.com/lunar-cli/lunar/agent/tools"
 	"github.com/lunar-cli/lunar/lua"
 	"github.com/lunar-cli/lunar/session"
@@ -39,6 +40,7 @@ type app struct {
 	ui        hookUI
 	runtime   *lua.Runtime   // nil until the hooks are loaded
 	rt        *agent.Runtime // the open session and everything done with it
+	mcp       *mcp.Manager   // the MCP servers; nil without any (config_mcp.go)
 
 	project        *projectFiles // what the project's .lunar/ holds
 	projectTrusted bool          // the user trusted it (trustProject)
@@ -223,6 +225,14 @@ func (a *app) setup(interactive bool) error {
 		sess.Close()
 		return err
 	}
+	if err := a.setupMCP(); err != nil {
+		sess.Close()
+		return err
+	}
+	var moreTools agent.ToolProvider
+	if a.mcp != nil {
+		moreTools = a.mcp
+	}
 	a.rt, err = agent.NewRuntime(agent.RuntimeOptions{
 		Registry:      a.registry,
 		Cwd:           a.cwd,
@@ -235,6 +245,7 @@ func (a *app) setup(interactive bool) error {
 		Temperature:   a.temperature(),
 		Tools:         a.allTools,
 		ToolAllow:     a.toolAllow,
+		MoreTools:     moreTools,
 		APIKey:        a.apiKey,
 		AdjustModel:   a.withFlags,
 		ModelCycle:    a.cfg.Models,
@@ -290,6 +301,9 @@ func (a *app) close() {
 			fmt.Fprintf(a.stderr, "lunar: closing session: %v\n", err)
 		}
 	}
+	if a.mcp != nil {
+		a.mcp.Close()
+	}
 }
 
 func (a *app) setupTools() error {
@@ -322,6 +336,9 @@ func (a *app) setupTools() error {
 // checkToolNames fails when --tools names a tool that is neither a
 // built-in nor a tool the hooks registered while loading.
 func (a *app) checkToolNames() error {
+	if len(a.toolAllow) == 0 {
+		return nil
+	}
 	var names []string
 	for _, t := range a.rt.ToolList() {
 		names = append(names, t.Name)

@@ -15,7 +15,7 @@ import (
 
 // subcommands are the names that make the positional arguments a
 // subcommand (a prompt that is one of these words needs -p).
-var subcommands = []string{"sessions", "hooks", "completion"}
+var subcommands = []string{"sessions", "hooks", "mcp", "completion"}
 
 func isSubcommand(args []string) bool {
 	return len(args) > 0 && slices.Contains(subcommands, args[0])

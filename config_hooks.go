@@ -91,10 +91,11 @@ func (p *permissionsConfig) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// permissionRuleRE is "tool" or "tool: pattern" (as permissions.lua reads it).
+// permissionRuleRE is "tool" or "tool: pattern" (as permissions.lua reads
+// it); a tool name may end in * ("mcp__github__*": every tool of a server).
 // Compiled when a config has rules, not at every start.
 var permissionRuleRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*[A-Za-z0-9_-]+\s*(:\s*\S.*)?$`)
+	return regexp.MustCompile(`^\s*[A-Za-z0-9_-]+\*?\s*(:\s*\S.*)?$`)
 })
 
 // validatePermissions checks the mode and the rules' syntax.
@@ -111,7 +112,7 @@ func validatePermissions(p *permissionsConfig, path string, data []byte) error {
 	}{{"allow", p.Allow}, {"ask", p.Ask}, {"deny", p.Deny}} {
 		for _, r := range list.rules {
 			if !permissionRuleRE().MatchString(r) {
-				return fmt.Errorf("config %s:%d: key \"permissions.%s\": %q is not a rule: a tool name, or \"tool: pattern\" (\"bash: git status *\", \"write: docs/*\")",
+				return fmt.Errorf("config %s:%d: key \"permissions.%s\": %q is not a rule: a tool name, or \"tool: pattern\" (\"bash: git status *\", \"write: docs/*\", \"mcp__github__*\")",
 					path, lineOfKey(data, "permissions", list.key), list.key, r)
 			}
 		}

@@ -330,7 +330,7 @@ func TestREPLPermissionsCommand(t *testing.T) {
 	e.srv.Reply(llmtest.Text("ran"))
 	p := e.start()
 	p.line("/permissions")
-	p.expect("permissions: mode ask (asks before write, edit and bash; reads and hook tools run)")
+	p.expect("permissions: mode ask (asks before write, edit, bash and MCP tools; reads and hook tools run)")
 	p.expect("deny:  bash: rm *")
 	p.expect("allow: bash: ls *")
 	p.expect("  sandbox: ") // landlock ABI n: …, or why there is none

@@ -274,6 +274,7 @@ Usage:
   lunar hooks                   list loaded hooks, their events, commands and tools
   lunar hooks check FILE        load one hook in isolation and report problems
   lunar hooks types             print LuaLS type annotations for the hook API
+  lunar mcp list                start the MCP servers, list their tools and prompts
   lunar completion bash|zsh|fish   print a shell completion script
 
 Flags:

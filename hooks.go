@@ -43,10 +43,14 @@ func (nopHooks) Render(*session.Message, bool) (string, bool) { return "", false
 
 // appHookSet returns the app's hooks, or hooks that do nothing.
 func (a *app) appHookSet() appHooks {
-	if a.hooks == nil {
-		return nopHooks{}
+	var h appHooks = nopHooks{}
+	if a.hooks != nil {
+		h = a.hooks
 	}
-	return a.hooks
+	if a.mcp != nil {
+		return mcpPrompts{h, a.mcp} // mcp_cmd.go
+	}
+	return h
 }
 
 // modelSpec is "provider/id".

@@ -162,7 +162,7 @@ func (a *app) setupHooks(interactive bool) error {
 	a.runtime = rt
 	a.hooks = &luaHooks{rt: rt}
 	a.rt.SetHooks(rt, rt)
-	a.rt.Tools() // warns now about hook tools that clash with built-in ones
+	a.rt.CheckHookTools() // warns now about hook tools that clash with built-in ones
 	return nil
 }
 

@@ -259,6 +259,11 @@ func (a *app) askTrust(dir string, files []string) bool {
 			title = fmt.Sprintf("%s has project settings (models, providers, hooks to disable) and hooks that would run with your permissions:", dir)
 		}
 	}
+	for _, f := range files {
+		if strings.Contains(f, " (MCP servers: ") {
+			title = fmt.Sprintf("%s has project files that would run with your permissions, MCP servers among them (programs lunar would start):", dir)
+		}
+	}
 	var b strings.Builder
 	b.WriteString(title)
 	for _, f := range files {

@@ -51,6 +51,7 @@ func init() {
 		{"export", "[FILE]", "export the session to HTML", (*repl).cmdExport, false},
 		{"hooks", "", "list loaded hooks and their commands", (*repl).cmdHooks, false},
 		{"tools", "", "list the tools the model can use", (*repl).cmdTools, false},
+		{"mcp", "", "list MCP servers, their state and tools", (*repl).cmdMCP, false},
 		{"expand", "[N]", "show the full output of the last tool call (or the Nth last)", (*repl).cmdExpand, false},
 		{"quit", "", "leave lunar (also /exit)", (*repl).cmdQuit, false},
 		{"exit", "", "leave lunar", (*repl).cmdQuit, true},

@@ -29,6 +29,8 @@ func (a *app) subcommand() (int, bool) {
 		return a.cmdHooks(args), true
 	case "completion":
 		return a.cmdCompletion(args), true
+	case "mcp":
+		return a.cmdMCP(args), true
 	}
 	return exitUsage, true
 }

@@ -36,6 +36,7 @@ type projectFiles struct {
 	hooksDir  string       // .lunar/hooks.d, "" when it has no hooks
 	hooks     *lua.HookDir // its content as hashed; what loads
 	dirs      []projectDir // prompt and skill folders, those that exist and are read
+	mcp       []*mcpFile   // .mcp.json, .lunar/mcp.json: the MCP servers it starts
 	hash      string
 	hashErr   error    // the hooks could not be hashed: nothing is trusted
 	warnings  []string // what was skipped (a config.json that is not a file)
@@ -43,7 +44,7 @@ type projectFiles struct {
 
 // empty reports whether there is nothing to trust.
 func (p *projectFiles) empty() bool {
-	return p.config == "" && p.hooksDir == "" && len(p.dirs) == 0
+	return p.config == "" && p.hooksDir == "" && len(p.dirs) == 0 && len(p.mcp) == 0
 }
 
 // projectTextDirs are where a project keeps text the model is given once
@@ -131,6 +132,23 @@ func scanProject(cwd string, withHooks bool, withDir func(hook string) bool) (*p
 		fmt.Fprintf(h, "%s\x00%s\x00%s", p.hash, d.rel, content.Hash)
 		p.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	}
+	// MCP servers are programs the project has lunar start: the question
+	// covers them too (a project without any keeps its old hash).
+	for _, rel := range projectMCPFiles {
+		f, err := readMCPFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			p.warnings = append(p.warnings, fmt.Sprintf("project MCP config %v: skipped", err))
+			continue
+		}
+		if f == nil {
+			continue
+		}
+		p.mcp = append(p.mcp, f)
+		h := sha256.New()
+		fmt.Fprintf(h, "%s\x00%s\x00%d\x00", p.hash, rel, len(f.raw))
+		h.Write(f.raw)
+		p.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	}
 	return p, nil
 }
 
@@ -190,6 +208,10 @@ func (a *app) trustProject(ask func(dir string, files []string) bool) error {
 				files = append(files, filepath.Join(filepath.FromSlash(d.rel), filepath.FromSlash(f)))
 			}
 		}
+		for _, f := range p.mcp {
+			rel, _ := filepath.Rel(p.root, f.path)
+			files = append(files, rel+" (MCP servers: "+mcpSummary(f)+")")
+		}
 		if !ask(p.root, files) {
 			a.warnf("%s", p.untrusted("not trusted: skipped", false))
 			return nil
@@ -222,6 +244,9 @@ func (p *projectFiles) untrusted(what string, hint bool) string {
 	}
 	for _, d := range p.dirs {
 		parts = append(parts, "project "+d.kind+" in "+d.path)
+	}
+	for _, f := range p.mcp {
+		parts = append(parts, "project MCP servers in "+f.path)
 	}
 	them := "them"
 	if len(parts) == 1 && p.config != "" {

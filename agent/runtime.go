@@ -35,6 +35,10 @@ type RuntimeOptions struct {
 	// not name are left out of the tool set, as built-ins are (pi's
 	// allowlist covers extension tools).
 	ToolAllow []string
+	// MoreTools gives tools from outside lunar (MCP servers), offered
+	// after the hooks' tools; nil: none. A name already taken leaves its
+	// tool out, with a warning.
+	MoreTools ToolProvider
 
 	// APIKey resolves the key for a model (the front end's policy, e.g.
 	// --api-key); nil means Registry.APIKey.

@@ -6,6 +6,7 @@ package agent
 // and enable/disable take effect from the next call.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -26,9 +27,12 @@ type ToolInfo struct {
 	Name        string
 	Description string
 	Parameters  json.RawMessage
-	// Source is SourceBuiltin or the file name of the hook providing it.
+	// Source is SourceBuiltin, the file name of the hook providing it, or
+	// "mcp:<server>" for an MCP server's tool.
 	Source  string
 	Enabled bool
+	// ReadOnly is Tool.ReadOnly (an MCP server's readOnlyHint).
+	ReadOnly bool
 	// Replaces is set for a hook tool standing in for the built-in tool
 	// of the same name.
 	Replaces bool
@@ -51,18 +55,30 @@ type toolSlot struct {
 // toolSet merges the built-in tools with the hooks' as registered right
 // now, in that order. A hook tool named like a built-in takes its place
 // (announced once); one named like an earlier hook tool is left out.
-func (rt *Runtime) toolSet() []toolSlot {
+func (rt *Runtime) toolSet() []toolSlot { return rt.toolSetOf(true) }
+
+// toolSetOf is toolSet, without RuntimeOptions.MoreTools when withMore
+// is false (asking for them starts MCP servers).
+func (rt *Runtime) toolSetOf(withMore bool) []toolSlot {
 	rt.mu.Lock()
-	base, tp, allow := rt.opts.Tools, rt.toolProvider, rt.opts.ToolAllow
+	base, tp, allow, more := rt.opts.Tools, rt.toolProvider, rt.opts.ToolAllow, rt.opts.MoreTools
 	rt.mu.Unlock()
+	if !withMore {
+		more = nil
+	}
 	var extra []*Tool
 	if tp != nil {
 		extra = tp.Tools()
 	}
+	var outside []*Tool
+	if more != nil {
+		outside = more.Tools()
+	}
 	if allow != nil {
 		extra = slices.DeleteFunc(slices.Clone(extra), func(t *Tool) bool { return !slices.Contains(allow, t.Name) })
+		outside = slices.DeleteFunc(slices.Clone(outside), func(t *Tool) bool { return !slices.Contains(allow, t.Name) })
 	}
-	out := make([]toolSlot, 0, len(base)+len(extra))
+	out := make([]toolSlot, 0, len(base)+len(extra)+len(outside))
 	at := make(map[string]int, len(base)+len(extra))
 	for _, t := range base {
 		at[t.Name] = len(out)
@@ -81,6 +97,14 @@ func (rt *Runtime) toolSet() []toolSlot {
 			continue
 		}
 		rt.noticeOnce(t, rt.warn, "hook tool %q (%s) ignored: %s registered a tool of that name first", t.Name, t.Source, out[i].tool.Source)
+	}
+	for _, t := range outside {
+		if i, dup := at[t.Name]; dup {
+			rt.noticeOnce(t, rt.warn, "tool %q (%s) ignored: %s has a tool of that name", t.Name, t.Source, cmp.Or(out[i].tool.Source, SourceBuiltin))
+			continue
+		}
+		at[t.Name] = len(out)
+		out = append(out, toolSlot{tool: t})
 	}
 	return out
 }
@@ -101,8 +125,15 @@ func (rt *Runtime) noticeOnce(t *Tool, show func(string, ...any), format string,
 	}
 }
 
+// CheckHookTools warns now about hook tools that clash with built-in
+// ones (otherwise said on the first model call), without asking
+// RuntimeOptions.MoreTools for theirs: that would start MCP servers
+// before they are needed.
+func (rt *Runtime) CheckHookTools() { rt.toolSetOf(false) }
+
 // Tools are the tools the next model call offers: the enabled ones of the
-// tool set (built-ins first, then the hooks' in load order).
+// tool set (built-ins first, then the hooks' in load order, then
+// RuntimeOptions.MoreTools').
 func (rt *Runtime) Tools() []*Tool {
 	set := rt.toolSet()
 	rt.mu.Lock()
@@ -130,7 +161,7 @@ func (rt *Runtime) ToolList() []ToolInfo {
 			src = SourceBuiltin
 		}
 		out[i] = ToolInfo{Name: s.tool.Name, Description: s.tool.Description, Parameters: s.tool.Parameters,
-			Source: src, Enabled: !rt.toolsOff[s.tool.Name], Replaces: s.builtin != nil}
+			Source: src, Enabled: !rt.toolsOff[s.tool.Name], Replaces: s.builtin != nil, ReadOnly: s.tool.ReadOnly}
 	}
 	return out
 }

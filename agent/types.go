@@ -158,6 +158,11 @@ type Tool struct {
 	// Source is who provides the tool: "" for lunar's built-ins, else the
 	// hook (its file name) that registered it.
 	Source string
+	// ReadOnly: the tool does not change its environment, as its provider
+	// says (an MCP server's readOnlyHint); the permission policy may let it
+	// run in read-only mode. Built-ins leave it false: the policy knows
+	// them by name.
+	ReadOnly bool
 	// Execute runs the tool. onUpdate (may be nil) reports partial output.
 	Execute func(ctx context.Context, callID string, args json.RawMessage, onUpdate func(ToolResult)) (ToolResult, error)
 }

@@ -11,26 +11,31 @@
 --     "deny":  ["bash: rm -rf *", "write: .env"]
 --   }
 --
--- Modes: "ask" asks before write, edit and bash (reads and hook tools run);
--- "auto" never asks (pi's behaviour; `--yes` is auto for one run);
--- "read-only" refuses write and edit, and bash where no sandbox confines
--- it (see Sandbox below). A rule is "tool" (every call)
+-- Modes: "ask" asks before write, edit, bash and MCP server tools (reads
+-- and hook tools run); "auto" never asks (pi's behaviour; `--yes` is auto
+-- for one run); "read-only" refuses write and edit, bash where no sandbox
+-- confines it (see Sandbox below), and MCP tools their server does not
+-- mark read-only (readOnlyHint). A rule is "tool" (every call)
 -- or "tool: pattern", where * matches any text and a trailing " *" also
 -- matches nothing ("git status *" matches "git status" and "git status
 -- -s", not "git statusx"). Patterns match bash's command, the path of
 -- read, write and edit (relative patterns: paths inside the working
 -- folder; absolute or ~ ones: any path; a path is judged as the file it
 -- really reaches, links and /proc/self/root resolved: fs.realpath), and
--- other tools' arguments as JSON. A write or edit that a link leads out
+-- other tools' arguments as JSON. MCP tools are named
+-- mcp__<server>__<tool>: "mcp__github" or "mcp__github__*" names every
+-- tool of that server (a deny rule shuts the server out), and any
+-- name ending in * every tool it starts. A write or edit that a link leads out
 -- of the working folder always asks. Each call is decided by the first
 -- that applies:
 --
 --   1. a deny rule matches            refused (in every mode)
 --   2. read-only, write/edit/bash     refused (sandboxed bash: 4, then runs)
+--      read-only, MCP tool not marked read-only: refused
 --   3. auto                           runs
 --   4. an ask rule matches            asks
 --   5. allow rules cover it           runs
---   6. write, edit, bash              asks
+--   6. write, edit, bash, MCP tools   asks
 --   7. anything else                  runs
 --
 -- Sandbox: on Linux with Landlock, a bash command that runs (asked,
@@ -127,10 +132,33 @@ function st.confined()
 end
 
 function st.index()
-  st.by_tool = {}
+  st.by_tool, st.mcp_rules = {}, false
   for _, r in ipairs(st.rules) do
     st.by_tool[r.tool] = true
+    if string.find(r.tool, "mcp__", 1, true) == 1 or string.byte(r.tool, -1) == 42 then
+      st.mcp_rules = true -- a server's rule, or a name ending in *: st.covers decides
+    end
   end
+end
+
+-- is_mcp reports whether a call is to an MCP server's tool.
+function st.is_mcp(ev)
+  return string.find(ev.tool_name, "mcp__", 1, true) == 1 or string.find(ev.source or "", "mcp:", 1, true) == 1
+end
+
+-- covers reports whether a rule's tool name names tool: the same name;
+-- a name ending in * every tool it starts; "mcp__server" every tool of
+-- that server.
+function st.covers(rtool, tool)
+  if rtool == tool then
+    return true
+  elseif string.byte(rtool, -1) == 42 then -- *
+    local prefix = string.sub(rtool, 1, -2)
+    return string.sub(tool, 1, #prefix) == prefix
+  elseif string.find(rtool, "mcp__", 1, true) == 1 and not string.find(rtool, "__", 6, true) then
+    return string.sub(tool, 1, #rtool + 2) == rtool .. "__"
+  end
+  return false
 end
 
 -- reset goes back to the settings of config.json.
@@ -138,7 +166,7 @@ function st.reset()
   st.mode, st.rules = st.config_mode, {}
   for _, kind in ipairs({ "deny", "ask", "allow" }) do
     for _, text in ipairs(conf[kind] or {}) do
-      local tool = type(text) == "string" and text:match("^%s*([%w_%-]+)")
+      local tool = type(text) == "string" and text:match("^%s*([%w_%-]+%*?)")
       if tool then
         st.rules[#st.rules + 1] = { kind = kind, text = text, tool = tool }
       else
@@ -158,6 +186,8 @@ function st.refusal(why, tool, rule)
     return string.format("Permission denied: this %s call matches the deny rule %q of lunar's permission settings. Do not try to get around it; tell the user if you need it.", tool, rule.text)
   elseif why == "read-only" then
     return "Permission denied: lunar is in read-only mode, so write, edit and bash are refused. Tell the user what you would change instead."
+  elseif why == "read-only-mcp" then
+    return string.format("Permission denied: lunar is in read-only mode and the MCP server does not mark %s as read-only, so it is refused. Tell the user what you would do instead.", tool)
   elseif why == "unscannable" then
     return "Permission denied: this bash command is too long (over 64 KiB) to check against the deny rules of lunar's permission settings. Split it into shorter commands, or write long content with the write tool."
   elseif why == "no-ui" then
@@ -178,8 +208,17 @@ end
 
 lunar.on("tool.execute.before", function(ev, ctx)
   local tool, mode = ev.tool_name, st.mode
-  if not st.by_tool[tool] then
-    if not MUTATING[tool] then
+  local mcp = st.is_mcp(ev)
+  if not st.by_tool[tool] and not (mcp and st.mcp_rules) then
+    if mcp then
+      if mode == "auto" or (mode == "read-only" and ev.read_only) then
+        return nil
+      elseif mode == "read-only" then
+        return { block = true, reason = st.refusal("read-only-mcp", tool) }
+      elseif not ctx.has_ui then
+        return st.no_ui(tool, ctx)
+      end
+    elseif not MUTATING[tool] then
       return nil
     elseif tool == "bash" and (mode == "auto" or (mode == "read-only" and st.confined())) then
       return { sandbox = st.box(ctx) }

@@ -101,7 +101,7 @@ func TestPermissionSandbox(t *testing.T) {
 	_, handled, err := rt.RunCommand(permBG, "permissions", "")
 	require.NoError(t, err)
 	require.True(t, handled)
-	assert.Contains(t, ui.Notices[len(ui.Notices)-1], "mode read-only (refuses write and edit; bash runs sandboxed)")
+	assert.Contains(t, ui.Notices[len(ui.Notices)-1], "mode read-only (refuses write and edit; bash runs sandboxed; MCP tools only when marked read-only)")
 	assert.Contains(t, ui.Notices[len(ui.Notices)-1], "\n  sandbox: landlock ABI ")
 	assert.Contains(t, ui.Notices[len(ui.Notices)-1], "bash commands write no files")
 }

@@ -367,10 +367,10 @@ func TestPermissionsCommand(t *testing.T) {
 		require.True(t, handled)
 		return ui.Notices[len(ui.Notices)-1]
 	}
-	assert.Equal(t, "info: permissions: mode ask (asks before write, edit and bash; reads and hook tools run)\n"+
+	assert.Equal(t, "info: permissions: mode ask (asks before write, edit, bash and MCP tools; reads and hook tools run)\n"+
 		"  deny:  bash: rm *\n  allow: bash: git status *\n  sandbox: off (\"sandbox\": false): bash commands write anywhere", run(""))
 
-	assert.Contains(t, run("mode read-only"), "mode read-only (refuses write, edit and bash); ask in config")
+	assert.Contains(t, run("mode read-only"), "mode read-only (refuses write, edit and bash; MCP tools only when marked read-only); ask in config")
 	got, _ := verdict(rt, ui, "bash", bash("git status"))
 	assert.Equal(t, "refuse", got)
 
@@ -394,7 +394,7 @@ func TestPermissionsCommand(t *testing.T) {
 	assert.Contains(t, run("remove nothing"), `no rule "nothing"`)
 
 	out = run("reset")
-	assert.Equal(t, "info: permissions: mode ask (asks before write, edit and bash; reads and hook tools run)\n"+
+	assert.Equal(t, "info: permissions: mode ask (asks before write, edit, bash and MCP tools; reads and hook tools run)\n"+
 		"  deny:  bash: rm *\n  allow: bash: git status *\n  sandbox: off (\"sandbox\": false): bash commands write anywhere", out)
 	got, _ = verdict(rt, ui, "bash", bash("make"))
 	assert.Equal(t, "ask", got)

@@ -429,6 +429,7 @@ func (r *Runtime) beforeTool(ctx context.Context, s *snapshot, name, callID stri
 	}
 	var dec agent.ToolCallDecision
 	cur := input
+	source, readOnly := r.toolOrigin(name)
 	for _, hd := range s.handlers[evToolBefore] {
 		var block bool
 		var reason string
@@ -438,6 +439,8 @@ func (r *Runtime) beforeTool(ctx context.Context, s *snapshot, name, callID stri
 		err := r.invoke(ctx, hd, func(h *hook, L *glua.LState, ev *glua.LTable) error {
 			ev.RawSetString("tool_name", glua.LString(name))
 			ev.RawSetString("tool_call_id", glua.LString(callID))
+			ev.RawSetString("source", glua.LString(source))
+			ev.RawSetString("read_only", glua.LBool(readOnly))
 			h.setLazy(L, ev, lazyField{"input", func() (glua.LValue, error) {
 				in, err := h.jsonLua(input)
 				if in == glua.LNil && err == nil {

@@ -58,7 +58,7 @@ func (d defaultRegistry) ToolList() []agent.ToolInfo {
 		out = append(out, agent.ToolInfo{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Source: agent.SourceBuiltin, Enabled: true})
 	}
 	for _, t := range d.r.Tools() {
-		info := agent.ToolInfo{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Source: t.Source, Enabled: true}
+		info := agent.ToolInfo{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Source: t.Source, Enabled: true, ReadOnly: t.ReadOnly}
 		if i, ok := at[t.Name]; ok {
 			info.Replaces = true
 			out[i] = info
@@ -86,7 +86,7 @@ func (h *hook) luaTools(L *glua.LState) int {
 	list := h.rt.registry().ToolList()
 	out := h.codec().NewArray(len(list))
 	for i, ti := range list {
-		t := L.CreateTable(0, 6)
+		t := L.CreateTable(0, 7)
 		t.RawSetString("name", glua.LString(ti.Name))
 		t.RawSetString("description", glua.LString(ti.Description))
 		params, err := h.jsonLua(ti.Parameters)
@@ -97,6 +97,7 @@ func (h *hook) luaTools(L *glua.LState) int {
 		t.RawSetString("source", glua.LString(ti.Source))
 		t.RawSetString("enabled", glua.LBool(ti.Enabled))
 		t.RawSetString("replaces_builtin", glua.LBool(ti.Replaces))
+		t.RawSetString("read_only", glua.LBool(ti.ReadOnly))
 		out.RawSetInt(i+1, t)
 	}
 	L.Push(out)
@@ -270,4 +271,16 @@ func withToolUpdates(ctx context.Context, onUpdate func(agent.ToolResult)) conte
 func toolUpdates(ctx context.Context) func(agent.ToolResult) {
 	fn, _ := ctx.Value(toolUpdateKey{}).(func(agent.ToolResult))
 	return fn
+}
+
+// toolOrigin is who provides the tool called name and whether it says it
+// changes nothing, for tool.execute.before ("builtin", false when the
+// tool set has no such name).
+func (r *Runtime) toolOrigin(name string) (source string, readOnly bool) {
+	for _, t := range r.registry().ToolList() {
+		if t.Name == name {
+			return t.Source, t.ReadOnly
+		}
+	}
+	return agent.SourceBuiltin, false
 }

@@ -248,7 +248,7 @@ local RULE_SYNTAX = 'a rule is a tool name, or "tool: pattern"'
 -- parse_rule reads "tool" or "tool: pattern" into a rule with its
 -- matcher; nil and a message when it is neither.
 local function parse_rule(text)
-  local tool, rest = text:match("^%s*([%w_%-]+)%s*(.*)$")
+  local tool, rest = text:match("^%s*([%w_%-]+%*?)%s*(.*)$")
   if not tool then
     return nil, RULE_SYNTAX
   end
@@ -338,7 +338,7 @@ end
 
 local function first_match(st, kind, tool, s)
   for _, r in ipairs(st.rules) do
-    if r.kind == kind and r.tool == tool and compiled(r) and matches(r, s) then
+    if r.kind == kind and st.covers(r.tool, tool) and compiled(r) and matches(r, s) then
       return r
     end
   end
@@ -367,9 +367,19 @@ end
 -- asks); the call's subject last. In read-only mode a bash command runs
 -- when the kernel sandbox confines it (nothing writable); a write or
 -- edit through a link out of the working folder always asks.
-local function decide(st, tool, input, cwd)
+local function decide(st, ev, cwd)
+  local tool, input = ev.tool_name, ev.input
+  local mcp = st.is_mcp(ev)
   local s = subject(tool, input, cwd)
   local named = st.by_tool[tool]
+  if not named and st.mcp_rules then
+    for _, r in ipairs(st.rules) do
+      if st.covers(r.tool, tool) then
+        named = true
+        break
+      end
+    end
+  end
   if named then
     local r = first_match(st, "deny", tool, s)
     if r then
@@ -386,6 +396,8 @@ local function decide(st, tool, input, cwd)
   local read_only = st.mode == "read-only"
   if read_only and MUTATING[tool] and not (tool == "bash" and st.confined()) then
     return "refuse", "read-only", nil, s
+  elseif read_only and mcp and not ev.read_only then
+    return "refuse", "read-only-mcp", nil, s
   elseif st.mode == "auto" then
     return "run"
   end
@@ -398,7 +410,7 @@ local function decide(st, tool, input, cwd)
       return "run", nil, nil, s
     end
   end
-  if MUTATING[tool] and not read_only then
+  if (MUTATING[tool] or mcp) and not read_only then
     return "ask", nil, s
   end
   return "run"
@@ -416,6 +428,8 @@ local function always_rules(tool, s)
       return { "edit: *", "write: *" }
     end
     return { tool .. ": " .. s.abs }
+  elseif s.json then
+    return { tool } -- an MCP tool: every call of it
   end
   return nil
 end
@@ -435,6 +449,15 @@ local function describe(tool, input, s)
       out.add(k == 1 and "$ " or "  ", line)
     end
     return "Allow this bash command?", out.text()
+  elseif s.json then
+    local server, name = tool:match("^mcp__(.-)__(.+)$")
+    for _, line in ipairs(lines_of(s.json)) do
+      out.add("", line)
+    end
+    if server then
+      return string.format("Allow the tool %s of the MCP server %s?", visible(name), visible(server)), out.text()
+    end
+    return string.format("Allow the tool %s?", visible(tool)), out.text()
   end
   local name = s.rel or s.abs
   if tool == "edit" then
@@ -564,7 +587,7 @@ end
 -- before decides a call the fast path in permissions.lua left open.
 function M.before(st, ev, ctx)
   local tool = ev.tool_name
-  local verdict, a, b, s = decide(st, tool, ev.input, ctx.cwd)
+  local verdict, a, b, s = decide(st, ev, ctx.cwd)
   if verdict == "run" then
     return grant(st, tool, s, ctx)
   elseif verdict == "refuse" then
@@ -603,9 +626,9 @@ end
 
 local function describe_settings(st)
   local what = {
-    ask = "asks before write, edit and bash; reads and hook tools run",
+    ask = "asks before write, edit, bash and MCP tools; reads and hook tools run",
     auto = "runs every tool without asking",
-    ["read-only"] = st.confined() and "refuses write and edit; bash runs sandboxed" or "refuses write, edit and bash",
+    ["read-only"] = (st.confined() and "refuses write and edit; bash runs sandboxed" or "refuses write, edit and bash") .. "; MCP tools only when marked read-only",
   }
   local out = { string.format("permissions: mode %s (%s)%s", st.mode, what[st.mode],
     st.mode ~= st.config_mode and string.format("; %s in config", st.config_mode) or "") }

@@ -1,0 +1,4 @@
+package main
+
+// pdeathsig: the kernel kills lunar's children with it (MCP servers, bash).
+const pdeathsig = true

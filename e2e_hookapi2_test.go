@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -226,4 +227,98 @@ lunar.tool({ name = "read", description = "my read", parameters = { type = "obje
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "lunar: hook tool \"read\" (myread.lua) replaces the built-in tool\n")
 	assert.NotContains(t, r.stderr, "warning")
+}
+
+// A hook tool's prompt_snippet is its line in the system prompt's tool
+// list and its prompt_guidelines join the guidelines, while the tool is
+// offered; a custom system prompt has neither (as pi).
+func TestToolPromptSnippetAndGuidelines(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "deploy.lua", `
+lunar.tool{ name = "deploy", description = "Deploys. Long text the prompt should not list.",
+  prompt_snippet = "Deploy the app\n   to staging",
+  prompt_guidelines = { "Run the tests before deploy.", "  ", "Be concise in your responses." },
+  execute = function() return "deployed" end }
+lunar.tool{ name = "notes", description = "Keeps notes. More words.",
+  promptGuidelines = { "Run the tests before deploy.", "Write notes in English." },
+  execute = function() return "" end }
+`)
+	prompt := func(args ...string) string {
+		t.Helper()
+		e.srv.Reply(llmtest.Text("ok"))
+		r := e.run("", append([]string{"-e", hook, "--no-session"}, args...)...)
+		require.Equal(t, 0, r.code, r.stderr)
+		reqs := e.srv.Requests()
+		return systemPrompt(t, reqs[len(reqs)-1])
+	}
+
+	sys := prompt("-p", "go")
+	assert.Contains(t, sys, "\n- deploy: Deploy the app to staging\n- notes: Keeps notes.\n")
+	assert.NotContains(t, sys, "Long text")
+	assert.Contains(t, sys, "\n- Run the tests before deploy.\n- Be concise in your responses.\n- Write notes in English.\n- Show file paths clearly when working with files.",
+		"in the tools' order, each once, as pi's (a tool's copy of an always-present guideline takes its place)")
+	assert.Equal(t, 1, strings.Count(sys, "Run the tests before deploy."), "a guideline two tools give is listed once")
+	assert.Equal(t, 1, strings.Count(sys, "Be concise in your responses."))
+
+	sys = prompt("--tools", "read,notes", "-p", "go")
+	assert.NotContains(t, sys, "- deploy:", "the tool is not offered")
+	assert.Contains(t, sys, "\n- Run the tests before deploy.\n- Write notes in English.\n", "notes gives that one too")
+
+	sys = prompt("--tools", "read", "-p", "go")
+	assert.NotContains(t, sys, "Run the tests")
+	assert.NotContains(t, sys, "Write notes")
+
+	sys = prompt("--system-prompt", "You are terse.", "-p", "go")
+	assert.NotContains(t, sys, "Deploy the app")
+	assert.NotContains(t, sys, "Run the tests")
+
+	bad := tmpHook(t, "bad.lua", `lunar.tool{ name = "x", description = "d", prompt_guidelines = "not a list", execute = function() end }`)
+	r := e.run("", "hooks", "check", bad)
+	assert.Contains(t, r.stdout+r.stderr, `tool "x": prompt_guidelines must be a list of strings, got string: tool not registered`)
+}
+
+// agent.before_start sees what the base system prompt is built from, as
+// pi's systemPromptOptions: the --append-system-prompt text, the selected
+// tools with their lines, the tools' guidelines and the context files.
+func TestBeforeStartSystemPromptOptions(t *testing.T) {
+	e := newE2E(t)
+	writeFile(t, filepath.Join(e.cwd, "AGENTS.md"), "ROOT-RULE: use tabs.\n")
+	hook := tmpHook(t, "opts.lua", `
+local json = require("json")
+lunar.tool{ name = "deploy", description = "Deploys.", prompt_snippet = "Deploy to staging",
+  prompt_guidelines = { "Test first." }, execute = function() return "" end }
+lunar.on("agent.before_start", function(ev, ctx)
+  local o = ev.system_prompt_options
+  ctx.ui.print("options " .. json.encode(o))
+  -- a prompt customiser: rebuild the prompt from the options
+  return { system_prompt = "Tools: " .. table.concat(o.selected_tools, ", ") .. ". " .. (o.append_system_prompt or "") }
+end)
+`)
+	e.srv.Reply(llmtest.Text("ok"))
+	r := e.run("", "-e", hook, "--tools", "read,deploy", "--append-system-prompt", "Answer in French.", "-p", "go")
+	require.Equal(t, 0, r.code, r.stderr)
+	_, line, ok := strings.Cut(r.stderr, "options ")
+	require.True(t, ok, r.stderr)
+	line, _, _ = strings.Cut(line, "\n")
+	var o struct {
+		Cwd              string                           `json:"cwd"`
+		Custom           *string                          `json:"custom_prompt"`
+		Append           string                           `json:"append_system_prompt"`
+		SelectedTools    []string                         `json:"selected_tools"`
+		ToolSnippets     map[string]string                `json:"tool_snippets"`
+		PromptGuidelines []string                         `json:"prompt_guidelines"`
+		ContextFiles     []struct{ Path, Content string } `json:"context_files"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(line), &o), line)
+	assert.Equal(t, e.cwd, o.Cwd)
+	assert.Nil(t, o.Custom, "lunar's own prompt")
+	assert.Equal(t, "Answer in French.", o.Append)
+	assert.Equal(t, []string{"read", "deploy"}, o.SelectedTools)
+	assert.Equal(t, "Deploy to staging", o.ToolSnippets["deploy"])
+	assert.Contains(t, o.ToolSnippets["read"], "Read")
+	assert.Equal(t, []string{"Test first."}, o.PromptGuidelines)
+	require.Len(t, o.ContextFiles, 1)
+	assert.Equal(t, filepath.Join(e.cwd, "AGENTS.md"), o.ContextFiles[0].Path)
+	assert.Equal(t, "ROOT-RULE: use tabs.\n", o.ContextFiles[0].Content)
+	assert.Equal(t, "Tools: read, deploy. Answer in French.", systemPrompt(t, e.srv.Requests()[0]))
 }

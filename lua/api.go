@@ -112,6 +112,8 @@ func lunarModule() *stdlib.Module {
 				{Name: "name", Type: "string", Doc: "letters, digits, _ and -"},
 				{Name: "description", Type: "string"},
 				{Name: "parameters", Type: "table?", Doc: `JSON schema of the arguments (type = "object")`},
+				{Name: "prompt_snippet", Type: "string?", Doc: "the tool's line in the system prompt's tool list, on one line (default: the description's first sentence); pi's promptSnippet"},
+				{Name: "prompt_guidelines", Type: "string[]?", Doc: "bullets added to the system prompt's guidelines while the tool is offered (duplicates once); pi's promptGuidelines. Neither goes into a custom prompt (--system-prompt)"},
 				{Name: "execute", Type: "fun(args: table, ctx: lunar.Ctx): string|lunar.ToolResult", Doc: "runs under the hook timeout; an error becomes an error result"}}},
 			{Name: "lunar.ToolResult", Fields: []stdlib.Field{
 				{Name: "content", Type: "string|lunar.ContentBlock[]"},

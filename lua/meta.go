@@ -99,6 +99,15 @@ var dataClasses = []stdlib.Class{
 		{Name: "cache_write", Type: "integer"},
 		{Name: "total", Type: "integer"},
 	}},
+	{Name: "lunar.SystemPromptOptions", Doc: "What the base system prompt is built from (pi's systemPromptOptions, snake_case).", Fields: []stdlib.Field{
+		{Name: "cwd", Type: "string"},
+		{Name: "custom_prompt", Type: "string?", Doc: "the --system-prompt text (a file's content when it named one); nil: lunar's own prompt"},
+		{Name: "append_system_prompt", Type: "string?", Doc: "the --append-system-prompt text, read the same way"},
+		{Name: "selected_tools", Type: "string[]", Doc: "the tools offered to the model, in order (--tools, --no-tools, hooks' tools and set_active_tools)"},
+		{Name: "tool_snippets", Type: "table<string, string>", Doc: "each tool's line in the prompt's tool list (its prompt_snippet, or its description's first sentence); empty with a custom prompt"},
+		{Name: "prompt_guidelines", Type: "string[]", Doc: "the tools' prompt_guidelines in the prompt; empty with a custom prompt"},
+		{Name: "context_files", Type: "{path: string, content: string}[]", Doc: "the AGENTS.md/CLAUDE.md files in the prompt"},
+	}},
 	{Name: "lunar.Params", Fields: []stdlib.Field{
 		{Name: "temperature", Type: "number?"},
 		{Name: "max_tokens", Type: "integer"},

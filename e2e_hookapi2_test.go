@@ -4,6 +4,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -321,4 +323,71 @@ end)
 	assert.Equal(t, filepath.Join(e.cwd, "AGENTS.md"), o.ContextFiles[0].Path)
 	assert.Equal(t, "ROOT-RULE: use tabs.\n", o.ContextFiles[0].Content)
 	assert.Equal(t, "Tools: read, deploy. Answer in French.", systemPrompt(t, e.srv.Requests()[0]))
+}
+
+// lunar.serialize_conversation and lunar.summary_prompts are what the
+// compaction itself sends: a hook that serialises the messages a
+// compaction summarises, under lunar's compaction prompt, writes the
+// summary request word for word. text.format_size is pi's formatSize.
+func TestSummaryHelpersMatchTheCompaction(t *testing.T) {
+	e := newE2E(t)
+	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hi"}`), llmtest.Usage(100, 10, 0, 0))
+	e.srv.Reply(llmtest.Text("answer 1"), llmtest.Usage(100, 10, 0, 0))
+	r := e.run("", "-p", question(1))
+	require.Equal(t, 0, r.code, r.stderr)
+	for i := 2; i <= 3; i++ {
+		e.srv.Reply(llmtest.Text(fmt.Sprintf("answer %d", i)), llmtest.Usage(100, 10, 0, 0))
+		r = e.run("", "-c", "-p", question(i))
+		require.Equal(t, 0, r.code, r.stderr)
+	}
+	hook := tmpHook(t, "helpers.lua", `
+local fs, json, text = require("fs"), require("json"), require("text")
+lunar.on("session.before_compact", function(ev, ctx)
+  local p = lunar.summary_prompts()
+  local request = "<conversation>\n" .. lunar.serialize_conversation(ev.preparation.messages) ..
+    "\n</conversation>\n\n" .. p.compaction
+  assert(fs.write(ctx.cwd .. "/request.txt", request))
+  assert(fs.write(ctx.cwd .. "/system.txt", p.system))
+  -- entries stand for their messages
+  local from_entries = lunar.serialize_conversation(ctx.session.entries({ type = "message" }))
+  local sizes = {}
+  for _, n in ipairs({ 0, 1023, 1024, 1280, 1331, 51200, 1048575, 1048576, 1572864, 5 * 1048576 + 52429 }) do
+    sizes[#sizes + 1] = text.format_size(n)
+  end
+  assert(fs.write(ctx.cwd .. "/other.json", json.encode({ sizes = sizes, from_entries = from_entries,
+    keys = { p.update ~= nil, p.branch_summary ~= nil, p.turn_prefix ~= nil, p.branch_summary_preamble ~= nil } })))
+  local ok, err = pcall(lunar.serialize_conversation, { { type = "label", targetId = "x" } })
+  assert(fs.write(ctx.cwd .. "/error.txt", tostring(err)))
+end)
+`)
+	before := len(e.srv.Requests())
+	e.srv.Reply(llmtest.Text("## Goal\nAnswer."))
+	r = e.run("", "-e", hook, "-c", "-p", "/compact")
+	require.Equal(t, 0, r.code, r.stderr)
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, before+1)
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(e.cwd, name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	want := read("request.txt")
+	assert.Contains(t, want, `[Assistant tool calls]: bash(command="echo hi")`)
+	assert.Contains(t, want, "[Tool result]: hi")
+	assert.Equal(t, lastUserText(t, reqs[before]), want)
+	assert.Equal(t, systemPrompt(t, reqs[before]), read("system.txt"))
+
+	var other struct {
+		Sizes       []string `json:"sizes"`
+		FromEntries string   `json:"from_entries"`
+		Keys        []bool   `json:"keys"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(read("other.json")), &other))
+	// pi's formatSize (toFixed(1) rounds halves up: 1280 bytes are 1.3KB).
+	assert.Equal(t, []string{"0B", "1023B", "1.0KB", "1.3KB", "1.3KB", "50.0KB", "1024.0KB", "1.0MB", "1.5MB", "5.1MB"}, other.Sizes)
+	assert.True(t, strings.HasPrefix(other.FromEntries, "[User]: "+question(1)+"\n\n[Assistant tool calls]: bash("), other.FromEntries)
+	assert.True(t, strings.HasSuffix(other.FromEntries, "[User]: "+question(3)+"\n\n[Assistant]: answer 3"), other.FromEntries)
+	assert.Equal(t, []bool{true, true, true, true}, other.Keys)
+	assert.Contains(t, read("error.txt"), "messages[1]: a label entry has no message")
 }

@@ -391,3 +391,32 @@ end)
 	assert.Equal(t, []bool{true, true, true, true}, other.Keys)
 	assert.Contains(t, read("error.txt"), "messages[1]: a label entry has no message")
 }
+
+// lunar knows pi's models (openai/gpt-5.2 reasons: the thinking level is
+// sent); lunar.complete with a thinking level on a model outside the table
+// warns, naming the hook and line, instead of dropping it silently.
+func TestCompleteThinkingOnUnknownModelWarns(t *testing.T) {
+	e := newE2E(t)
+	hook := tmpHook(t, "think.lua", `
+lunar.command("ask", { handler = function(args, ctx)
+  local m = ctx.models.find("openai", args)
+  ctx.ui.print("find " .. args .. ": " .. (m and tostring(m.reasoning) or "nil"))
+  local out, err = lunar.complete("hi", { model = "openai/" .. args, thinking = "high" })
+  ctx.ui.print("answer " .. tostring(out or err))
+end })
+`)
+	e.srv.Reply(llmtest.Text("known"))
+	r := e.run("", "-e", hook, "--no-session", "-p", "/ask gpt-5.2")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "find gpt-5.2: true\nanswer known\n")
+	assert.NotContains(t, r.stderr, "warning")
+	assert.Equal(t, "high", e.srv.Requests()[0].Field("reasoning_effort"))
+
+	e.srv.Reply(llmtest.Text("unknown"))
+	r = e.run("", "-e", hook, "--no-session", "-p", "/ask gpt-nonexistent-9")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "find gpt-nonexistent-9: nil\n")
+	assert.Contains(t, r.stderr, `warning: think.lua:5: lunar.complete: model openai/gpt-nonexistent-9 is not in lunar's model table (lunar --list-models), so lunar takes it for one that cannot reason: thinking "high" is not sent.`)
+	assert.Contains(t, r.stderr, "answer unknown\n")
+	assert.Nil(t, e.srv.Requests()[1].Field("reasoning_effort"))
+}

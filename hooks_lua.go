@@ -277,12 +277,20 @@ func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string
 			Timestamp: time.Now().UnixMilli()}}
 	}
 	cr := agent.CompleteRequest{Messages: msgs, System: req.System, MaxTokens: req.MaxTokens, ThinkingLevel: agent.ThinkingLevel(req.ThinkingLevel)}
+	m := h.a.rt.Model()
 	if req.Model != "" {
-		m, err := h.a.rt.ResolveModel(req.Model)
-		if err != nil {
+		var err error
+		if m, err = h.a.rt.ResolveModel(req.Model); err != nil {
 			return "", err
 		}
 		cr.Model = &m
+	}
+	// A model outside the table is taken for one that cannot reason: its
+	// thinking level would be dropped without a word.
+	if lvl := req.ThinkingLevel; lvl != "" && lvl != string(agent.ThinkingOff) && !m.Reasoning && req.Warn != nil {
+		if _, known := h.a.registry.Find(m.Provider, m.ID); !known {
+			req.Warn(fmt.Sprintf("model %s/%s is not in lunar's model table (lunar --list-models), so lunar takes it for one that cannot reason: thinking %q is not sent. Declare it in config.json's \"providers\" with \"reasoning\": true to send it", m.Provider, m.ID, lvl))
+		}
 	}
 	return h.a.rt.Complete(ctx, cr)
 }

@@ -153,7 +153,7 @@ func lunarModule() *stdlib.Module {
 				{Name: "model", Type: "string?", Doc: `"provider/id"; default: the current model`},
 				{Name: "system", Type: "string?"},
 				{Name: "max_tokens", Type: "integer?"},
-				{Name: "thinking", Type: `"off"|"minimal"|"low"|"medium"|"high"|nil`, Doc: "thinking level of this call (default off); used when the model can reason"}}},
+				{Name: "thinking", Type: `"off"|"minimal"|"low"|"medium"|"high"|nil`, Doc: "thinking level of this call (default off); used when the model can reason. A model outside lunar's table (ctx.models.find gives nil) counts as one that cannot: the level is not sent, with a warning"}}},
 			{Name: "lunar.SummaryPrompts", Fields: []stdlib.Field{
 				{Name: "system", Type: "string", Doc: "the system prompt of every summary call"},
 				{Name: "compaction", Type: "string", Doc: "a first compaction's structured summary (Goal, Constraints & Preferences, Progress, Key Decisions, Next Steps, Critical Context)"},
@@ -469,6 +469,8 @@ func (h *hook) luaComplete(L *glua.LState) int {
 			L.ArgError(2, "max_tokens must be a number")
 		}
 		req.ThinkingLevel = luaOptString(L, opts, "thinking", 2)
+		at := where(L)
+		req.Warn = func(msg string) { h.reportWarning(at + ": lunar.complete: " + msg) }
 		if _, err := agent.ParseThinkingLevel(req.ThinkingLevel); req.ThinkingLevel != "" && err != nil {
 			L.ArgError(2, fmt.Sprintf("thinking must be one of %s, got %q", agent.ThinkingLevelNames(", "), req.ThinkingLevel))
 		}

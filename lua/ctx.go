@@ -112,7 +112,7 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 		}}
 	models = &stdlib.Module{Name: "lunar.Models", Doc: "The model registry.",
 		Funcs: []stdlib.Func{
-			{Name: "find", Fn: h.modelsFind, Returns: "lunar.Model?", Params: []stdlib.Param{{Name: "provider", Type: "string"}, {Name: "id", Type: "string"}}, Doc: "Looks a model up."},
+			{Name: "find", Fn: h.modelsFind, Returns: "lunar.Model?", Params: []stdlib.Param{{Name: "provider", Type: "string"}, {Name: "id", Type: "string"}}, Doc: "Looks a model up in lunar's table (pi's model registry for lunar's providers, the Ollama models, config's \"providers\") or the model in use; nil for any other id."},
 			{Name: "available", Fn: h.modelsAvailable, Returns: "lunar.Model[]", Doc: "Models whose provider has credentials."},
 			{Name: "resolve_api_key", Fn: h.modelsResolveAPIKey, Returns: "string?, string?", Params: []stdlib.Param{{Name: "model", Type: "lunar.Model|string", Doc: `a model table or "provider/id"`}},
 				Doc: "The API key lunar would use for a model. In `lunar hooks check` (no session, no model): nil, \"not available\"."},

@@ -81,6 +81,9 @@ type CompleteRequest struct {
 	// ThinkingLevel is the call's thinking level ("" = off); it applies
 	// when the model can reason.
 	ThinkingLevel string
+	// Warn, when set, reports a problem with the request that does not
+	// stop it (a thinking level lunar cannot send), naming the hook.
+	Warn func(msg string)
 }
 
 // Host is everything app-specific the hooks reach through ctx and the

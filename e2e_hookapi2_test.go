@@ -420,3 +420,48 @@ end })
 	assert.Contains(t, r.stderr, "answer unknown\n")
 	assert.Nil(t, e.srv.Requests()[1].Field("reasoning_effort"))
 }
+
+// ctx.ui.notify{desktop = true} asks the REPL's terminal for a desktop
+// notification: OSC 777 where the terminal takes it, OSC 9 elsewhere;
+// title and message go out sanitised, so text from the model cannot end
+// the sequence or start one of its own. Without a terminal it is only the
+// notice on stderr.
+func TestNotifyDesktop(t *testing.T) {
+	hook := tmpHook(t, "notify.lua", `
+lunar.command("done", { handler = function(args, ctx)
+  local sent = ctx.ui.notify({ message = "build " .. args .. "\27]0;pwned\7 ok\nnext", title = "lu;nar", level = "success", desktop = true })
+  ctx.ui.print("sent " .. tostring(sent))
+  ctx.ui.notify("plain", "info", { desktop = false })
+end })
+`)
+	clean := []string{"TERM_PROGRAM=", "KITTY_WINDOW_ID=", "VTE_VERSION="}
+	for _, tc := range []struct {
+		name, env, want string
+		oscs            int
+	}{
+		{"osc777", "TERM_PROGRAM=ghostty", "\x1b]777;notify;lu,nar;build done\\x1b]0;pwned\\x07 ok next\x07", 1},
+		{"osc9", "TERM_PROGRAM=Apple_Terminal", "\x1b]9;lu;nar: build done\\x1b]0;pwned\\x07 ok next\x07", 1},
+		{"kitty", "KITTY_WINDOW_ID=3", "\x1b]99;i=1:d=0;lu;nar\x1b\\\x1b]99;i=1:p=body;build done\\x1b]0;pwned\\x07 ok next\x1b\\", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newReplEnv(t)
+			e.env = append(clean, tc.env)
+			p := e.start("-e", hook)
+			p.line("/done done")
+			p.expect("lu;nar: build done\\x1b]0;pwned\\x07 ok\r\nnext")
+			p.expect("sent true")
+			p.expect("plain")
+			p.quit()
+			out := p.output()
+			assert.Contains(t, out, tc.want)
+			assert.Equal(t, tc.oscs, strings.Count(out, "\x1b]"), "one notification: the plain notice raises none")
+			assert.NotContains(t, out, "\x1b]0;pwned", "the hook's text cannot start an escape")
+		})
+	}
+
+	e := newE2E(t)
+	r := e.run("", "-e", hook, "--no-session", "-p", "/done done")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "[success] lu;nar: build done\\x1b]0;pwned\\x07 ok\nnext\nsent false\n")
+	assert.NotContains(t, r.stderr, "\x1b")
+}

@@ -469,8 +469,10 @@ func (h *hook) luaComplete(L *glua.LState) int {
 			L.ArgError(2, "max_tokens must be a number")
 		}
 		req.ThinkingLevel = luaOptString(L, opts, "thinking", 2)
-		at := where(L)
-		req.Warn = func(msg string) { h.reportWarning(at + ": lunar.complete: " + msg) }
+		if req.ThinkingLevel != "" { // the warning is about a level lunar cannot send
+			at := where(L)
+			req.Warn = func(msg string) { h.reportWarning(at + ": lunar.complete: " + msg) }
+		}
 		if _, err := agent.ParseThinkingLevel(req.ThinkingLevel); req.ThinkingLevel != "" && err != nil {
 			L.ArgError(2, fmt.Sprintf("thinking must be one of %s, got %q", agent.ThinkingLevelNames(", "), req.ThinkingLevel))
 		}

@@ -65,6 +65,13 @@ type UI interface {
 	Print(text string)
 }
 
+// DesktopNotifier is a UI that can ask the terminal for a desktop
+// notification (ctx.ui.notify with desktop = true); the REPL's does when
+// its output is a terminal. DesktopNotify reports whether it sent one.
+type DesktopNotifier interface {
+	DesktopNotify(title, body string) bool
+}
+
 // Attachment is a file or an image sent with lunar.send.
 type Attachment struct {
 	Path  string                // a file to attach (text, or an image by extension)

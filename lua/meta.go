@@ -108,6 +108,12 @@ var dataClasses = []stdlib.Class{
 		{Name: "prompt_guidelines", Type: "string[]", Doc: "the tools' prompt_guidelines in the prompt; empty with a custom prompt"},
 		{Name: "context_files", Type: "{path: string, content: string}[]", Doc: "the AGENTS.md/CLAUDE.md files in the prompt"},
 	}},
+	{Name: "lunar.NotifyOptions", Fields: []stdlib.Field{
+		{Name: "message", Type: "string?"},
+		{Name: "level", Type: `"info"|"warning"|"error"|"success"|nil`},
+		{Name: "title", Type: "string?", Doc: "the desktop notification's title (default \"lunar\"); before the message in the terminal"},
+		{Name: "desktop", Type: "boolean?", Doc: "also a desktop notification, through the terminal (the REPL only)"},
+	}},
 	{Name: "lunar.Params", Fields: []stdlib.Field{
 		{Name: "temperature", Type: "number?"},
 		{Name: "max_tokens", Type: "integer"},

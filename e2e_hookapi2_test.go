@@ -465,3 +465,81 @@ end })
 	assert.Contains(t, r.stderr, "[success] lu;nar: build done\\x1b]0;pwned\\x07 ok\nnext\nsent false\n")
 	assert.NotContains(t, r.stderr, "\x1b")
 }
+
+// ctx.sessions lists this folder's sessions (or every folder's) and reads
+// any of them, read-only: the file is left byte for byte as it was.
+func TestHookSessionsListAndRead(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("first answer"))
+	require.Equal(t, 0, e.run("", "-p", "first question").code)
+	first := e.onlySession()
+	other := newE2E(t) // another folder, the same data folder
+	other.home, other.srv = e.home, e.srv
+	e.srv.Reply(llmtest.Text("elsewhere"))
+	require.Equal(t, 0, other.run("", "-p", "question elsewhere").code)
+	before, err := os.ReadFile(first.File())
+	require.NoError(t, err)
+
+	hook := tmpHook(t, "sessions.lua", `
+local json = require("json")
+lunar.command("sess", { handler = function(args, ctx)
+  local here = assert(ctx.sessions.list())
+  local all = assert(ctx.sessions.list({ all = true }))
+  local out = { here = {}, all = #all }
+  for _, s in ipairs(here) do
+    out.here[#out.here + 1] = { id = s.id, first = s.first_message, n = s.message_count, current = s.current, cwd = s.cwd }
+  end
+  local entries = assert(ctx.sessions.read(args:sub(1, 8)))
+  out.types = {}
+  for _, en in ipairs(entries) do out.types[#out.types + 1] = en.type end
+  for _, en in ipairs(entries) do
+    if en.type == "message" and not out.text then out.text = en.message.content[1].text end
+  end
+  local by_file = assert(ctx.sessions.read(here[#here].file))
+  out.same = #by_file == #entries
+  local none, err = ctx.sessions.read("ffffffff")
+  out.none = tostring(none) .. " " .. tostring(err)
+  ctx.ui.print("SESSIONS " .. json.encode(out))
+end })
+`)
+	r := e.run("", "-e", hook, "--no-session", "-p", "/sess "+first.ID())
+	require.Equal(t, 0, r.code, r.stderr)
+	_, line, ok := strings.Cut(r.stderr, "SESSIONS ")
+	require.True(t, ok, r.stderr)
+	line, _, _ = strings.Cut(line, "\n")
+	var out struct {
+		Here []struct {
+			ID, First, Cwd string
+			N              int
+			Current        bool
+		} `json:"here"`
+		All   int      `json:"all"`
+		Types []string `json:"types"`
+		Text  string   `json:"text"`
+		Same  bool     `json:"same"`
+		None  string   `json:"none"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(line), &out), line)
+	require.Len(t, out.Here, 1, "this folder's: the other folder's is not listed")
+	assert.Equal(t, first.ID(), out.Here[0].ID)
+	assert.Equal(t, "first question", out.Here[0].First)
+	assert.Equal(t, 2, out.Here[0].N)
+	assert.Equal(t, e.cwd, out.Here[0].Cwd)
+	assert.False(t, out.Here[0].Current, "--no-session: not the open one")
+	assert.Equal(t, 2, out.All, "every folder's")
+	var types []string
+	for _, en := range first.Entries() {
+		types = append(types, en.Type)
+	}
+	assert.Equal(t, types, out.Types, "every entry, in file order")
+	assert.Equal(t, "first question", out.Text)
+	assert.True(t, out.Same, "by file path too")
+	assert.Contains(t, out.None, "nil ")
+	assert.Contains(t, out.None, "no such session")
+
+	after, err := os.ReadFile(first.File())
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "read-only")
+	_, err = os.Stat(first.File() + ".lock")
+	assert.True(t, os.IsNotExist(err), "no lock file left")
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -180,6 +181,7 @@ func (a *app) mode(interactive bool) string {
 type luaHost struct{ a *app }
 
 var _ lua.Host = (*luaHost)(nil)
+var _ lua.SessionStore = (*luaHost)(nil)
 
 func (h *luaHost) Cwd() string { return h.a.cwd }
 
@@ -500,4 +502,68 @@ func (a *app) cmdHooks(args []string) int {
 		return code
 	}
 	return a.fail(&usageError{fmt.Sprintf("unknown hooks command %q (use: lunar hooks, lunar hooks check FILE, lunar hooks types)", args[0])})
+}
+
+// ListSessions lists this folder's sessions (the --session-dir folder when
+// one is given), or with all every folder's under the data folder as
+// well, newest first.
+func (h *luaHost) ListSessions(all bool) ([]session.Info, error) {
+	own, err := session.ListDir(h.a.sessionDir())
+	if err != nil || !all {
+		return own, err
+	}
+	every, err := session.ListAll(h.a.paths.Sessions())
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(every))
+	for _, in := range every {
+		seen[in.Path] = true
+	}
+	for _, in := range own { // a --session-dir outside the data folder
+		if !seen[in.Path] {
+			every = append(every, in)
+		}
+	}
+	slices.SortStableFunc(every, func(a, b session.Info) int { return b.Modified.Compare(a.Modified) })
+	return every, nil
+}
+
+// ReadSession loads a session read-only: a file path, or an id or the
+// start of one (this folder's sessions first, then every folder's).
+func (h *luaHost) ReadSession(ref string) (*session.Session, error) {
+	path := ref
+	if !strings.HasSuffix(ref, ".jsonl") {
+		var err error
+		if path, err = session.Find(h.a.paths.Sessions(), h.a.cwd, ref); err != nil && h.a.opts.SessionDir != "" {
+			path, err = findSessionIn(h.a.opts.SessionDir, ref)
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else if !filepath.IsAbs(path) {
+		path = filepath.Join(h.a.cwd, path)
+	}
+	return session.Load(path)
+}
+
+// findSessionIn finds a session of dir by id or the start of one.
+func findSessionIn(dir, ref string) (string, error) {
+	infos, err := session.ListDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, in := range infos {
+		if strings.HasPrefix(in.ID, ref) {
+			found = append(found, in.Path)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", fmt.Errorf("%w: %q", session.ErrNotFound, ref)
+	}
+	return "", fmt.Errorf("%d sessions start with %q", len(found), ref)
 }

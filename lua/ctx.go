@@ -29,6 +29,7 @@ var ctxFields = []stdlib.Field{
 	{Name: "ui", Type: "lunar.UI"},
 	{Name: "session", Type: "lunar.SessionAPI"},
 	{Name: "models", Type: "lunar.Models"},
+	{Name: "sessions", Type: "lunar.Sessions", Doc: "the other sessions on disk, read-only"},
 }
 
 // commandFields are what command handlers' ctx adds.
@@ -135,6 +136,7 @@ func (h *hook) newCtxTables() (ctx, cmdCtx *glua.LTable) {
 	L := h.L
 	ui, sess, models, cmd := ctxTables(h)
 	uiT, sessT, modelsT := ui.Table(L), sess.Table(L), models.Table(L)
+	sessionsT := sessionsModule(h).Table(L)
 	meta := L.CreateTable(0, 1)
 	meta.RawSetString("__index", L.NewFunction(h.ctxIndex))
 	base := ctxFuncs(h)
@@ -146,6 +148,7 @@ func (h *hook) newCtxTables() (ctx, cmdCtx *glua.LTable) {
 		t.RawSetString("ui", uiT)
 		t.RawSetString("session", sessT)
 		t.RawSetString("models", modelsT)
+		t.RawSetString("sessions", sessionsT)
 		if extra != nil {
 			for _, f := range extra.Funcs {
 				t.RawSetString(f.Name, L.NewFunction(f.Fn))

@@ -163,6 +163,18 @@ type Host interface {
 	ToolRegistry() ToolRegistry
 }
 
+// SessionStore is a Host that reaches the sessions on disk
+// (ctx.sessions); without it ctx.sessions answers "not available".
+type SessionStore interface {
+	// ListSessions lists the sessions of this folder, or of every folder
+	// with all, newest first (ctx.sessions.list).
+	ListSessions(all bool) ([]session.Info, error)
+	// ReadSession loads a session by id (or a unique start of one) or
+	// file path, read-only: nothing is locked, migrated on disk or
+	// written (ctx.sessions.read).
+	ReadSession(ref string) (*session.Session, error)
+}
+
 // NopHost is a Host without a session, UI or models: queries answer
 // nothing and actions fail with ErrNotAvailable. Embed it to implement only
 // part of Host.

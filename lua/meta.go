@@ -108,6 +108,7 @@ var dataClasses = []stdlib.Class{
 		{Name: "prompt_guidelines", Type: "string[]", Doc: "the tools' prompt_guidelines in the prompt; empty with a custom prompt"},
 		{Name: "context_files", Type: "{path: string, content: string}[]", Doc: "the AGENTS.md/CLAUDE.md files in the prompt"},
 	}},
+	sessionInfoClass,
 	{Name: "lunar.NotifyOptions", Fields: []stdlib.Field{
 		{Name: "message", Type: "string?"},
 		{Name: "level", Type: `"info"|"warning"|"error"|"success"|nil`},
@@ -176,7 +177,7 @@ func TypesMeta() string {
 	ui, sess, models, cmd := ctxTables(nil)
 	writeClass(&b, stdlib.Class{Name: "lunar.Ctx", Doc: "The second argument of every handler.", Fields: append(slicesClone(ctxFields), funcFields(ctxFuncs(nil))...)})
 	writeClass(&b, stdlib.Class{Name: "lunar.CommandCtx: lunar.Ctx", Doc: cmd.Doc, Fields: append(slicesClone(commandFields), funcFields(cmd)...)})
-	for _, m := range []*stdlib.Module{ui, sess, models} {
+	for _, m := range []*stdlib.Module{ui, sess, models, sessionsModule(nil)} {
 		writeClass(&b, stdlib.Class{Name: m.Name, Doc: m.Doc, Fields: funcFields(m)})
 	}
 

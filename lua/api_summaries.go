@@ -14,6 +14,11 @@ import (
 	"github.com/lunar-cli/lunar/session"
 )
 
+func init() {
+	lunarFuncs["serialize_conversation"] = (*hook).luaSerializeConversation
+	lunarFuncs["summary_prompts"] = (*hook).luaSummaryPrompts
+}
+
 // luaSerializeConversation is lunar.serialize_conversation(messages).
 func (h *hook) luaSerializeConversation(L *glua.LState) int {
 	in := L.CheckTable(1)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lunar-cli/lunar/session"
@@ -132,20 +133,37 @@ type Registry struct {
 // ProviderConfig.Validate to report config mistakes.
 func NewRegistry(custom []ProviderConfig) *Registry {
 	r := &Registry{MaxRetries: DefaultMaxRetries}
-	for _, pc := range builtinProviders {
-		pc.Models = nil
-		for _, bm := range builtinModels {
-			if bm.Provider == pc.Name {
-				pc.Models = append(pc.Models, bm)
-			}
-		}
-		r.providers = append(r.providers, fillProvider(pc))
+	builtin := builtinFilled()
+	r.providers = make([]ProviderConfig, 0, len(builtin)+len(custom))
+	for _, pc := range builtin {
+		pc.Models = slices.Clone(pc.Models)
+		r.providers = append(r.providers, pc)
 	}
 	for _, pc := range custom {
 		r.Add(pc)
 	}
 	return r
 }
+
+// builtinFilled are the built-in providers with their models filled in,
+// grouped once per process: the table has hundreds of models.
+var builtinFilled = sync.OnceValue(func() []ProviderConfig {
+	out := slices.Clone(builtinProviders)
+	at := make(map[string]int, len(out))
+	for i := range out {
+		at[out[i].Name] = i
+		out[i].Models = nil
+	}
+	for _, bm := range builtinModels {
+		if i, ok := at[bm.Provider]; ok {
+			out[i].Models = append(out[i].Models, bm)
+		}
+	}
+	for i := range out {
+		out[i] = fillProvider(out[i])
+	}
+	return out
+})
 
 // Add registers a provider, or overrides the fields an existing provider
 // of the same name sets and adds or replaces its models.

@@ -271,7 +271,7 @@ func (a *app) setup(interactive bool) error {
 	if err := a.checkToolNames(); err != nil {
 		return err
 	}
-	a.rt.SetSystemPromptFunc(a.systemPrompt())
+	a.rt.SetPromptBuilder(a.systemPrompt())
 	return nil
 }
 
@@ -357,8 +357,8 @@ func (a *app) checkToolNames() error {
 
 // systemPrompt builds the base system prompt for the tools a run starts
 // with (they change when hooks register, replace or disable tools).
-func (a *app) systemPrompt() func(tools []*agent.Tool) string {
-	return agent.SystemPromptBuilder(agent.SystemPromptOptions{
+func (a *app) systemPrompt() *agent.PromptBuilder {
+	return agent.NewPromptBuilder(agent.SystemPromptOptions{
 		Cwd:          a.cwd,
 		Custom:       a.opts.SystemPrompt,
 		Append:       a.opts.AppendSystemPrompt,

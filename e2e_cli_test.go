@@ -117,8 +117,8 @@ func TestCLIModelPatternAndThinking(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	req := e.srv.Requests()[0]
 	assert.Equal(t, llmtest.APIAnthropic, req.API)
-	assert.Equal(t, "claude-sonnet-4-5", req.Field("model"))
-	assert.Equal(t, "enabled", req.Field("thinking.type"), "the :high suffix turns thinking on")
+	assert.Equal(t, "claude-sonnet-4-6", req.Field("model"), "the newest alias, as pi picks")
+	assert.Equal(t, "adaptive", req.Field("thinking.type"), "the :high suffix turns thinking on")
 	s := e.onlySession()
 	var levels []string
 	for _, en := range s.Entries() {
@@ -130,7 +130,7 @@ func TestCLIModelPatternAndThinking(t *testing.T) {
 
 	// An explicit --thinking wins over the suffix.
 	e.srv.Reply(llmtest.Text("ok"))
-	cmd = exec.Command(lunarBin, "--model", "gpt-4.1-mi", "--base-url", e.srv.URL(), "--api-key", "sk-test", "--yes", "--no-session", "-p", "hi")
+	cmd = exec.Command(lunarBin, "--model", "openai/gpt-4.1-mi", "--base-url", e.srv.URL(), "--api-key", "sk-test", "--yes", "--no-session", "-p", "hi")
 	cmd.Dir, cmd.Env = e.cwd, append(os.Environ(), "LUNAR_HOME="+e.home, "LUNAR_MAX_RETRIES=0")
 	r = e.exec(cmd)
 	require.Equal(t, 0, r.code, r.stderr)
@@ -202,7 +202,8 @@ COMP_WORDS=(lunar --thi); COMP_CWORD=1; _lunar; printf '%s\n' "${COMPREPLY[@]}"
 `
 		out, err := exec.Command(bash, "-c", script).CombinedOutput()
 		require.NoError(t, err, "%s", out)
-		assert.Equal(t, "anthropic/claude-sonnet-4-0\nanthropic/claude-sonnet-4-5\nsessions\n--thinking\n", string(out))
+		assert.Equal(t, "anthropic/claude-sonnet-4-0\nanthropic/claude-sonnet-4-20250514\nanthropic/claude-sonnet-4-5\n"+
+			"anthropic/claude-sonnet-4-5-20250929\nanthropic/claude-sonnet-4-6\nsessions\n--thinking\n", string(out))
 	}
 	r := e.run("", "completion", "tcsh")
 	assert.Equal(t, 2, r.code)

@@ -225,14 +225,15 @@ func TestPiExtDynamicTools(t *testing.T) {
 	// The system prompt lists the tools each call offers, as pi rebuilds
 	// its prompt when the active tools change.
 	first, last := openAISystem(t, reqs[0]), openAISystem(t, reqs[2])
-	assert.Contains(t, first, "\n- shout: Echo a message with prefix: [shout]\n")
+	assert.Contains(t, first, "\n- shout: Echo back user-provided text with [shout] prefix\n", "promptSnippet")
+	assert.Equal(t, 1, strings.Count(first, "\n- Use echo_session when the user asks for exact echo output."), "promptGuidelines, once for both tools")
 	assert.Contains(t, first, "\n- echo_session: ")
 	assert.Contains(t, first, "\n- bash: ")
 	assert.Contains(t, first, "Use bash for file operations")
 	assert.NotContains(t, last, "\n- shout: ")
 	assert.NotContains(t, last, "\n- bash: ")
 	assert.NotContains(t, last, "Use bash for file operations", "no guideline for a tool the model lacks")
-	assert.Contains(t, last, "\n- echo_session: ")
+	assert.Contains(t, last, "\n- echo_session: Echo back user-provided text with [session] prefix\n")
 }
 
 // openAISystem is the system message of an OpenAI request.

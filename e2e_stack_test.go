@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/agent/llmtest"
 	"github.com/lunar-cli/lunar/session"
 )
@@ -157,7 +158,8 @@ func TestStackSeedTrace(t *testing.T) {
 	assert.Contains(t, stderr, "summarising the conversation before the popped turns")
 	assert.Contains(t, stderr, "popped 6 turns")
 	assert.Equal(t, paragraphs(transcriptOf(1, 1)), conversation(t, reqs[0]))
-	assert.Contains(t, systemPrompt(t, reqs[0]), "Do NOT continue the conversation")
+	assert.Equal(t, compaction.SystemPrompt, systemPrompt(t, reqs[0]), "lunar.summary_prompts(): the compaction's own")
+	assert.True(t, strings.HasSuffix(lastUserText(t, reqs[0]), "</conversation>\n\n"+compaction.SummaryPrompts()["compaction"]))
 	assert.Equal(t, 4096.0, reqs[0].Field("max_completion_tokens"))
 	assert.Nil(t, reqs[0].Field("tools"))
 	assert.Equal(t, paragraphs(transcriptOf(2, 7)), conversation(t, reqs[1]))

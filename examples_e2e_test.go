@@ -666,3 +666,52 @@ func TestExampleMemoryHTTP(t *testing.T) {
 	assert.Equal(t, call{"POST /api/memories Bearer s3cret", map[string]any{"content": "Staging is at staging.example.", "scope": "project",
 		"project": e.cwd, "source": "tool"}}, got[2])
 }
+
+// test-runner.lua: /test's result is a custom message the REPL prints
+// through the hook's renderer (one line, the failing lines under it) and
+// the model reads in full; /test fix on a failure starts a turn on it.
+func TestExampleTestRunner(t *testing.T) {
+	e := newReplEnv(t)
+	installExamples(t, e.home, "test-runner.lua")
+	cfg := filepath.Join(e.home, "config", "config.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"hooks": {"test-runner": {"command": ["sh", "run-tests.sh"]}}}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "run-tests.sh"), []byte(
+		"echo 'ok   pkg/one'\nif [ -e failing ]; then echo '--- FAIL: TestParse (0.00s)'; echo 'FAIL pkg/two'; exit 3; fi\n"), 0o644))
+	e.srv.Reply(llmtest.Text("fixing TestParse"))
+	p := e.start()
+	p.line("/test")
+	p.expect("✓ sh run-tests.sh passed in ")
+	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "failing"), nil, 0o644))
+	p.line("/test fix")
+	p.expect("✗ sh run-tests.sh failed (exit 3) in ")
+	p.expect("  --- FAIL: TestParse (0.00s)\r\n  FAIL pkg/two\r\n")
+	p.expect("fixing TestParse")
+	p.quit()
+	assert.NotContains(t, p.output(), "[test-result]", "the renderer, not the default rendering")
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1, "only /test fix on a failure starts a turn")
+	msgs := reqMessages(t, reqs[0])
+	require.GreaterOrEqual(t, len(msgs), 2)
+	joined := ""
+	for _, m := range msgs {
+		joined += contentText(m.Content) + "\n"
+	}
+	assert.Contains(t, joined, "I ran the tests: `sh run-tests.sh` passed (exit code 0).\n\nOutput:\n```\nok   pkg/one\n```")
+	assert.Contains(t, joined, "I ran the tests: `sh run-tests.sh` failed (exit code 3).\n\nOutput:\n```\nok   pkg/one\n--- FAIL: TestParse (0.00s)\nFAIL pkg/two\n```\n\nFix the failing tests.")
+
+	var details []map[string]any
+	for _, en := range e.onlySession().Path("") {
+		if en.Type == session.TypeCustomMessage && en.CustomType() == "test-result" {
+			assert.True(t, en.Display())
+			var d map[string]any
+			require.NoError(t, json.Unmarshal(en.Details(), &d))
+			details = append(details, d)
+		}
+	}
+	require.Len(t, details, 2)
+	assert.Equal(t, true, details[0]["passed"])
+	assert.Equal(t, false, details[1]["passed"])
+	assert.Equal(t, float64(3), details[1]["code"])
+	assert.Equal(t, "sh run-tests.sh", details[1]["command"])
+}

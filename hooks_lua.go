@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -181,6 +182,7 @@ func (a *app) mode(interactive bool) string {
 type luaHost struct{ a *app }
 
 var _ lua.Host = (*luaHost)(nil)
+var _ lua.SessionStore = (*luaHost)(nil)
 
 func (h *luaHost) Cwd() string { return h.a.cwd }
 
@@ -284,12 +286,20 @@ func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string
 			Timestamp: time.Now().UnixMilli()}}
 	}
 	cr := agent.CompleteRequest{Messages: msgs, System: req.System, MaxTokens: req.MaxTokens, ThinkingLevel: agent.ThinkingLevel(req.ThinkingLevel)}
+	m := h.a.rt.Model()
 	if req.Model != "" {
-		m, err := h.a.rt.ResolveModel(req.Model)
-		if err != nil {
+		var err error
+		if m, err = h.a.rt.ResolveModel(req.Model); err != nil {
 			return "", err
 		}
 		cr.Model = &m
+	}
+	// A model outside the table is taken for one that cannot reason: its
+	// thinking level would be dropped without a word.
+	if lvl := req.ThinkingLevel; lvl != "" && lvl != string(agent.ThinkingOff) && !m.Reasoning && req.Warn != nil {
+		if _, known := h.a.registry.Find(m.Provider, m.ID); !known {
+			req.Warn(fmt.Sprintf("model %s/%s is not in lunar's model table (lunar --list-models), so lunar takes it for one that cannot reason: thinking %q is not sent. Declare it in config.json's \"providers\" with \"reasoning\": true to send it", m.Provider, m.ID, lvl))
+		}
 	}
 	return h.a.rt.Complete(ctx, cr)
 }
@@ -510,4 +520,68 @@ func (a *app) cmdHooks(args []string) int {
 		return code
 	}
 	return a.fail(&usageError{fmt.Sprintf("unknown hooks command %q (use: lunar hooks, lunar hooks check FILE, lunar hooks types)", args[0])})
+}
+
+// ListSessions lists this folder's sessions (the --session-dir folder when
+// one is given), or with all every folder's under the data folder as
+// well, newest first.
+func (h *luaHost) ListSessions(all bool) ([]session.Info, error) {
+	own, err := session.ListDir(h.a.sessionDir())
+	if err != nil || !all {
+		return own, err
+	}
+	every, err := session.ListAll(h.a.paths.Sessions())
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(every))
+	for _, in := range every {
+		seen[in.Path] = true
+	}
+	for _, in := range own { // a --session-dir outside the data folder
+		if !seen[in.Path] {
+			every = append(every, in)
+		}
+	}
+	slices.SortStableFunc(every, func(a, b session.Info) int { return b.Modified.Compare(a.Modified) })
+	return every, nil
+}
+
+// ReadSession loads a session read-only: a file path, or an id or the
+// start of one (this folder's sessions first, then every folder's).
+func (h *luaHost) ReadSession(ref string) (*session.Session, error) {
+	path := ref
+	if !strings.HasSuffix(ref, ".jsonl") {
+		var err error
+		if path, err = session.Find(h.a.paths.Sessions(), h.a.cwd, ref); err != nil && h.a.opts.SessionDir != "" {
+			path, err = findSessionIn(h.a.opts.SessionDir, ref)
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else if !filepath.IsAbs(path) {
+		path = filepath.Join(h.a.cwd, path)
+	}
+	return session.Load(path)
+}
+
+// findSessionIn finds a session of dir by id or the start of one.
+func findSessionIn(dir, ref string) (string, error) {
+	infos, err := session.ListDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, in := range infos {
+		if strings.HasPrefix(in.ID, ref) {
+			found = append(found, in.Path)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", fmt.Errorf("%w: %q", session.ErrNotFound, ref)
+	}
+	return "", fmt.Errorf("%d sessions start with %q", len(found), ref)
 }

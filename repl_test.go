@@ -711,8 +711,10 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 	p.expect("is not one of")
 	p.line("hello")
 	p.expect("from mini")
-	p.line("/model o4:low") // what --model takes: a part of an id, a level
+	p.line("/model openai/o4-mini:low") // what --model takes: a part of an id, a level
 	p.expect("model: openai/o4-mini, thinking: low")
+	p.line("/model openai/gpt-5.2:minimal") // pi's registry: a model pi 0.73 knows
+	p.expect("model: openai/gpt-5.2, thinking: minimal")
 	p.line("/model nosuchthing")
 	p.expect(`no model matches "nosuchthing"`)
 	p.line("/nonsense")
@@ -730,7 +732,7 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 			kinds = append(kinds, "thinking "+ent.ThinkingLevel())
 		}
 	}
-	assert.Equal(t, []string{"model gpt-4.1", "thinking off", "model gpt-4.1-mini", "thinking high", "model o4-mini", "thinking low"}, kinds)
+	assert.Equal(t, []string{"model gpt-4.1", "thinking off", "model gpt-4.1-mini", "thinking high", "model o4-mini", "thinking low", "model gpt-5.2", "thinking minimal"}, kinds)
 }
 
 func TestREPLSigtermExitsCleanly(t *testing.T) {

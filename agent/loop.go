@@ -27,7 +27,11 @@ type Agent struct {
 	// SystemPromptFunc, when set, gives the base system prompt of each run
 	// for the tools offered at its start instead of SystemPrompt.
 	SystemPromptFunc func(tools []*Tool) string
-	Tools            []*Tool
+	// SystemPromptInfoFunc, when set, says what SystemPromptFunc builds
+	// its prompt from; agent.before_start handlers see it (see
+	// PromptInfoFrom).
+	SystemPromptInfoFunc func(tools []*Tool) SystemPromptInfo
+	Tools                []*Tool
 	// ToolsFunc, when set, gives the tools of each model call instead of
 	// Tools (tools hooks register or drop while lunar runs).
 	ToolsFunc func() []*Tool
@@ -100,7 +104,7 @@ func (a *Agent) prompt(ctx context.Context, text string, images []session.Conten
 	h := a.hooks()
 	base := a.baseSystemPrompt()
 	r := &run{a: a, ctx: ctx, systemPrompt: base}
-	injected, sys := h.BeforeStart(ctx, text, images, base)
+	injected, sys := h.BeforeStart(a.withPromptInfo(ctx), text, images, base)
 	if sys != "" {
 		r.systemPrompt = sys
 	}
@@ -588,6 +592,30 @@ func (a *Agent) RunSystemPrompt() string {
 		return r.systemPrompt
 	}
 	return a.baseSystemPrompt()
+}
+
+// promptInfoKey carries a run's SystemPromptInfo to BeforeStart.
+type promptInfoKey struct{}
+
+// withPromptInfo gives BeforeStart's context a way to describe the base
+// system prompt (computed only when a hook asks).
+func (a *Agent) withPromptInfo(ctx context.Context) context.Context {
+	if a.SystemPromptInfoFunc == nil {
+		return ctx
+	}
+	tools := a.currentTools()
+	fn := a.SystemPromptInfoFunc
+	return context.WithValue(ctx, promptInfoKey{}, func() SystemPromptInfo { return fn(tools) })
+}
+
+// PromptInfoFrom is what the base system prompt of the run starting was
+// built from, in Hooks.BeforeStart's context; ok is false when the
+// prompt is a fixed text (Agent.SystemPrompt).
+func PromptInfoFrom(ctx context.Context) (info SystemPromptInfo, ok bool) {
+	if fn, ok := ctx.Value(promptInfoKey{}).(func() SystemPromptInfo); ok {
+		return fn(), true
+	}
+	return SystemPromptInfo{}, false
 }
 
 // baseSystemPrompt is the system prompt a run starting now begins with,

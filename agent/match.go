@@ -150,9 +150,50 @@ func (r *Registry) matchModel(pattern string, models []Model) (Model, bool) {
 			}
 			return 1
 		}
-		return strings.Compare(b.ID, a.ID)
+		return localeCompare(b.ID, a.ID)
 	})
 	return matches[0], true
+}
+
+// punctOrder ranks punctuation and symbols as Unicode's root collation
+// does (JavaScript's localeCompare, which pi sorts ids with): all of them
+// before digits, digits before letters.
+const punctOrder = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
+
+// localeCompare orders model ids as JavaScript's localeCompare does for
+// them: punctuation < digits < letters, letters without regard to case
+// first, then lowercase before uppercase ("~anthropic/…" sorts before
+// "claude-…", where a byte comparison puts it last).
+func localeCompare(a, b string) int {
+	weight := func(r rune) int {
+		switch {
+		case r >= '0' && r <= '9':
+			return 1000 + int(r)
+		case r >= 'a' && r <= 'z':
+			return 2000 + int(r)
+		case r >= 'A' && r <= 'Z':
+			return 2000 + int(r-'A'+'a')
+		}
+		if i := strings.IndexRune(punctOrder, r); i >= 0 {
+			return i
+		}
+		return 3000 + int(r)
+	}
+	ra, rb := []rune(a), []rune(b)
+	for i := 0; i < len(ra) && i < len(rb); i++ {
+		if wa, wb := weight(ra[i]), weight(rb[i]); wa != wb {
+			return wa - wb
+		}
+	}
+	if len(ra) != len(rb) {
+		return len(ra) - len(rb)
+	}
+	for i := range ra { // the same but for case: lowercase first
+		if ra[i] != rb[i] {
+			return int(rb[i]) - int(ra[i])
+		}
+	}
+	return 0
 }
 
 // exactModel finds "provider/id" or a bare id (unique among models),

@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lunar-cli/lunar/session"
@@ -88,58 +89,18 @@ func tableModel(provider, id string, window, maxOut int, reasoning bool, in, out
 		Cost: ModelCost{Input: in, Output: out, CacheRead: cacheRead, CacheWrite: cacheWrite}}
 }
 
-// builtinModels is the table of common models (list prices, 2025).
-var builtinModels = []Model{
-	tableModel("anthropic", "claude-sonnet-4-5", 200000, 64000, true, 3, 15, 0.30, 3.75),
-	tableModel("anthropic", "claude-opus-4-1", 200000, 32000, true, 15, 75, 1.50, 18.75),
-	tableModel("anthropic", "claude-haiku-4-5", 200000, 64000, true, 1, 5, 0.10, 1.25),
-	tableModel("anthropic", "claude-sonnet-4-0", 200000, 64000, true, 3, 15, 0.30, 3.75),
-	tableModel("anthropic", "claude-opus-4-0", 200000, 32000, true, 15, 75, 1.50, 18.75),
+// builtinModels are the models lunar knows: pi's (models_pi.go, generated
+// from pi's registry), then those pi lacks.
+var builtinModels = append(slices.Clip(piModels), extraModels...)
+
+// extraModels are models of lunar's providers that pi's registry does not
+// list (list prices).
+//
+//go:generate go test -run TestModelsMatchPi . -args -update
+var extraModels = []Model{
 	tableModel("anthropic", "claude-3-7-sonnet-latest", 200000, 64000, true, 3, 15, 0.30, 3.75),
-	tableModel("anthropic", "claude-3-5-haiku-latest", 200000, 8192, false, 0.80, 4, 0.08, 1),
-
-	tableModel("openai", "gpt-4.1", 1047576, 32768, false, 2, 8, 0.50, 0),
-	tableModel("openai", "gpt-4.1-mini", 1047576, 32768, false, 0.40, 1.60, 0.10, 0),
-	tableModel("openai", "gpt-4.1-nano", 1047576, 32768, false, 0.10, 0.40, 0.025, 0),
-	tableModel("openai", "gpt-4o", 128000, 16384, false, 2.50, 10, 1.25, 0),
-	tableModel("openai", "gpt-4o-mini", 128000, 16384, false, 0.15, 0.60, 0.075, 0),
-	tableModel("openai", "gpt-5", 400000, 128000, true, 1.25, 10, 0.125, 0),
-	tableModel("openai", "gpt-5-mini", 400000, 128000, true, 0.25, 2, 0.025, 0),
-	tableModel("openai", "gpt-5-nano", 400000, 128000, true, 0.05, 0.40, 0.005, 0),
-	tableModel("openai", "o3", 200000, 100000, true, 2, 8, 0.50, 0),
-	tableModel("openai", "o4-mini", 200000, 100000, true, 1.10, 4.40, 0.275, 0),
-	tableModel("openai", "o3-mini", 200000, 100000, true, 1.10, 4.40, 0.55, 0),
-
-	tableModel("google", "gemini-2.5-pro", 1048576, 65536, true, 1.25, 10, 0.31, 0),
-	tableModel("google", "gemini-2.5-flash", 1048576, 65536, true, 0.30, 2.50, 0.075, 0),
-	tableModel("google", "gemini-2.5-flash-lite", 1048576, 65536, true, 0.10, 0.40, 0.025, 0),
-	tableModel("google", "gemini-2.0-flash", 1048576, 8192, false, 0.10, 0.40, 0.025, 0),
-
-	tableModel("openrouter", "anthropic/claude-sonnet-4.5", 1000000, 64000, true, 3, 15, 0.30, 3.75),
-	tableModel("openrouter", "openai/gpt-4.1", 1047576, 32768, false, 2, 8, 0.50, 0),
-	tableModel("openrouter", "openai/gpt-5", 400000, 128000, true, 1.25, 10, 0.125, 0),
-	tableModel("openrouter", "google/gemini-2.5-pro", 1048576, 65536, true, 1.25, 10, 0.31, 0),
-	tableModel("openrouter", "deepseek/deepseek-chat-v3.1", 163840, 65536, true, 0.20, 0.80, 0, 0),
-	tableModel("openrouter", "qwen/qwen3-coder", 262144, 65536, false, 0.22, 0.95, 0, 0),
-
-	tableModel("groq", "llama-3.3-70b-versatile", 131072, 32768, false, 0.59, 0.79, 0, 0),
-	tableModel("groq", "llama-3.1-8b-instant", 131072, 131072, false, 0.05, 0.08, 0, 0),
-	tableModel("groq", "openai/gpt-oss-120b", 131072, 65536, true, 0.15, 0.75, 0, 0),
-	tableModel("groq", "moonshotai/kimi-k2-instruct-0905", 262144, 16384, false, 1, 3, 0, 0),
-
-	tableModel("xai", "grok-4", 256000, 64000, true, 3, 15, 0.75, 0),
-	tableModel("xai", "grok-code-fast-1", 256000, 10000, true, 0.20, 1.50, 0.02, 0),
-	tableModel("xai", "grok-3", 131072, 8192, false, 3, 15, 0.75, 0),
-	tableModel("xai", "grok-3-mini", 131072, 8192, true, 0.30, 0.50, 0.075, 0),
-
 	tableModel("deepseek", "deepseek-chat", 128000, 8192, false, 0.56, 1.68, 0.07, 0),
 	tableModel("deepseek", "deepseek-reasoner", 128000, 65536, true, 0.56, 1.68, 0.07, 0),
-
-	tableModel("mistral", "mistral-large-latest", 128000, 16384, false, 2, 6, 0, 0),
-	tableModel("mistral", "mistral-medium-latest", 128000, 16384, false, 0.40, 2, 0, 0),
-	tableModel("mistral", "codestral-latest", 256000, 16384, false, 0.30, 0.90, 0, 0),
-	tableModel("mistral", "devstral-medium-latest", 128000, 16384, false, 0.40, 2, 0, 0),
-
 	tableModel("ollama", "llama3.1", 128000, 16384, false, 0, 0, 0, 0),
 	tableModel("ollama", "qwen3", 40960, 16384, true, 0, 0, 0, 0),
 	tableModel("ollama", "qwen2.5-coder", 32768, 8192, false, 0, 0, 0, 0),
@@ -172,20 +133,37 @@ type Registry struct {
 // ProviderConfig.Validate to report config mistakes.
 func NewRegistry(custom []ProviderConfig) *Registry {
 	r := &Registry{MaxRetries: DefaultMaxRetries}
-	for _, pc := range builtinProviders {
-		pc.Models = nil
-		for _, bm := range builtinModels {
-			if bm.Provider == pc.Name {
-				pc.Models = append(pc.Models, bm)
-			}
-		}
-		r.providers = append(r.providers, fillProvider(pc))
+	builtin := builtinFilled()
+	r.providers = make([]ProviderConfig, 0, len(builtin)+len(custom))
+	for _, pc := range builtin {
+		pc.Models = slices.Clone(pc.Models)
+		r.providers = append(r.providers, pc)
 	}
 	for _, pc := range custom {
 		r.Add(pc)
 	}
 	return r
 }
+
+// builtinFilled are the built-in providers with their models filled in,
+// grouped once per process: the table has hundreds of models.
+var builtinFilled = sync.OnceValue(func() []ProviderConfig {
+	out := slices.Clone(builtinProviders)
+	at := make(map[string]int, len(out))
+	for i := range out {
+		at[out[i].Name] = i
+		out[i].Models = nil
+	}
+	for _, bm := range builtinModels {
+		if i, ok := at[bm.Provider]; ok {
+			out[i].Models = append(out[i].Models, bm)
+		}
+	}
+	for i := range out {
+		out[i] = fillProvider(out[i])
+	}
+	return out
+})
 
 // Add registers a provider, or overrides the fields an existing provider
 // of the same name sets and adds or replaces its models.

@@ -167,14 +167,21 @@ func (rt *Runtime) SetHooks(h Hooks, sh SessionHooks) {
 
 // SetSystemPrompt replaces the base system prompt.
 func (rt *Runtime) SetSystemPrompt(p string) {
-	rt.agent.SystemPrompt, rt.agent.SystemPromptFunc = p, nil
+	rt.agent.SystemPrompt, rt.agent.SystemPromptFunc, rt.agent.SystemPromptInfoFunc = p, nil, nil
+}
+
+// SetPromptBuilder makes the base system prompt of each run b's prompt
+// for the tools that run starts with, as SetSystemPromptFunc, and lets
+// agent.before_start see what it is built from (b.Info).
+func (rt *Runtime) SetPromptBuilder(b *PromptBuilder) {
+	rt.agent.SystemPromptFunc, rt.agent.SystemPromptInfoFunc = b.Prompt, b.Info
 }
 
 // SetSystemPromptFunc makes the base system prompt of each run fn of the
 // tools that run starts with (see SystemPromptBuilder), so tools a hook
 // registers, replaces or disables are listed as the model gets them.
 func (rt *Runtime) SetSystemPromptFunc(fn func(tools []*Tool) string) {
-	rt.agent.SystemPromptFunc = fn
+	rt.agent.SystemPromptFunc, rt.agent.SystemPromptInfoFunc = fn, nil
 }
 
 // Session is the open session.

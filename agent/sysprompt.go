@@ -82,48 +82,142 @@ func buildSystemPrompt(opts SystemPromptOptions, custom, appendix string, files 
 
 // SystemPromptBuilder returns the system prompt for a tool set: opts
 // without its Tools, the context and prompt files read once, and the
-// prompt rebuilt only when the tools' names or descriptions change (a hook
-// registers, replaces, enables or disables one), as pi rebuilds its prompt
-// when the active tools change. Safe for concurrent use.
+// prompt rebuilt only when the tools' names, descriptions or prompt
+// snippets and guidelines change (a hook registers, replaces, enables or
+// disables one), as pi rebuilds its prompt when the active tools change.
+// Safe for concurrent use.
 func SystemPromptBuilder(opts SystemPromptOptions) func(tools []*Tool) string {
-	// The files are read now, once, so a prompt rebuilt for new tools
-	// keeps the context the session started with.
+	return NewPromptBuilder(opts).Prompt
+}
+
+// PromptBuilder builds the system prompt for the tools a run starts with
+// (Prompt) and says what it was built from (Info). Safe for concurrent use.
+type PromptBuilder struct {
+	opts  SystemPromptOptions // Custom and Append read from their files
+	files []contextFile
+
+	mu       sync.Mutex
+	lastKey  string
+	lastText string
+	built    bool
+}
+
+// NewPromptBuilder reads opts' prompt and context files, once, so a
+// prompt rebuilt for new tools keeps the context the session started
+// with.
+func NewPromptBuilder(opts SystemPromptOptions) *PromptBuilder {
 	opts.Custom = promptText(opts.Custom, opts.Cwd)
 	opts.Append = promptText(opts.Append, opts.Cwd)
-	var files []contextFile
+	b := &PromptBuilder{opts: opts}
 	if opts.ContextFiles {
-		files = loadContextFiles(opts.Cwd, opts.GlobalDir)
+		b.files = loadContextFiles(opts.Cwd, opts.GlobalDir)
 	}
-	var (
-		mu       sync.Mutex
-		lastKey  string
-		lastText string
-		built    bool
-	)
-	return func(tools []*Tool) string {
-		var key strings.Builder
-		if opts.Custom == "" { // a custom prompt does not list the tools
-			for _, t := range tools {
-				key.WriteString(t.Name)
-				key.WriteByte(0)
-				key.WriteString(firstSentence(t.Description))
-				key.WriteByte(0)
+	return b
+}
+
+// Prompt is the system prompt for tools.
+func (b *PromptBuilder) Prompt(tools []*Tool) string {
+	var key strings.Builder
+	if b.opts.Custom == "" { // a custom prompt does not list the tools
+		for _, t := range tools {
+			key.WriteString(t.Name)
+			key.WriteByte(0)
+			key.WriteString(toolLine(t))
+			key.WriteByte(0)
+			for _, g := range t.PromptGuidelines {
+				key.WriteString(g)
+				key.WriteByte(1)
+			}
+			key.WriteByte(0)
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.built && key.String() == b.lastKey {
+		return b.lastText
+	}
+	o := b.opts
+	o.Tools = tools
+	b.lastKey, b.lastText, b.built = key.String(), buildSystemPrompt(o, o.Custom, o.Append, b.files), true
+	return b.lastText
+}
+
+// SystemPromptInfo is what a system prompt is built from, as hooks see it
+// (agent.before_start's system_prompt_options, pi's systemPromptOptions).
+type SystemPromptInfo struct {
+	Cwd string
+	// Custom is the --system-prompt text (a file's content when it named
+	// one); "" for lunar's own prompt.
+	Custom string
+	// Append is the --append-system-prompt text, read the same way.
+	Append string
+	// SelectedTools are the names of the tools offered, in order.
+	SelectedTools []string
+	// ToolSnippets is each selected tool's line in the prompt's tool list
+	// (its prompt snippet, or its description's first sentence); empty
+	// with a custom prompt, which lists no tools.
+	ToolSnippets map[string]string
+	// PromptGuidelines are the selected tools' own guideline bullets
+	// (lunar's built-in ones excluded); empty with a custom prompt.
+	PromptGuidelines []string
+	// ContextFiles are the AGENTS.md/CLAUDE.md files in the prompt.
+	ContextFiles []ContextFile
+}
+
+// ContextFile is a project context file included in the system prompt.
+type ContextFile struct {
+	Path, Content string
+}
+
+// Info describes the prompt Prompt builds for tools.
+func (b *PromptBuilder) Info(tools []*Tool) SystemPromptInfo {
+	info := SystemPromptInfo{Cwd: b.opts.Cwd, Custom: b.opts.Custom, Append: b.opts.Append,
+		SelectedTools: []string{}, ToolSnippets: map[string]string{}, PromptGuidelines: []string{}, ContextFiles: []ContextFile{}}
+	for _, t := range tools {
+		info.SelectedTools = append(info.SelectedTools, t.Name)
+	}
+	if b.opts.Custom == "" {
+		for _, t := range tools {
+			if l := toolLine(t); l != "" {
+				info.ToolSnippets[t.Name] = l
 			}
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if built && key.String() == lastKey {
-			return lastText
-		}
-		o := opts
-		o.Tools = tools
-		lastKey, lastText, built = key.String(), buildSystemPrompt(o, o.Custom, o.Append, files), true
-		return lastText
+		info.PromptGuidelines = toolGuidelines(tools, nil)
 	}
+	for _, f := range b.files {
+		info.ContextFiles = append(info.ContextFiles, ContextFile{Path: f.path, Content: f.content})
+	}
+	return info
+}
+
+// toolLine is a tool's line in the prompt's tool list: its prompt snippet
+// on one line, or the first sentence of its description.
+func toolLine(t *Tool) string {
+	if s := strings.Join(strings.Fields(t.PromptSnippet), " "); s != "" {
+		return s
+	}
+	return firstSentence(t.Description)
+}
+
+// toolGuidelines appends the tools' own guidelines to have, trimmed,
+// without empty ones and without any already there.
+func toolGuidelines(tools []*Tool, have []string) []string {
+	out := have
+	for _, t := range tools {
+		for _, g := range t.PromptGuidelines {
+			if g = strings.TrimSpace(g); g != "" && !slices.Contains(out, g) {
+				out = append(out, g)
+			}
+		}
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
 }
 
 // basePrompt is lunar's own prompt: who the model is, its tools, and
-// guidelines that depend on which tools it has.
+// guidelines that depend on which tools it has, the tools' own included.
 func basePrompt(tools []*Tool) string {
 	var sb strings.Builder
 	sb.WriteString("You are an expert coding assistant working in the user's terminal through lunar, a minimal coding agent. " +
@@ -135,7 +229,7 @@ func basePrompt(tools []*Tool) string {
 		has[t.Name] = true
 		sb.WriteString("- ")
 		sb.WriteString(t.Name)
-		if d := firstSentence(t.Description); d != "" {
+		if d := toolLine(t); d != "" {
 			sb.WriteString(": ")
 			sb.WriteString(d)
 		}
@@ -161,9 +255,14 @@ func basePrompt(tools []*Tool) string {
 	if has["edit"] || has["write"] {
 		guidelines = append(guidelines, "When summarizing what you did, write plain text: do not use cat or bash to display it.")
 	}
-	guidelines = append(guidelines,
-		"Be concise in your responses.",
-		"Show file paths clearly when working with files.")
+	// The tools' own guidelines, then the two that always close the list
+	// (pi's order).
+	guidelines = toolGuidelines(tools, guidelines)
+	for _, g := range []string{"Be concise in your responses.", "Show file paths clearly when working with files."} {
+		if !slices.Contains(guidelines, g) {
+			guidelines = append(guidelines, g)
+		}
+	}
 	sb.WriteString("\nGuidelines:")
 	for _, g := range guidelines {
 		sb.WriteString("\n- ")

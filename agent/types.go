@@ -163,6 +163,13 @@ type Tool struct {
 	// run in read-only mode. Built-ins leave it false: the policy knows
 	// them by name.
 	ReadOnly bool
+	// PromptSnippet, when set, is the tool's line in the system prompt's
+	// tool list instead of its description's first sentence (pi's
+	// promptSnippet); PromptGuidelines are bullets added to the prompt's
+	// guidelines while the tool is offered (pi's promptGuidelines). A
+	// custom system prompt (--system-prompt) has neither, as in pi.
+	PromptSnippet    string
+	PromptGuidelines []string
 	// Execute runs the tool. onUpdate (may be nil) reports partial output.
 	Execute func(ctx context.Context, callID string, args json.RawMessage, onUpdate func(ToolResult)) (ToolResult, error)
 }

@@ -78,6 +78,10 @@ func lunarModule() *stdlib.Module {
 				Doc: "Sets how the REPL prints custom messages of a type (nil: the default)."},
 			{Name: "complete", Returns: "string?, string?", Params: []stdlib.Param{{Name: "input", Type: "string|lunar.Message[]"}, {Name: "opts", Type: "lunar.CompleteOptions", Optional: true}},
 				Doc: "Makes one model call (e.g. for a summary) and returns its text. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
+			{Name: "serialize_conversation", Returns: "string", Params: []stdlib.Param{{Name: "messages", Type: "(lunar.Message|lunar.Entry)[]", Doc: "messages, or message entries (others are an error)"}},
+				Doc: `The messages as plain text, as the compaction shows them to the summarising model (pi's serializeConversation): "[User]: …", "[Assistant]: …", "[Assistant thinking]: …", "[Assistant tool calls]: name(key=value, …)", "[Tool result]: …" (cut after 2000 characters), parts separated by blank lines; custom, bash and summary messages as the model gets them.`},
+			{Name: "summary_prompts", Returns: "lunar.SummaryPrompts",
+				Doc: `lunar's summary prompts (a fresh table), for hooks that make summaries of their own: the user message of a summary call is "<conversation>\n" .. lunar.serialize_conversation(msgs) .. "\n</conversation>\n\n" .. prompt, with the system prompt ` + "`system`."},
 			{Name: "exec", Returns: "lunar.ExecResult?, string?", Params: []stdlib.Param{{Name: "cmd", Type: "string"}, {Name: "args", Type: "string[]", Optional: true}, {Name: "opts", Type: "lunar.ExecOptions", Optional: true}},
 				Doc: "Runs a program (no shell) and waits for it. On timeout or cancellation its whole process group is killed."},
 			{Name: "config", Returns: "any",
@@ -112,6 +116,8 @@ func lunarModule() *stdlib.Module {
 				{Name: "name", Type: "string", Doc: "letters, digits, _ and -"},
 				{Name: "description", Type: "string"},
 				{Name: "parameters", Type: "table?", Doc: `JSON schema of the arguments (type = "object")`},
+				{Name: "prompt_snippet", Type: "string?", Doc: "the tool's line in the system prompt's tool list, on one line (default: the description's first sentence); pi's promptSnippet"},
+				{Name: "prompt_guidelines", Type: "string[]?", Doc: "bullets added to the system prompt's guidelines while the tool is offered (duplicates once); pi's promptGuidelines. Neither goes into a custom prompt (--system-prompt)"},
 				{Name: "execute", Type: "fun(args: table, ctx: lunar.Ctx): string|lunar.ToolResult", Doc: "runs under the hook timeout; an error becomes an error result"}}},
 			{Name: "lunar.ToolResult", Fields: []stdlib.Field{
 				{Name: "content", Type: "string|lunar.ContentBlock[]"},
@@ -147,7 +153,14 @@ func lunarModule() *stdlib.Module {
 				{Name: "model", Type: "string?", Doc: `"provider/id"; default: the current model`},
 				{Name: "system", Type: "string?"},
 				{Name: "max_tokens", Type: "integer?"},
-				{Name: "thinking", Type: `"off"|"minimal"|"low"|"medium"|"high"|nil`, Doc: "thinking level of this call (default off); used when the model can reason"}}},
+				{Name: "thinking", Type: `"off"|"minimal"|"low"|"medium"|"high"|nil`, Doc: "thinking level of this call (default off); used when the model can reason. A model outside lunar's table (ctx.models.find gives nil) counts as one that cannot: the level is not sent, with a warning"}}},
+			{Name: "lunar.SummaryPrompts", Fields: []stdlib.Field{
+				{Name: "system", Type: "string", Doc: "the system prompt of every summary call"},
+				{Name: "compaction", Type: "string", Doc: "a first compaction's structured summary (Goal, Constraints & Preferences, Progress, Key Decisions, Next Steps, Critical Context)"},
+				{Name: "update", Type: "string", Doc: "a later compaction: put the previous summary in <previous-summary> tags after the conversation"},
+				{Name: "branch_summary", Type: "string", Doc: "a summary of a branch left with /branch --summarize"},
+				{Name: "turn_prefix", Type: "string", Doc: "the beginning of a turn too long to keep whole"},
+				{Name: "branch_summary_preamble", Type: "string", Doc: "the text lunar puts before a branch summary"}}},
 			{Name: "lunar.ExecOptions", Fields: []stdlib.Field{
 				{Name: "timeout_ms", Type: "integer?"},
 				{Name: "cwd", Type: "string?", Doc: "default: the working folder"},
@@ -463,6 +476,10 @@ func (h *hook) luaComplete(L *glua.LState) int {
 			L.ArgError(2, "max_tokens must be a number")
 		}
 		req.ThinkingLevel = luaOptString(L, opts, "thinking", 2)
+		if req.ThinkingLevel != "" { // the warning is about a level lunar cannot send
+			at := where(L)
+			req.Warn = func(msg string) { h.reportWarning(at + ": lunar.complete: " + msg) }
+		}
 		if _, err := agent.ParseThinkingLevel(req.ThinkingLevel); req.ThinkingLevel != "" && err != nil {
 			L.ArgError(2, fmt.Sprintf("thinking must be one of %s, got %q", agent.ThinkingLevelNames(", "), req.ThinkingLevel))
 		}

@@ -29,6 +29,7 @@ var ctxFields = []stdlib.Field{
 	{Name: "ui", Type: "lunar.UI"},
 	{Name: "session", Type: "lunar.SessionAPI"},
 	{Name: "models", Type: "lunar.Models"},
+	{Name: "sessions", Type: "lunar.Sessions", Doc: "the other sessions on disk, read-only"},
 }
 
 // commandFields are what command handlers' ctx adds.
@@ -91,8 +92,8 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 				Doc: "Asks a yes/no question; false without a UI. Ctrl+C answers false and stops the turn: a tool call the question was about is cancelled."},
 			{Name: "input", Fn: h.uiInput, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "placeholder", Type: "string", Optional: true}},
 				Doc: "Asks for a line of text; nil when dismissed (Ctrl+D) or without a UI. Ctrl+C also stops the turn: a tool call the question was about is cancelled."},
-			{Name: "notify", Fn: h.uiNotify, Params: []stdlib.Param{{Name: "message", Type: "string"}, {Name: "level", Type: `"info"|"warning"|"error"`, Optional: true}},
-				Doc: "Shows a notice."},
+			{Name: "notify", Fn: h.uiNotify, Returns: "boolean", Params: []stdlib.Param{{Name: "message", Type: "string|lunar.NotifyOptions", Doc: "the text, or a table with all the options"}, {Name: "level", Type: `"info"|"warning"|"error"|"success"`, Optional: true}, {Name: "opts", Type: "lunar.NotifyOptions", Optional: true}},
+				Doc: "Shows a notice (\"title: message\" with a title). With desktop = true the REPL also asks the terminal for a desktop notification (OSC 777, OSC 99 in kitty, OSC 9 elsewhere), when its output is a terminal; title and message are sent sanitised, on one line, never as escapes. Returns whether a desktop notification was sent."},
 			{Name: "print", Fn: h.uiPrint, Params: []stdlib.Param{{Name: "text", Type: "string"}},
 				Doc: "Prints text as it is (control characters shown escaped), on lines of its own: in the REPL through its renderer (between reply lines, never inside the prompt line); on stderr in one-shot and JSON modes (stdout stays the answer, or pure JSONL)."},
 			{Name: "set_editor_text", Fn: h.uiSetEditorText, Params: []stdlib.Param{{Name: "text", Type: "string"}},
@@ -130,7 +131,7 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 		}}
 	models = &stdlib.Module{Name: "lunar.Models", Doc: "The model registry.",
 		Funcs: []stdlib.Func{
-			{Name: "find", Fn: h.modelsFind, Returns: "lunar.Model?", Params: []stdlib.Param{{Name: "provider", Type: "string"}, {Name: "id", Type: "string"}}, Doc: "Looks a model up."},
+			{Name: "find", Fn: h.modelsFind, Returns: "lunar.Model?", Params: []stdlib.Param{{Name: "provider", Type: "string"}, {Name: "id", Type: "string"}}, Doc: "Looks a model up in lunar's table (pi's model registry for lunar's providers, the Ollama models, config's \"providers\") or the model in use; nil for any other id."},
 			{Name: "available", Fn: h.modelsAvailable, Returns: "lunar.Model[]", Doc: "Models whose provider has credentials."},
 			{Name: "resolve_api_key", Fn: h.modelsResolveAPIKey, Returns: "string?, string?", Params: []stdlib.Param{{Name: "model", Type: "lunar.Model|string", Doc: `a model table or "provider/id"`}},
 				Doc: "The API key lunar would use for a model. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
@@ -149,7 +150,7 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 }
 
 // ctxSubtables are the fields of ctx holding function tables.
-var ctxSubtables = [...]string{"ui", "session", "models"}
+var ctxSubtables = [...]string{"ui", "session", "models", "sessions"}
 
 // newCtxTable builds the hook's ctx (cmd: the command ctx): an empty
 // table whose metatable serves the live fields and, on the first read of
@@ -182,7 +183,7 @@ func (h *hook) ctxFill(t *glua.LTable) {
 	}
 	ui, sess, models, cmd := ctxTables(h)
 	if h.ctxSubs[0] == nil {
-		for i, m := range []*stdlib.Module{ui, sess, models} {
+		for i, m := range []*stdlib.Module{ui, sess, models, sessionsModule(h)} {
 			h.ctxSubs[i] = m.Table(h.L)
 		}
 	}
@@ -291,8 +292,47 @@ func (h *hook) uiInput(L *glua.LState) int {
 }
 
 func (h *hook) uiNotify(L *glua.LState) int {
-	h.rt.host.UI().Notify(L.CheckString(1), L.OptString(2, "info"))
-	return 0
+	var msg, level, title string
+	var desktop bool
+	opts := func(t *glua.LTable, arg int) {
+		if v := luaOptString(L, t, "message", arg); v != "" {
+			msg = v
+		}
+		if v := luaOptString(L, t, "level", arg); v != "" {
+			level = v
+		}
+		title = luaOptString(L, t, "title", arg)
+		switch v := t.RawGetString("desktop").(type) {
+		case *glua.LNilType:
+		case glua.LBool:
+			desktop = bool(v)
+		default:
+			L.ArgError(arg, "desktop must be a boolean, got "+v.Type().String())
+		}
+	}
+	if t, ok := L.Get(1).(*glua.LTable); ok {
+		opts(t, 1)
+	} else {
+		msg, level = L.CheckString(1), L.OptString(2, "")
+		if t, ok := L.Get(3).(*glua.LTable); ok {
+			opts(t, 3)
+		}
+	}
+	if level == "" {
+		level = "info"
+	}
+	ui := h.rt.host.UI()
+	text := msg
+	if title != "" {
+		text = title + ": " + msg
+	}
+	ui.Notify(text, level)
+	sent := false
+	if dn, ok := ui.(DesktopNotifier); ok && desktop {
+		sent = dn.DesktopNotify(title, msg)
+	}
+	L.Push(glua.LBool(sent))
+	return 1
 }
 
 func (h *hook) uiPrint(L *glua.LState) int {

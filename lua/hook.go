@@ -65,7 +65,7 @@ type hook struct {
 	ctx       *glua.LTable                    // the ctx passed to event handlers (nil until ctxTable builds it)
 	cmdCtx    *glua.LTable                    // the ctx passed to command handlers (adds set_model, ...)
 	ctxMeta   *glua.LTable                    // their metatable (ctx.go)
-	ctxSubs   [len(ctxSubtables)]*glua.LTable // ctx.ui, ctx.session, ctx.models once built
+	ctxSubs   [len(ctxSubtables)]*glua.LTable // ctx.ui, ctx.session, ctx.models, ctx.sessions once built
 	ctxFilled [2]*glua.LTable                 // the ctx tables holding them
 
 	// Registrations, in order. Guarded by rt.regMu (written from Lua under

@@ -65,6 +65,13 @@ type UI interface {
 	Print(text string)
 }
 
+// DesktopNotifier is a UI that can ask the terminal for a desktop
+// notification (ctx.ui.notify with desktop = true); the REPL's does when
+// its output is a terminal. DesktopNotify reports whether it sent one.
+type DesktopNotifier interface {
+	DesktopNotify(title, body string) bool
+}
+
 // Attachment is a file or an image sent with lunar.send.
 type Attachment struct {
 	Path  string                // a file to attach (text, or an image by extension)
@@ -81,6 +88,9 @@ type CompleteRequest struct {
 	// ThinkingLevel is the call's thinking level ("" = off); it applies
 	// when the model can reason.
 	ThinkingLevel string
+	// Warn, when set, reports a problem with the request that does not
+	// stop it (a thinking level lunar cannot send), naming the hook.
+	Warn func(msg string)
 }
 
 // Host is everything app-specific the hooks reach through ctx and the
@@ -156,6 +166,18 @@ type Host interface {
 	// ToolRegistry is the session's tool set (lunar.tools, enable_tool,
 	// builtin_tool); nil: lunar's default built-ins, fixed.
 	ToolRegistry() ToolRegistry
+}
+
+// SessionStore is a Host that reaches the sessions on disk
+// (ctx.sessions); without it ctx.sessions answers "not available".
+type SessionStore interface {
+	// ListSessions lists the sessions of this folder, or of every folder
+	// with all, newest first (ctx.sessions.list).
+	ListSessions(all bool) ([]session.Info, error)
+	// ReadSession loads a session by id (or a unique start of one) or
+	// file path, read-only: nothing is locked, migrated on disk or
+	// written (ctx.sessions.read).
+	ReadSession(ref string) (*session.Session, error)
 }
 
 // NopHost is a Host without a session, UI or models: queries answer

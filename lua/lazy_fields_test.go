@@ -178,7 +178,7 @@ lunar.on("turn.start", function(ev, ctx)
 end)`)
 	rt.Notify(bg, agent.Event{Type: agent.EventTurnStart})
 	assert.Empty(t, *reports)
-	assert.JSONEq(t, `{"keys":["get_system_prompt","is_idle","models","queued","session","ui"]}`, string(host.Sess.Custom("pairs")[0]))
+	assert.JSONEq(t, `{"keys":["get_system_prompt","is_idle","models","queued","session","sessions","ui"]}`, string(host.Sess.Custom("pairs")[0]))
 	assert.JSONEq(t, `{"ui":"table","leaf":"function","same":true}`, string(host.Sess.Custom("raw")[0]))
 
 	// a fresh state: the first look is a rawget
@@ -209,6 +209,6 @@ end })`)
 	require.NoError(t, err)
 	require.True(t, handled)
 	assert.Empty(t, *reports)
-	assert.JSONEq(t, `{"keys":["abort","args","get_system_prompt","is_idle","models","new_session","queued","session","set_model","set_thinking_level","ui"],
+	assert.JSONEq(t, `{"keys":["abort","args","get_system_prompt","is_idle","models","new_session","queued","session","sessions","set_model","set_thinking_level","ui"],
 		"same":true,"set_model":"function"}`, string(host.Sess.Custom("keys")[0]))
 }

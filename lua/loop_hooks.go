@@ -80,6 +80,7 @@ func (r *Runtime) beforeStart(ctx context.Context, prompt string, images []sessi
 	var msgs []agent.CustomMessage
 	override := ""
 	shared := newSharedBlocks(images)
+	opts := promptOptionsJSON(ctx)
 	for _, hd := range r.listeners(evAgentBeforeStart) {
 		var msg *agent.CustomMessage
 		var sys string
@@ -88,6 +89,9 @@ func (r *Runtime) beforeStart(ctx context.Context, prompt string, images []sessi
 			ev.RawSetString("prompt", glua.LString(prompt))
 			ev.RawSetString("system_prompt", glua.LString(systemPrompt))
 			h.setLazy(L, ev, h.lazyArray("images", shared.get))
+			if opts != nil {
+				h.setLazy(L, ev, lazyField{"system_prompt_options", func() (glua.LValue, error) { return h.jsonLua(opts) }})
+			}
 			return nil
 		}, func(rr *resultReader) error {
 			sys, setSys = rr.str("system_prompt")
@@ -111,6 +115,43 @@ func (r *Runtime) beforeStart(ctx context.Context, prompt string, images []sessi
 		}
 	}
 	return msgs, override
+}
+
+// promptOptions is agent.before_start's system_prompt_options: pi's
+// systemPromptOptions, snake_case.
+type promptOptions struct {
+	Cwd              string            `json:"cwd"`
+	CustomPrompt     string            `json:"custom_prompt,omitempty"`
+	AppendPrompt     string            `json:"append_system_prompt,omitempty"`
+	SelectedTools    []string          `json:"selected_tools"`
+	ToolSnippets     map[string]string `json:"tool_snippets"`
+	PromptGuidelines []string          `json:"prompt_guidelines"`
+	ContextFiles     []contextFileInfo `json:"context_files"`
+}
+
+type contextFileInfo struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// promptOptionsJSON is the run's system_prompt_options as JSON; nil when
+// the base prompt is a fixed text.
+func promptOptionsJSON(ctx context.Context) json.RawMessage {
+	info, ok := agent.PromptInfoFrom(ctx)
+	if !ok {
+		return nil
+	}
+	o := promptOptions{Cwd: info.Cwd, CustomPrompt: info.Custom, AppendPrompt: info.Append,
+		SelectedTools: info.SelectedTools, ToolSnippets: info.ToolSnippets, PromptGuidelines: info.PromptGuidelines,
+		ContextFiles: []contextFileInfo{}}
+	for _, f := range info.ContextFiles {
+		o.ContextFiles = append(o.ContextFiles, contextFileInfo{f.Path, f.Content})
+	}
+	b, err := marshal(o)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // SystemPrompt implements agent.Hooks (chat.system.transform).

@@ -102,6 +102,22 @@ var dataClasses = []stdlib.Class{
 		{Name: "cache_write", Type: "integer"},
 		{Name: "total", Type: "integer"},
 	}},
+	{Name: "lunar.SystemPromptOptions", Doc: "What the base system prompt is built from (pi's systemPromptOptions, snake_case).", Fields: []stdlib.Field{
+		{Name: "cwd", Type: "string"},
+		{Name: "custom_prompt", Type: "string?", Doc: "the --system-prompt text (a file's content when it named one); nil: lunar's own prompt"},
+		{Name: "append_system_prompt", Type: "string?", Doc: "the --append-system-prompt text, read the same way"},
+		{Name: "selected_tools", Type: "string[]", Doc: "the tools offered to the model, in order (--tools, --no-tools, hooks' tools and set_active_tools)"},
+		{Name: "tool_snippets", Type: "table<string, string>", Doc: "each tool's line in the prompt's tool list (its prompt_snippet, or its description's first sentence); empty with a custom prompt"},
+		{Name: "prompt_guidelines", Type: "string[]", Doc: "the tools' prompt_guidelines in the prompt; empty with a custom prompt"},
+		{Name: "context_files", Type: "{path: string, content: string}[]", Doc: "the AGENTS.md/CLAUDE.md files in the prompt"},
+	}},
+	sessionInfoClass,
+	{Name: "lunar.NotifyOptions", Fields: []stdlib.Field{
+		{Name: "message", Type: "string?"},
+		{Name: "level", Type: `"info"|"warning"|"error"|"success"|nil`},
+		{Name: "title", Type: "string?", Doc: "the desktop notification's title (default \"lunar\"); before the message in the terminal"},
+		{Name: "desktop", Type: "boolean?", Doc: "also a desktop notification, through the terminal (the REPL only)"},
+	}},
 	{Name: "lunar.Params", Fields: []stdlib.Field{
 		{Name: "temperature", Type: "number?"},
 		{Name: "max_tokens", Type: "integer"},
@@ -164,7 +180,7 @@ func TypesMeta() string {
 	ui, sess, models, cmd := ctxTables(nil)
 	writeClass(&b, stdlib.Class{Name: "lunar.Ctx", Doc: "The second argument of every handler.", Fields: append(slicesClone(ctxFields), funcFields(ctxFuncs(nil))...)})
 	writeClass(&b, stdlib.Class{Name: "lunar.CommandCtx: lunar.Ctx", Doc: cmd.Doc, Fields: append(slicesClone(commandFields), funcFields(cmd)...)})
-	for _, m := range []*stdlib.Module{ui, sess, models} {
+	for _, m := range []*stdlib.Module{ui, sess, models, sessionsModule(nil)} {
 		writeClass(&b, stdlib.Class{Name: m.Name, Doc: m.Doc, Fields: funcFields(m)})
 	}
 

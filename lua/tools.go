@@ -66,9 +66,48 @@ func (h *hook) toolSpec(spec *glua.LTable) (*hookTool, error) {
 		}
 		return nil, errors.New(strings.Join(lines, "; "))
 	}
+	snippet, guidelines, err := promptSpec(spec)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", name, err)
+	}
 	t := &hookTool{h: h, fn: fn}
-	t.tool = &agent.Tool{Name: string(name), Description: string(desc), Parameters: schema, Source: h.src.Name, Execute: t.execute}
+	t.tool = &agent.Tool{Name: string(name), Description: string(desc), Parameters: schema, Source: h.src.Name, Execute: t.execute,
+		PromptSnippet: snippet, PromptGuidelines: guidelines}
 	return t, nil
+}
+
+// promptSpec reads a tool's prompt_snippet (or pi's promptSnippet) and
+// prompt_guidelines (promptGuidelines).
+func promptSpec(spec *glua.LTable) (snippet string, guidelines []string, err error) {
+	get := func(name, pi string) glua.LValue {
+		if v := spec.RawGetString(name); v != glua.LNil {
+			return v
+		}
+		return spec.RawGetString(pi)
+	}
+	switch v := get("prompt_snippet", "promptSnippet").(type) {
+	case *glua.LNilType:
+	case glua.LString:
+		snippet = strings.Join(strings.Fields(string(v)), " ")
+	default:
+		return "", nil, fmt.Errorf("prompt_snippet must be a string, got %s", v.Type())
+	}
+	switch v := get("prompt_guidelines", "promptGuidelines").(type) {
+	case *glua.LNilType:
+	case *glua.LTable:
+		for i := 1; i <= v.Len(); i++ {
+			g, ok := v.RawGetInt(i).(glua.LString)
+			if !ok {
+				return "", nil, fmt.Errorf("prompt_guidelines[%d] must be a string, got %s", i, v.RawGetInt(i).Type())
+			}
+			if s := strings.TrimSpace(string(g)); s != "" {
+				guidelines = append(guidelines, s)
+			}
+		}
+	default:
+		return "", nil, fmt.Errorf("prompt_guidelines must be a list of strings, got %s", v.Type())
+	}
+	return snippet, guidelines, nil
 }
 
 // arrayKeywords are the schema keywords whose value is an array; an empty

@@ -37,6 +37,9 @@ func textModule() *Module {
 			{Name: "truncate_tail", Fn: textTruncateTail, Returns: "string, text.Truncation",
 				Params: []Param{{Name: "s", Type: "string"}, {Name: "opts", Type: "text.TruncateOptions", Optional: true}},
 				Doc:    "Keeps the last whole lines of s that fit both limits, as the bash tool cuts its output (a last line alone over max_bytes keeps its end, from a character boundary, and sets last_line_partial)."},
+			{Name: "format_size", Fn: textFormatSize, Returns: "string",
+				Params: []Param{{Name: "bytes", Type: "integer"}},
+				Doc:    "A byte count as the tools' notes write it (pi's formatSize): 512B, 50.0KB, 1.2MB (one decimal, halves rounded up)."},
 			{Name: "front_matter", Fn: textFrontMatter, Returns: "table?, string",
 				Params: []Param{{Name: "s", Type: "string", Doc: "a Markdown file's text"}},
 				Doc:    "Splits off a Markdown file's YAML front matter as pi does (line ends made \\n; it opens with --- at the very start and ends at the next line starting with ---): its value as json.decode would give it (mappings as tables, sequences as arrays, null as json.null; {} when there is none) and the body after it, trimmed (the whole text, untrimmed, when there is no front matter). nil and a message (\"front matter: …\", with the line) when the YAML is malformed."},
@@ -145,6 +148,15 @@ func textStartsWith(L *glua.LState) int {
 
 func textEndsWith(L *glua.LState) int {
 	L.Push(glua.LBool(strings.HasSuffix(L.CheckString(1), L.CheckString(2))))
+	return 1
+}
+
+func textFormatSize(L *glua.LState) int {
+	n := L.CheckInt(1)
+	if n < 0 {
+		L.ArgError(1, "bytes must not be negative")
+	}
+	L.Push(glua.LString(tools.FormatSize(n)))
 	return 1
 }
 

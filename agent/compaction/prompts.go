@@ -161,3 +161,23 @@ func userPrompt(conversation, previous, prompt, instructions string) string {
 	}
 	return text
 }
+
+// SummaryPrompts are the summary prompts by name, for hooks that write
+// summaries of their own (lunar.summary_prompts): "system" (the system
+// prompt of every summary call), "compaction" (a first compaction),
+// "update" (a compaction folding new messages into the previous summary,
+// given in <previous-summary> tags), "branch_summary", "turn_prefix" (the
+// beginning of a turn too long to keep whole) and
+// "branch_summary_preamble" (the text a branch summary starts with).
+// Each prompt follows "<conversation>\n…\n</conversation>\n\n" in the
+// summary call's user message.
+func SummaryPrompts() map[string]string {
+	return map[string]string{
+		"system":                  SystemPrompt,
+		"compaction":              compactionPrompt,
+		"update":                  updatePrompt,
+		"branch_summary":          branchSummaryPrompt,
+		"turn_prefix":             turnPrefixPrompt,
+		"branch_summary_preamble": BranchSummaryPreamble,
+	}
+}

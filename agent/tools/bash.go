@@ -120,11 +120,11 @@ func bashToolResult(res BashResult, timeout *float64) agent.ToolResult {
 		first, last := tr.TotalLines-tr.OutputLines+1, tr.TotalLines
 		switch {
 		case tr.LastLinePartial:
-			text += fmt.Sprintf("\n\n[Showing last %s of line %d (line is longer). %s]", formatSize(len(res.Output)), last, full)
+			text += fmt.Sprintf("\n\n[Showing last %s of line %d (line is longer). %s]", FormatSize(len(res.Output)), last, full)
 		case tr.TruncatedBy == "lines":
 			text += fmt.Sprintf("\n\n[Showing lines %d-%d of %d. %s]", first, last, tr.TotalLines, full)
 		default:
-			text += fmt.Sprintf("\n\n[Showing lines %d-%d of %d (%s limit). %s]", first, last, tr.TotalLines, formatSize(DefaultMaxBytes), full)
+			text += fmt.Sprintf("\n\n[Showing lines %d-%d of %d (%s limit). %s]", first, last, tr.TotalLines, FormatSize(DefaultMaxBytes), full)
 		}
 	}
 	var r agent.ToolResult

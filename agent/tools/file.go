@@ -48,7 +48,7 @@ type tooLargeError struct {
 
 func (e *tooLargeError) Error() string {
 	return fmt.Sprintf("%s is too large (%s; at most %s). Use bash to look at parts of it (sed -n '100,200p', head, tail, grep).",
-		e.path, formatSize(int(e.size)), formatSize(MaxFileBytes))
+		e.path, FormatSize(int(e.size)), FormatSize(MaxFileBytes))
 }
 
 // readRegular reads the regular file at abs (symlinks followed), shown

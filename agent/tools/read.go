@@ -77,7 +77,7 @@ func readFile(abs string, args readArgs) agent.ToolResult {
 	}
 	if mime := imageType(data); mime != "" {
 		if len(data) > maxImageBytes {
-			return errorResult("Image %s is %s, over the %s limit for images.", args.Path, formatSize(len(data)), formatSize(maxImageBytes))
+			return errorResult("Image %s is %s, over the %s limit for images.", args.Path, FormatSize(len(data)), FormatSize(maxImageBytes))
 		}
 		return agent.ToolResult{Content: []session.ContentBlock{
 			{Type: session.BlockText, Text: fmt.Sprintf("Read image file [%s]", mime)},
@@ -85,7 +85,7 @@ func readFile(abs string, args readArgs) agent.ToolResult {
 		}}
 	}
 	if bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0 {
-		return errorResult("%s is a binary file (%s); read only reads text and images. Use bash to inspect it (e.g. file, xxd, strings).", args.Path, formatSize(len(data)))
+		return errorResult("%s is a binary file (%s); read only reads text and images. Use bash to inspect it (e.g. file, xxd, strings).", args.Path, FormatSize(len(data)))
 	}
 	return readText(strings.ToValidUTF8(string(data), "\uFFFD"), args)
 }
@@ -134,13 +134,13 @@ func readText(text string, args readArgs) agent.ToolResult {
 			line = line[:i]
 		}
 		text := fmt.Sprintf("[Line %d is %s, exceeds the %s limit. Use bash: sed -n '%dp' %s | head -c %d]",
-			start, formatSize(len(line)), formatSize(DefaultMaxBytes), start, args.Path, DefaultMaxBytes)
+			start, FormatSize(len(line)), FormatSize(DefaultMaxBytes), start, args.Path, DefaultMaxBytes)
 		return withDetails(agent.TextResult(text, false), readDetails{Truncation: &tr})
 	case tr.Truncated:
 		last := start + tr.OutputLines - 1
 		limit := ""
 		if tr.TruncatedBy == "bytes" {
-			limit = fmt.Sprintf(" (%s limit)", formatSize(DefaultMaxBytes))
+			limit = fmt.Sprintf(" (%s limit)", FormatSize(DefaultMaxBytes))
 		}
 		out += fmt.Sprintf("\n\n[Showing lines %d-%d of %d%s. Use offset=%d to continue.]", start, last, total, limit, last+1)
 		return withDetails(agent.TextResult(out, false), readDetails{Truncation: &tr})

@@ -131,14 +131,21 @@ func TruncateTail(text string, maxLines, maxBytes int) (string, Truncation) {
 	return out, tr
 }
 
-// formatSize renders a byte count as pi does: 512B, 50.0KB, 1.2MB.
-func formatSize(n int) string {
+// FormatSize renders a byte count as pi's formatSize does: 512B, 50.0KB,
+// 1.2MB, with one decimal rounded half up as JavaScript's toFixed rounds
+// (1280 bytes is 1.3KB, where %.1f would say 1.2KB).
+func FormatSize(n int) string {
+	tenths := func(unit int64) string {
+		v := int64(n)
+		t := (v*20 + unit) / (2 * unit) // round(v*10/unit), halves up
+		return fmt.Sprintf("%d.%d", t/10, t%10)
+	}
 	switch {
 	case n < 1024:
 		return fmt.Sprintf("%dB", n)
 	case n < 1024*1024:
-		return fmt.Sprintf("%.1fKB", float64(n)/1024)
+		return tenths(1024) + "KB"
 	default:
-		return fmt.Sprintf("%.1fMB", float64(n)/(1024*1024))
+		return tenths(1024*1024) + "MB"
 	}
 }

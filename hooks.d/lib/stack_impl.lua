@@ -15,9 +15,11 @@ local SUMMARY_MAX_TOKENS = 4096
 local COMPACT_MAX_TOKENS = 8192
 local TOOL_RESULT_CHARS = 2000
 
-local SYSTEM = [[You summarize conversations between a user and an AI coding assistant. Read the conversation you are given and write the structured summary asked for, in exactly the requested format.
-
-Do NOT continue the conversation and do NOT answer questions found in it. Output the summary only.]]
+-- The summary calls' system prompt, and the prompt of a summary of the
+-- history before a compaction, are lunar's own (the compaction's).
+local PROMPTS = lunar.summary_prompts()
+local SYSTEM = PROMPTS.system
+local HISTORY_PROMPT = PROMPTS.compaction
 
 local POP_PROMPT = [[The conversation above is work the user is setting aside with /pop: it leaves the context and your summary takes its place, so the conversation can go on from the point before it. Summarize it so the work can be picked up again later.
 
@@ -38,39 +40,6 @@ Use exactly this format:
 
 ## Findings
 - [Facts learned that are worth keeping: data, errors, references]
-
-Be brief in every section. Keep exact file paths, function names and error messages.]]
-
-local HISTORY_PROMPT = [[The conversation above is to be condensed into a structured checkpoint summary that another model will use to carry on the work.
-
-Use exactly this format:
-
-## Goal
-[What the user is trying to achieve; several items if the session covered several tasks]
-
-## Constraints & Preferences
-- [Requirements, constraints or preferences the user stated]
-- [Or "(none)" when there were none]
-
-## Progress
-### Done
-- [x] [Finished tasks and changes]
-
-### In Progress
-- [ ] [Work under way]
-
-### Blocked
-- [What stands in the way, if anything]
-
-## Key Decisions
-- **[Decision]**: [Short reason]
-
-## Next Steps
-1. [What to do next, in order]
-
-## Critical Context
-- [Data, examples or references needed to carry on]
-- [Or "(none)" when there are none]
 
 Be brief in every section. Keep exact file paths, function names and error messages.]]
 

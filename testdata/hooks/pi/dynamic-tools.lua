@@ -15,6 +15,8 @@ local function register_echo(name, prefix)
   lunar.tool({
     name = name,
     description = "Echo a message with prefix: " .. prefix,
+    promptSnippet = "Echo back user-provided text with " .. prefix:match("^%s*(.-)%s*$") .. " prefix",
+    promptGuidelines = { "Use echo_session when the user asks for exact echo output." },
     parameters = {
       type = "object",
       properties = { message = { type = "string", description = "Message to echo" } },

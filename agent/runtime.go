@@ -80,7 +80,11 @@ type Runtime struct {
 
 	pending pendingQueue
 	running atomic.Bool
-	abort   atomic.Pointer[func()]
+	// autoCompactOn is whether compaction runs by itself (SetAutoCompaction);
+	// compacting is set while a compaction runs.
+	autoCompactOn atomic.Bool
+	compacting    atomic.Bool
+	abort         atomic.Pointer[func()]
 
 	subMu       sync.Mutex
 	subscribers []func(RuntimeEvent)
@@ -104,6 +108,7 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 	}
 	rt := &Runtime{opts: opts, sess: s, model: opts.Model, thinking: opts.ThinkingLevel, resumed: resumed,
 		hooks: NopHooks{}, shooks: NopSessionHooks{}}
+	rt.autoCompactOn.Store(opts.Compaction.Enabled)
 	rt.agent = &Agent{
 		Session:       s,
 		Model:         opts.Model,
@@ -205,8 +210,13 @@ func (rt *Runtime) Registry() *Registry { return rt.opts.Registry }
 // Cwd is the working folder.
 func (rt *Runtime) Cwd() string { return rt.opts.Cwd }
 
-// CompactionSettings are the compaction settings in use.
-func (rt *Runtime) CompactionSettings() compaction.Settings { return rt.opts.Compaction }
+// CompactionSettings are the compaction settings in use; Enabled says
+// whether compaction runs by itself now (see SetAutoCompaction).
+func (rt *Runtime) CompactionSettings() compaction.Settings {
+	st := rt.opts.Compaction
+	st.Enabled = rt.autoCompactOn.Load()
+	return st
+}
 
 // Running reports whether an agent run is in progress.
 func (rt *Runtime) Running() bool { return rt.running.Load() }

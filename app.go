@@ -36,6 +36,7 @@ type app struct {
 	toolAllow []string // --tools' names (nil without the flag): hook tools too
 	hooks     appHooks
 	ui        hookUI
+	rpc       *rpcServer     // --mode rpc
 	runtime   *lua.Runtime   // nil until the hooks are loaded
 	rt        *agent.Runtime // the open session and everything done with it
 
@@ -109,9 +110,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	a.prepareHooks()
 	var prompts []initialPrompt
-	if interactive {
+	switch {
+	case opts.Mode == "rpc":
+		// The prompts come as commands on stdin.
+		if len(opts.prompts()) > 0 || len(opts.Files) > 0 {
+			return a.fail(&usageError{"--mode rpc takes its prompts as commands on stdin, not as arguments or -p"})
+		}
+		a.prepareRPC()
+	case interactive:
 		prompts, err = a.argPrompts(opts.prompts())
-	} else {
+	default:
 		prompts, err = a.readPrompts()
 	}
 	if err != nil {
@@ -135,6 +143,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a.rt.Start(context.Background(), startReason)
 	if interactive {
 		return a.runREPL(prompts)
+	}
+	if a.rpc != nil {
+		return a.runRPC()
 	}
 	// A reader that stops early (`lunar -p … | head`) must not kill lunar
 	// mid-reply: writes to stdout then fail quietly, the reply is still
@@ -245,7 +256,7 @@ func (a *app) setup(interactive bool) error {
 		sess.Close()
 		return err
 	}
-	if !interactive {
+	if !interactive && a.ui == nil {
 		a.ui = noUI{stderr: a.stderr}
 	}
 	if err := a.setupHooks(interactive); err != nil {

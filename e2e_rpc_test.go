@@ -1,0 +1,366 @@
+package main
+
+// End-to-end tests of --mode rpc through the binary: commands as JSON
+// lines on stdin, responses, events and dialogs on stdout, which must
+// carry nothing but JSON objects with a "type".
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+)
+
+// rpcProc is lunar in RPC mode.
+type rpcProc struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan map[string]any
+	stderr *syncBuffer
+	ids    int
+	exited chan struct{}
+
+	mu  sync.Mutex
+	bad []string // stdout lines that are not JSON objects with a type
+}
+
+// startRPC starts lunar --mode rpc with args; it is killed at the end of
+// the test unless closed.
+func (e *e2e) startRPC(args ...string) *rpcProc {
+	t := e.t
+	cmd := e.cmd("", append([]string{"--mode", "rpc"}, args...)...)
+	cmd.Stdin = nil
+	return startRPCCmd(t, cmd)
+}
+
+func startRPCCmd(t testing.TB, cmd *exec.Cmd) *rpcProc {
+	r := &rpcProc{t: t, cmd: cmd, lines: make(chan map[string]any, 4096), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	var err error
+	r.stdin, err = cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = r.stderr
+	require.NoError(t, cmd.Start())
+	go func() {
+		defer close(r.lines)
+		br := bufio.NewReader(stdout)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(line) > 0 {
+				var ev map[string]any
+				if json.Unmarshal(line, &ev) != nil || ev["type"] == nil || line[len(line)-1] != '\n' {
+					r.mu.Lock()
+					r.bad = append(r.bad, string(line))
+					r.mu.Unlock()
+				} else {
+					r.lines <- ev
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		_ = cmd.Wait()
+		close(r.exited)
+	}()
+	t.Cleanup(func() {
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		assert.Empty(t, r.bad, "stdout carries protocol lines only")
+	})
+	return r
+}
+
+func (r *rpcProc) fatalf(format string, args ...any) {
+	r.t.Helper()
+	r.t.Fatalf("lunar rpc: %s\nstderr:\n%s", fmt.Sprintf(format, args...), r.stderr)
+}
+
+// next returns the next line, failing after a minute.
+func (r *rpcProc) next(what string) map[string]any {
+	r.t.Helper()
+	select {
+	case ev, ok := <-r.lines:
+		if !ok {
+			r.fatalf("lunar exited while waiting for %s", what)
+		}
+		return ev
+	case <-time.After(time.Minute):
+		r.fatalf("no %s after a minute", what)
+	}
+	return nil
+}
+
+// until collects lines up to and including the first that match
+// accepts.
+func (r *rpcProc) until(what string, match func(ev map[string]any) bool) []map[string]any {
+	r.t.Helper()
+	var seen []map[string]any
+	for {
+		ev := r.next(what)
+		seen = append(seen, ev)
+		if match(ev) {
+			return seen
+		}
+	}
+}
+
+func (r *rpcProc) sendLine(line string) {
+	r.t.Helper()
+	_, err := io.WriteString(r.stdin, line+"\n")
+	require.NoError(r.t, err)
+}
+
+// send writes a command with a fresh id and returns the id.
+func (r *rpcProc) send(cmd map[string]any) string {
+	r.t.Helper()
+	r.ids++
+	id := fmt.Sprintf("r%d", r.ids)
+	cmd["id"] = id
+	line, err := json.Marshal(cmd)
+	require.NoError(r.t, err)
+	r.sendLine(string(line))
+	return id
+}
+
+func isResponse(id string) func(map[string]any) bool {
+	return func(ev map[string]any) bool { return ev["type"] == "response" && ev["id"] == id }
+}
+
+// call sends a command and returns its response; the lines before it
+// must be events (no other response).
+func (r *rpcProc) call(cmd map[string]any) map[string]any {
+	r.t.Helper()
+	id := r.send(cmd)
+	seen := r.until(fmt.Sprintf("the response to %v", cmd["type"]), isResponse(id))
+	for _, ev := range seen[:len(seen)-1] {
+		require.NotEqual(r.t, "response", ev["type"], "an unexpected response before %s's: %v", cmd["type"], ev)
+	}
+	return seen[len(seen)-1]
+}
+
+// ok calls a command that must succeed and returns its data.
+func (r *rpcProc) ok(cmd map[string]any) any {
+	r.t.Helper()
+	res := r.call(cmd)
+	require.Equal(r.t, true, res["success"], "%v: %v", cmd["type"], res)
+	return res["data"]
+}
+
+// promptAndWait sends a prompt and returns the lines up to agent_end.
+func (r *rpcProc) promptAndWait(text string) []map[string]any {
+	r.t.Helper()
+	id := r.send(map[string]any{"type": "prompt", "message": text})
+	seen := r.until("agent_end of "+text, func(ev map[string]any) bool { return ev["type"] == "agent_end" })
+	require.Equal(r.t, "response", seen[0]["type"], "the prompt's response comes first")
+	require.Equal(r.t, id, seen[0]["id"])
+	require.Equal(r.t, true, seen[0]["success"], "%v", seen[0])
+	return seen
+}
+
+// close closes stdin and waits for lunar to exit with code 0.
+func (r *rpcProc) close() {
+	r.t.Helper()
+	require.NoError(r.t, r.stdin.Close())
+	select {
+	case <-r.exited:
+	case <-time.After(time.Minute):
+		r.fatalf("lunar does not exit after its stdin closed")
+	}
+	assert.Equal(r.t, 0, r.cmd.ProcessState.ExitCode(), r.stderr.String())
+}
+
+func rpcTypes(evs []map[string]any) []string {
+	var out []string
+	for _, ev := range evs {
+		t, _ := ev["type"].(string)
+		if t == "message_update" || t == "tool_execution_update" {
+			continue // as many as the stream has chunks
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func rpcData(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// TestRPCBadInput: lines that are no command, unknown commands and
+// missing or mistyped fields get an error response each, and lunar goes
+// on answering.
+func TestRPCBadInput(t *testing.T) {
+	e := newE2E(t)
+	r := e.startRPC()
+	cases := []struct {
+		name, line, command, err string
+		id                       any
+	}{
+		{"not JSON", `not json`, "parse", "Failed to parse command: invalid character 'o' in literal null (expecting 'u')", nil},
+		{"not an object", `[1, 2]`, "parse", "Failed to parse command: a command is a JSON object, not array", nil},
+		{"no type", `{"id": "a"}`, "", `the command has no "type"`, "a"},
+		{"type not a string", `{"id": "b", "type": 7}`, "", `"type" must be a string`, "b"},
+		{"unknown command", `{"id": "c", "type": "dance"}`, "dance", "Unknown command: dance", "c"},
+		{"missing message", `{"id": "d", "type": "prompt"}`, "prompt", `prompt: "message" is required`, "d"},
+		{"mistyped field", `{"id": 5, "type": "steer", "message": ["x"]}`, "steer", `steer: "message" must be a string, not array`, float64(5)},
+		{"missing provider", `{"id": "e", "type": "set_model", "modelId": "x"}`, "set_model", `set_model: "provider" is required`, "e"},
+		{"unknown model", `{"id": "f", "type": "set_model", "provider": "openai", "modelId": "nope"}`, "set_model", "Model not found: openai/nope", "f"},
+		{"bad level", `{"id": "g", "type": "set_thinking_level", "level": "extreme"}`, "set_thinking_level", `thinking level "extreme" is not one of off|minimal|low|medium|high`, "g"},
+		{"bad mode", `{"id": "h", "type": "set_steering_mode", "mode": "some"}`, "set_steering_mode", `set_steering_mode: mode must be "all" or "one-at-a-time", not "some"`, "h"},
+		{"empty name", `{"id": "i", "type": "set_session_name", "name": "  "}`, "set_session_name", "Session name cannot be empty", "i"},
+		{"missing enabled", `{"id": "j", "type": "set_auto_compaction"}`, "set_auto_compaction", `set_auto_compaction: "enabled" is required`, "j"},
+		{"fork of no entry", `{"id": "k", "type": "fork", "entryId": "nope"}`, "fork", `no entry "nope" in this session (see /tree)`, "k"},
+		{"bad image", `{"id": "m", "type": "prompt", "message": "x", "images": [{"type": "image"}]}`, "prompt", `prompt: images[0] must be {type: "image", data, mimeType}`, "m"},
+		{"no retry", `{"id": "n", "type": "set_auto_retry", "enabled": false}`, "set_auto_retry",
+			"set_auto_retry: lunar has no automatic retry to switch or stop: the provider clients retry a failed request themselves (LUNAR_MAX_RETRIES times), and abort stops it", "n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r.t = t
+			r.sendLine(c.line)
+			res := r.next("the answer to " + c.line)
+			want := map[string]any{"type": "response", "command": c.command, "success": false, "error": c.err}
+			if c.id != nil {
+				want["id"] = c.id
+			}
+			assert.Equal(t, want, res)
+		})
+	}
+	r.t = t
+	st := rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, "gpt-4.1", rpcData(st["model"])["id"], "lunar still answers")
+	r.close()
+	assert.Empty(t, r.stderr.String())
+}
+
+// TestRPCConversation drives a session through the commands: a prompt
+// with a tool call, the queries, naming, forking, cloning, new sessions
+// and switching back.
+func TestRPCConversation(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command": "echo from-the-tool"}`), llmtest.Usage(100, 10, 0, 0))
+	e.srv.Reply(llmtest.Text("the answer"), llmtest.Usage(150, 5, 0, 0))
+	r := e.startRPC()
+
+	st := rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, false, st["isStreaming"])
+	assert.Equal(t, float64(0), st["messageCount"])
+	first := st["sessionFile"].(string)
+
+	evs := r.promptAndWait("run it")
+	assert.Equal(t, []string{"response", "agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end",
+		"tool_execution_start", "tool_execution_end", "message_start", "message_end", "turn_end",
+		"turn_start", "message_start", "message_end", "turn_end", "agent_end"}, rpcTypes(evs))
+	end := evs[len(evs)-1]
+	assert.Len(t, end["messages"], 4, "user, tool call, result, answer")
+
+	st = rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, float64(4), st["messageCount"])
+	assert.Equal(t, first, st["sessionFile"])
+	msgs := rpcData(r.ok(map[string]any{"type": "get_messages"}))["messages"].([]any)
+	require.Len(t, msgs, 4)
+	assert.Equal(t, "toolResult", rpcData(msgs[2])["role"])
+	assert.Equal(t, map[string]any{"text": "the answer"}, r.ok(map[string]any{"type": "get_last_assistant_text"}))
+	stats := rpcData(r.ok(map[string]any{"type": "get_session_stats"}))
+	assert.Equal(t, float64(1), stats["userMessages"])
+	assert.Equal(t, float64(2), stats["assistantMessages"])
+	assert.Equal(t, float64(1), stats["toolCalls"])
+	assert.Equal(t, float64(1), stats["toolResults"])
+	assert.Equal(t, map[string]any{"input": float64(250), "output": float64(15), "cacheRead": float64(0), "cacheWrite": float64(0), "total": float64(265)}, stats["tokens"])
+
+	// Naming, with pi's session_info_changed event before the response.
+	id := r.send(map[string]any{"type": "set_session_name", "name": "the name"})
+	ev := r.next("session_info_changed")
+	assert.Equal(t, map[string]any{"type": "session_info_changed", "name": "the name"}, ev)
+	assert.Equal(t, true, r.next("the response")["success"], id)
+	assert.Equal(t, "the name", rpcData(r.ok(map[string]any{"type": "get_state"}))["sessionName"])
+
+	// A fork before the prompt: an empty session whose parent is the first,
+	// and the prompt's text back.
+	forks := rpcData(r.ok(map[string]any{"type": "get_fork_messages"}))["messages"].([]any)
+	require.Len(t, forks, 1)
+	assert.Equal(t, "run it", rpcData(forks[0])["text"])
+	fork := rpcData(r.ok(map[string]any{"type": "fork", "entryId": rpcData(forks[0])["entryId"]}))
+	assert.Equal(t, map[string]any{"text": "run it", "cancelled": false}, fork)
+	st = rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, float64(0), st["messageCount"])
+	assert.NotEqual(t, first, st["sessionFile"])
+
+	// Back to the first, then a clone of it.
+	assert.Equal(t, map[string]any{"cancelled": false}, r.ok(map[string]any{"type": "switch_session", "sessionPath": first}))
+	st = rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, first, st["sessionFile"])
+	assert.Equal(t, float64(4), st["messageCount"])
+	assert.Equal(t, map[string]any{"cancelled": false}, r.ok(map[string]any{"type": "clone"}))
+	st = rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, float64(4), st["messageCount"])
+	clone := st["sessionFile"].(string)
+	assert.NotEqual(t, first, clone)
+
+	// A new session with a parent.
+	assert.Equal(t, map[string]any{"cancelled": false}, r.ok(map[string]any{"type": "new_session", "parentSession": clone}))
+	st = rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, float64(0), st["messageCount"])
+	assert.Equal(t, map[string]any{}, r.ok(map[string]any{"type": "get_last_assistant_text"}), "pi leaves text out")
+
+	// bash: the output comes back and is kept in the session.
+	res := rpcData(r.ok(map[string]any{"type": "bash", "command": "echo out; exit 3"}))
+	assert.Equal(t, map[string]any{"output": "out\n", "exitCode": float64(3), "cancelled": false, "truncated": false}, res)
+	msgs = rpcData(r.ok(map[string]any{"type": "get_messages"}))["messages"].([]any)
+	require.Len(t, msgs, 1)
+	assert.Equal(t, "bashExecution", rpcData(msgs[0])["role"])
+
+	// HTML export.
+	out := filepath.Join(t.TempDir(), "s.html")
+	assert.Equal(t, map[string]any{"path": out}, r.ok(map[string]any{"type": "export_html", "outputPath": out}))
+	html, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "echo out")
+
+	// Thinking: gpt-4.1 does not reason, so there is nothing to cycle.
+	assert.Nil(t, r.ok(map[string]any{"type": "cycle_thinking_level"}))
+	assert.Nil(t, r.ok(map[string]any{"type": "cycle_model"}), "no models list in config.json")
+	r.ok(map[string]any{"type": "set_auto_compaction", "enabled": false})
+	assert.Equal(t, false, rpcData(r.ok(map[string]any{"type": "get_state"}))["autoCompactionEnabled"])
+	r.close()
+	assert.Empty(t, r.stderr.String())
+}
+
+// TestRPCAbort: abort stops a reply that hangs, and is answered once the
+// run has ended; a prompt during a run is refused as pi refuses it.
+func TestRPCAbort(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("partial "), llmtest.Hang())
+	r := e.startRPC()
+	id := r.send(map[string]any{"type": "prompt", "message": "hang"})
+	r.until("the first text", func(ev map[string]any) bool { return ev["type"] == "message_update" })
+	assert.Equal(t, true, rpcData(r.ok(map[string]any{"type": "get_state"}))["isStreaming"])
+	res := r.call(map[string]any{"type": "prompt", "message": "another"})
+	assert.Equal(t, "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.", res["error"])
+	abortID := r.send(map[string]any{"type": "abort"})
+	seen := r.until("the abort's response", isResponse(abortID))
+	assert.Contains(t, rpcTypes(seen), "agent_end", "the run ended before abort is answered")
+	assert.Equal(t, true, seen[len(seen)-1]["success"])
+	_ = id
+	st := rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, false, st["isStreaming"])
+	r.close()
+}

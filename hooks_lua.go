@@ -200,15 +200,15 @@ func (h *luaHost) UI() lua.UI {
 	return h.a.ui
 }
 
-// Send queues text as the user's next message: it is sent when the
-// current step (a reply, a command) ends. A command line (without
-// attachments) is run then as if typed.
+// Send queues text as the user's next message: during a run as a
+// follow-up (the run goes on with it when the agent would stop), else it
+// is sent when the current step (a command, a handler) ends.
 func (h *luaHost) Send(_ context.Context, text string, attachments []lua.Attachment) error {
 	text, images, err := h.attach(text, attachments)
 	if err != nil {
 		return err
 	}
-	h.a.rt.Send(text, images)
+	h.a.rt.FollowUp(text, images)
 	return nil
 }
 

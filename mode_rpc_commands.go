@@ -356,16 +356,19 @@ func (s *rpcServer) queue(kind, text string, images []session.ContentBlock) {
 		s.a.rt.Steer(text, images)
 		return
 	}
-	s.a.rt.Send(text, images)
+	s.a.rt.FollowUp(text, images)
 }
 
 // setQueueMode is set_steering_mode and set_follow_up_mode.
 func (s *rpcServer) setQueueMode(cmd, mode string) error {
-	if mode != "all" && mode != "one-at-a-time" {
+	m, err := agent.ParseQueueMode(mode)
+	if err != nil || mode == "" {
 		return rpcErrorf(`%s: mode must be "all" or "one-at-a-time", not %q`, cmd, mode)
 	}
-	if mode != "one-at-a-time" {
-		return rpcErrorf("%s: lunar delivers queued messages one at a time only", cmd)
+	if cmd == "set_steering_mode" {
+		s.a.rt.SetSteeringMode(m)
+	} else {
+		s.a.rt.SetFollowUpMode(m)
 	}
 	return nil
 }
@@ -458,32 +461,21 @@ func (s *rpcServer) thinkingChanged(prev agent.ThinkingLevel) {
 func (s *rpcServer) state() rpcState {
 	rt := s.a.rt
 	sess := rt.Session()
-	steer, follow := s.queued()
+	steer, follow := rt.Queued()
 	return rpcState{
 		Model:                 toRPCModel(rt.Model()),
 		ThinkingLevel:         string(rt.ThinkingLevel()),
 		IsStreaming:           s.streaming.Load(),
 		IsCompacting:          rt.Compacting(),
-		SteeringMode:          "one-at-a-time",
-		FollowUpMode:          "one-at-a-time",
+		SteeringMode:          string(rt.SteeringMode()),
+		FollowUpMode:          string(rt.FollowUpMode()),
 		SessionFile:           sess.File(),
 		SessionID:             sess.ID(),
 		SessionName:           sess.Name(),
 		AutoCompactionEnabled: rt.CompactionSettings().Enabled,
 		MessageCount:          len(sess.BuildContext().Messages),
-		PendingMessageCount:   steer + follow,
+		PendingMessageCount:   len(steer) + len(follow),
 	}
-}
-
-// queued counts the queued steering and follow-up messages.
-func (s *rpcServer) queued() (steer, follow int) {
-	if s.a.rt.HasSteer() {
-		steer = 1
-	}
-	if s.a.rt.HasPending() {
-		follow = 1
-	}
-	return steer, follow
 }
 
 // contextMessages are the messages of the current context (pi's

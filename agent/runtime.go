@@ -78,8 +78,11 @@ type Runtime struct {
 	toolsOff     map[string]bool // tools disabled by name (lunar.disable_tool, set_active_tools)
 	toolNoticed  map[string]bool // hook tools already announced as replacing a built-in or ignored
 
-	pending pendingQueue
-	running atomic.Bool
+	pending   pendingQueue
+	queueEmit sync.Mutex // orders queue_update events (queueChange)
+	// compactReq is a compaction a hook asked for during the run (rt.mu).
+	compactReq *compactRequest
+	running    atomic.Bool
 	// autoCompactOn is whether compaction runs by itself (SetAutoCompaction);
 	// compacting is set while a compaction runs.
 	autoCompactOn atomic.Bool
@@ -257,11 +260,16 @@ func (rt *Runtime) warn(format string, args ...any) {
 	}
 }
 
-// RuntimeEvent is what subscribers of a Runtime receive: a loop event, or
-// a compaction starting or ending.
+// RuntimeEvent is what subscribers of a Runtime receive: a loop event, a
+// compaction starting or ending, or a change of the input queue.
 type RuntimeEvent struct {
 	Loop       *Event           // a loop event (agent_start, message_update, …)
 	Compaction *CompactionEvent // compaction_start / compaction_end
+	// Queue is queue_update: the input queue changed (a message queued,
+	// delivered, taken back or cleared). It may come from any goroutine
+	// that changes the queue; a subscriber must not change the queue
+	// from inside it.
+	Queue *QueueUpdate
 }
 
 // CompactionEvent types, pi's session event names.

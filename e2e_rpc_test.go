@@ -364,3 +364,127 @@ func TestRPCAbort(t *testing.T) {
 	assert.Equal(t, false, st["isStreaming"])
 	r.close()
 }
+
+// answerUI answers the extension_ui_request that comes next (events may
+// come before it) with answer, and returns the request.
+func (r *rpcProc) answerUI(method string, answer map[string]any) map[string]any {
+	r.t.Helper()
+	seen := r.until("a "+method+" dialog", func(ev map[string]any) bool { return ev["type"] == "extension_ui_request" })
+	req := seen[len(seen)-1]
+	require.Equal(r.t, method, req["method"], "%v", req)
+	if answer != nil {
+		answer["type"], answer["id"] = "extension_ui_response", req["id"]
+		line, err := json.Marshal(answer)
+		require.NoError(r.t, err)
+		r.sendLine(string(line))
+	}
+	return req
+}
+
+// TestRPCDialogs: a hook's ctx.ui dialogs become extension_ui_request
+// lines, the client's extension_ui_response lines answer them, and
+// ctx.has_ui is true.
+func TestRPCDialogs(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua")
+	e.srv.Reply(llmtest.Text("noted"))
+	r := e.startRPC()
+	cmds := rpcData(r.ok(map[string]any{"type": "get_commands"}))["commands"].([]any)
+	var names []string
+	for _, c := range cmds {
+		names = append(names, rpcData(c)["name"].(string))
+	}
+	assert.Contains(t, names, "dialogs")
+
+	id := r.send(map[string]any{"type": "prompt", "message": "/dialogs"})
+	sel := r.answerUI("select", map[string]any{"value": "green"})
+	assert.Equal(t, "Pick one", sel["title"])
+	assert.Equal(t, []any{"red", "green"}, sel["options"])
+	conf := r.answerUI("confirm", map[string]any{"confirmed": true})
+	assert.Equal(t, "It matters", conf["message"])
+	in := r.answerUI("input", map[string]any{"value": "Ada"})
+	assert.Equal(t, "a name", in["placeholder"])
+	r.answerUI("input", map[string]any{"cancelled": true})
+	note := r.answerUI("notify", nil)
+	assert.Equal(t, "heads up", note["message"])
+	assert.Equal(t, "warning", note["notifyType"])
+	ed := r.answerUI("set_editor_text", nil)
+	assert.Equal(t, "prefilled", ed["text"])
+	seen := r.until("agent_end", func(ev map[string]any) bool { return ev["type"] == "agent_end" })
+	assert.Equal(t, "response", seen[0]["type"])
+	assert.Equal(t, id, seen[0]["id"])
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	text, _ := reqs[0].LastUserText()
+	assert.Equal(t, "has_ui=true choice=green yes=true typed=Ada dismissed=nil editor=prefilled", text)
+	r.close()
+}
+
+// TestRPCPermissionDialog: the permission policy asks through select
+// before bash runs (without --yes); "yes" runs it, a cancelled dialog
+// refuses it.
+func TestRPCPermissionDialog(t *testing.T) {
+	e := newE2E(t)
+	e.ask = true
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command": "echo allowed > out.txt"}`))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command": "echo refused > no.txt"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.startRPC()
+	r.send(map[string]any{"type": "prompt", "message": "write"})
+	req := r.answerUI("select", map[string]any{"value": "yes"})
+	assert.Contains(t, req["title"], "echo allowed")
+	assert.Equal(t, "yes", rpcData(req)["options"].([]any)[0])
+	r.answerUI("select", map[string]any{"cancelled": true})
+	r.until("agent_end", func(ev map[string]any) bool { return ev["type"] == "agent_end" })
+	out, err := os.ReadFile(filepath.Join(e.cwd, "out.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "allowed\n", string(out))
+	assert.NoFileExists(t, filepath.Join(e.cwd, "no.txt"))
+	r.close()
+}
+
+// TestRPCQueue: steer and follow_up during a run join it (queue_update
+// events show the queues), as pi's: the steering message before the next
+// model call, the follow-up once the agent would stop.
+func TestRPCQueue(t *testing.T) {
+	e := newE2E(t)
+	gate := filepath.Join(e.cwd, "gate")
+	// The tool waits for the test to open the gate, so that the messages
+	// are queued while the run goes on.
+	e.srv.Reply(llmtest.ToolCall("bash", fmt.Sprintf(`{"command": "while [ ! -e %s ]; do sleep 0.02; done; echo through"}`, gate)))
+	e.srv.Reply(llmtest.Text("after the steer"))
+	e.srv.Reply(llmtest.Text("after the follow-up"))
+	r := e.startRPC()
+	r.ok(map[string]any{"type": "set_follow_up_mode", "mode": "all"})
+	r.send(map[string]any{"type": "prompt", "message": "start"})
+	r.until("the tool", func(ev map[string]any) bool { return ev["type"] == "tool_execution_start" })
+	var queues []any
+	queueUpdates := func(seen []map[string]any) {
+		for _, ev := range seen {
+			if ev["type"] == "queue_update" {
+				queues = append(queues, []any{ev["steering"], ev["followUp"]})
+			}
+		}
+	}
+	queueUpdates(r.until("steer's response", isResponse(r.send(map[string]any{"type": "steer", "message": "steered"}))))
+	queueUpdates(r.until("follow_up's response", isResponse(r.send(map[string]any{"type": "follow_up", "message": "later"}))))
+	st := rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, float64(2), st["pendingMessageCount"])
+	assert.Equal(t, "all", st["followUpMode"])
+	assert.Equal(t, "one-at-a-time", st["steeringMode"])
+	require.NoError(t, os.WriteFile(gate, nil, 0o644))
+	queueUpdates(r.until("agent_end", func(ev map[string]any) bool { return ev["type"] == "agent_end" }))
+	assert.Equal(t, []any{
+		[]any{[]any{"steered"}, []any{}},
+		[]any{[]any{"steered"}, []any{"later"}},
+		[]any{[]any{}, []any{"later"}},
+		[]any{[]any{}, []any{}},
+	}, queues, "queued, then delivered: the steering message first")
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 3)
+	for i, want := range []string{"start", "steered", "later"} {
+		text, _ := reqs[i].LastUserText()
+		assert.Equal(t, want, text, "request %d", i)
+	}
+	r.close()
+}

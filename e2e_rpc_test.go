@@ -488,3 +488,20 @@ func TestRPCQueue(t *testing.T) {
 	}
 	r.close()
 }
+
+// BenchmarkRPCGetState measures the round trip of get_state: the command
+// written to lunar's stdin until its response is read from stdout.
+func BenchmarkRPCGetState(b *testing.B) {
+	srv := llmtest.New(b)
+	cwd := b.TempDir()
+	cmd := exec.Command(lunarBin, "--mode", "rpc", "--model", "openai/gpt-4.1", "--base-url", srv.URL(), "--api-key", "sk-test")
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "LUNAR_HOME="+b.TempDir(), "NO_COLOR=1")
+	r := startRPCCmd(b, cmd)
+	r.ok(map[string]any{"type": "get_state"}) // started
+	for b.Loop() {
+		r.ok(map[string]any{"type": "get_state"})
+	}
+	b.StopTimer()
+	r.close()
+}

@@ -467,7 +467,8 @@ func TestRPCQueue(t *testing.T) {
 		}
 	}
 	queueUpdates(r.until("steer's response", isResponse(r.send(map[string]any{"type": "steer", "message": "steered"}))))
-	queueUpdates(r.until("follow_up's response", isResponse(r.send(map[string]any{"type": "follow_up", "message": "later"}))))
+	// A prompt during the run with streamingBehavior is a follow-up.
+	queueUpdates(r.until("follow_up's response", isResponse(r.send(map[string]any{"type": "prompt", "message": "later", "streamingBehavior": "followUp"}))))
 	st := rpcData(r.ok(map[string]any{"type": "get_state"}))
 	assert.Equal(t, float64(2), st["pendingMessageCount"])
 	assert.Equal(t, "all", st["followUpMode"])
@@ -503,5 +504,78 @@ func BenchmarkRPCGetState(b *testing.B) {
 		r.ok(map[string]any{"type": "get_state"})
 	}
 	b.StopTimer()
+	r.close()
+}
+
+// TestRPCCompact: compact resumes a session and compacts it, with the
+// compaction events before its response (pi's CompactionResult); the
+// next prompt sends the summary.
+func TestRPCCompact(t *testing.T) {
+	e := newE2E(t)
+	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
+	e.threeTurns()
+	e.srv.Reply(llmtest.Text("## Goal\nAnswer three questions."))
+	r := e.startRPC("-c")
+	assert.Equal(t, float64(6), rpcData(r.ok(map[string]any{"type": "get_state"}))["messageCount"])
+	id := r.send(map[string]any{"type": "compact", "customInstructions": "keep the numbers"})
+	seen := r.until("compact's response", isResponse(id))
+	assert.Equal(t, []string{"compaction_start", "compaction_end", "response"}, rpcTypes(seen))
+	assert.Equal(t, "manual", seen[0]["reason"])
+	res := rpcData(seen[2]["data"])
+	assert.Equal(t, "## Goal\nAnswer three questions.", res["summary"])
+	assert.NotEmpty(t, res["firstKeptEntryId"])
+	assert.Greater(t, res["tokensBefore"], float64(0))
+	reqs := e.srv.Requests()
+	assert.Contains(t, lastUser(t, reqs[len(reqs)-1]), "keep the numbers")
+
+	e.srv.Reply(llmtest.Text("answer 4"))
+	r.promptAndWait("question 4")
+	reqs = e.srv.Requests()
+	assert.Contains(t, contentText(reqMessages(t, reqs[len(reqs)-1])[1].Content), compactedPrefix)
+
+	// Nothing left to compact: pi's error shape.
+	res2 := r.call(map[string]any{"type": "compact"})
+	assert.Equal(t, false, res2["success"])
+	assert.NotEmpty(t, res2["error"])
+	r.close()
+}
+
+func lastUser(t *testing.T, req llmtest.Request) string {
+	t.Helper()
+	text, ok := req.LastUserText()
+	require.True(t, ok)
+	return text
+}
+
+// TestRPCHookCommands: a hook command that starts no run is answered when
+// it ends; one that fails is answered with its error.
+func TestRPCHookCommands(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua")
+	r := e.startRPC()
+	assert.Nil(t, r.ok(map[string]any{"type": "prompt", "message": "/quiet"}))
+	res := r.call(map[string]any{"type": "prompt", "message": "/failing"})
+	assert.Equal(t, false, res["success"])
+	assert.Contains(t, res["error"], "rpc_ui.lua")
+	assert.Contains(t, res["error"], "on purpose")
+	assert.Empty(t, e.srv.Requests(), "no run")
+	r.close()
+}
+
+// TestRPCAbortCancelsDialog: abort while a dialog waits cancels it (the
+// permission policy refuses the call) and stops the run.
+func TestRPCAbortCancelsDialog(t *testing.T) {
+	e := newE2E(t)
+	e.ask = true
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command": "echo never > no.txt"}`))
+	e.srv.SetDefault(llmtest.Text("unexpected"))
+	r := e.startRPC()
+	r.send(map[string]any{"type": "prompt", "message": "write"})
+	r.answerUI("select", nil)
+	id := r.send(map[string]any{"type": "abort"})
+	seen := r.until("abort's response", isResponse(id))
+	assert.Contains(t, rpcTypes(seen), "agent_end")
+	assert.NoFileExists(t, filepath.Join(e.cwd, "no.txt"))
+	assert.Equal(t, false, rpcData(r.ok(map[string]any{"type": "get_state"}))["isStreaming"])
 	r.close()
 }

@@ -13,3 +13,13 @@ lunar.command("dialogs", {
       tostring(ctx.has_ui), tostring(choice), tostring(yes), tostring(typed), tostring(dismissed), ctx.ui.get_editor_text())
   end,
 })
+
+lunar.command("quiet", {
+  description = "does nothing",
+  handler = function() end,
+})
+
+lunar.command("failing", {
+  description = "fails",
+  handler = function() error("on purpose") end,
+})

@@ -293,9 +293,10 @@ func (s *rpcServer) event(ev agent.RuntimeEvent) {
 	s.out.runtimeEvent(ev)
 }
 
-// startJob runs fn beside the worker as the job of kind; ok is false (and
-// nothing runs) when a job runs already.
-func (s *rpcServer) startJob(kind string, fn func(ctx context.Context)) error {
+// startJob runs fn beside the worker as the job of kind, or fails when a
+// job runs already. What fn returns (nil: nothing) runs once the job is
+// over: a response sent there finds lunar ready for the next command.
+func (s *rpcServer) startJob(kind string, fn func(ctx context.Context) (then func())) error {
 	s.jobMu.Lock()
 	defer s.jobMu.Unlock()
 	if s.job != nil {
@@ -308,6 +309,7 @@ func (s *rpcServer) startJob(kind string, fn func(ctx context.Context)) error {
 		s.streaming.Store(true)
 	}
 	go func() {
+		var then func()
 		defer func() {
 			cancel()
 			s.jobMu.Lock()
@@ -315,8 +317,11 @@ func (s *rpcServer) startJob(kind string, fn func(ctx context.Context)) error {
 			s.jobMu.Unlock()
 			s.streaming.Store(false)
 			close(j.done)
+			if then != nil {
+				then()
+			}
 		}()
-		fn(ctx)
+		then = fn(ctx)
 	}()
 	return nil
 }

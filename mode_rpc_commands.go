@@ -330,18 +330,18 @@ func (s *rpcServer) prompt(c rpcCommand) error {
 	}
 	answer := func(err error) { s.reply(c, nil, err) }
 	s.preflight.Store(&answer)
-	err = s.startJob("prompt", func(ctx context.Context) {
+	err = s.startJob("prompt", func(ctx context.Context) func() {
 		err := s.a.submit(ctx, *c.Message, images)
 		if err == nil {
 			err = s.a.runPending(ctx)
 		}
 		if f := s.preflight.Swap(nil); f != nil {
-			(*f)(err)
-			return
+			return func() { (*f)(err) } // no run started: the result is the answer
 		}
 		if err != nil && !errors.Is(err, agent.ErrAborted) && !errors.Is(err, context.Canceled) {
 			s.a.warnf("%v", err)
 		}
+		return nil
 	})
 	if err != nil {
 		s.preflight.Store(nil)
@@ -378,13 +378,13 @@ func (s *rpcServer) compact(c rpcCommand) error {
 	if err := s.idle(); err != nil {
 		return err
 	}
-	err := s.startJob("compact", func(ctx context.Context) {
+	err := s.startJob("compact", func(ctx context.Context) func() {
 		res, err := s.a.rt.Compact(ctx, agent.CompactManual, strings.TrimSpace(c.CustomInstructions))
 		if err != nil {
-			s.reply(c, nil, err)
-			return
+			return func() { s.reply(c, nil, err) }
 		}
-		s.reply(c, jsonCompactionResult{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID, TokensBefore: res.TokensBefore}, nil)
+		data := jsonCompactionResult{Summary: res.Summary, FirstKeptEntryID: res.FirstKeptEntryID, TokensBefore: res.TokensBefore}
+		return func() { s.reply(c, data, nil) }
 	})
 	if err != nil {
 		return err
@@ -408,21 +408,20 @@ func (s *rpcServer) bash(c rpcCommand) error {
 		return err
 	}
 	command := *c.Command
-	err := s.startJob("bash", func(ctx context.Context) {
+	err := s.startJob("bash", func(ctx context.Context) func() {
 		res, err := tools.RunBash(ctx, s.a.cwd, command, 0, nil)
 		if err != nil && !res.Cancelled {
-			s.reply(c, nil, err)
-			return
+			return func() { s.reply(c, nil, err) }
 		}
 		m := &session.Message{Role: session.RoleBashExecution, Timestamp: time.Now().UnixMilli(),
 			Extra: &session.MessageExtra{Command: command, Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled,
 				Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}}
 		if err := s.a.rt.RecordBash(m); err != nil {
-			s.reply(c, nil, fmt.Errorf("saving the command's output: %w", err))
-			return
+			return func() { s.reply(c, nil, fmt.Errorf("saving the command's output: %w", err)) }
 		}
-		s.reply(c, rpcBashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated,
-			FullOutputPath: res.FullOutputPath}, nil)
+		data := rpcBashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated,
+			FullOutputPath: res.FullOutputPath}
+		return func() { s.reply(c, data, nil) }
 	})
 	if err != nil {
 		return err

@@ -100,7 +100,7 @@ var (
 
 var events = [numEvents]eventSpec{
 	evAppStart: {Name: "app.start", When: "hooks loaded", Payload: []stdlib.Field{
-		{Name: "version", Type: "string"}, {Name: "mode", Type: "string", Doc: `"repl", "oneshot" or "json"`}}},
+		{Name: "version", Type: "string"}, {Name: "mode", Type: "string", Doc: `"repl", "oneshot", "json" or "rpc"`}}},
 	evSessionStart: {Name: "session.start", Aliases: []string{"session_start"}, When: "a session becomes the open one: at launch, /clear, /resume, /fork, a hook's new session",
 		Payload: []stdlib.Field{fSessionID, {Name: "session_file", Type: "string", Doc: `"" without a file (--no-session)`},
 			{Name: "reason", Type: `"startup"|"resume"|"new"|"clear"|"fork"`, Doc: "startup: a new session at launch; resume: a stored one (-c, --session, /resume); new: a hook's ctx.new_session; clear: /clear; fork: /fork, --fork"}}},

@@ -559,6 +559,12 @@ func TestRPCHookCommands(t *testing.T) {
 	assert.Contains(t, res["error"], "rpc_ui.lua")
 	assert.Contains(t, res["error"], "on purpose")
 	assert.Empty(t, e.srv.Requests(), "no run")
+
+	// chat.message hooks see the source "rpc".
+	e.srv.Reply(llmtest.Text("ok"))
+	r.promptAndWait("which source?")
+	require.Len(t, e.srv.Requests(), 1)
+	assert.Equal(t, "source=rpc", lastUser(t, e.srv.Requests()[0]))
 	r.close()
 }
 

@@ -23,3 +23,10 @@ lunar.command("failing", {
   description = "fails",
   handler = function() error("on purpose") end,
 })
+
+-- The source of a prompt: "which source?" is answered with it.
+lunar.on("chat.message", function(ev)
+  if ev.text == "which source?" then
+    return { text = "source=" .. ev.source }
+  end
+end)

@@ -10,6 +10,7 @@
 // replies of the script's prompts queued.
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 
 const [dist, cliPath, cwd, provider, model, ...args] = process.argv.slice(2);
 const { RpcClient } = await import(pathToFileURL(join(dist, "modes", "rpc", "rpc-client.js")).href);
@@ -60,6 +61,31 @@ try {
 	await step("abort idle", { type: "abort" });
 	const events2 = await client.promptAndWait("second");
 	await step("get_last_assistant_text 2", { type: "get_last_assistant_text" });
+	// The queue: the model's tool waits for the file "gate", and a
+	// steering message and a follow-up are sent while it does.
+	const events3 = [];
+	let toolStarted;
+	const started = new Promise((resolve) => (toolStarted = resolve));
+	const ended = new Promise((resolve) => {
+		const off = client.onEvent((ev) => {
+			if (ev.type === "response") return;
+			events3.push(ev);
+			if (ev.type === "tool_execution_start") toolStarted();
+			if (ev.type === "agent_end") {
+				off();
+				resolve();
+			}
+		});
+	});
+	await step("prompt queue", { type: "prompt", message: "queue" });
+	await started;
+	await step("steer", { type: "steer", message: "steered" });
+	await step("follow_up", { type: "follow_up", message: "later" });
+	await step("prompt while streaming", { type: "prompt", message: "refused" });
+	await step("get_state queued", { type: "get_state" });
+	writeFileSync(join(cwd, "gate"), "");
+	await ended;
+	await step("get_messages after queue", { type: "get_messages" });
 	await step("clone", { type: "clone" });
 	await step("get_state after clone", { type: "get_state" });
 	await step("new_session", { type: "new_session" });
@@ -70,7 +96,7 @@ try {
 	client.process.stdin.write(JSON.stringify({ id: "bad1", type: "dance" }) + "\n");
 	await waitStray(2);
 	await step("get_state at the end", { type: "get_state" });
-	process.stdout.write(JSON.stringify({ steps, events: [events1, events2], stray }) + "\n");
+	process.stdout.write(JSON.stringify({ steps, events: [events1, events2, events3], stray }) + "\n");
 } finally {
 	await client.stop();
 }

@@ -585,3 +585,33 @@ func TestRPCAbortCancelsDialog(t *testing.T) {
 	assert.Equal(t, false, rpcData(r.ok(map[string]any{"type": "get_state"}))["isStreaming"])
 	r.close()
 }
+
+// TestRPCManyCommandsWhileADialogWaits: commands sent while a dialog
+// holds the command loop queue up; the dialog's answer still gets
+// through and every command is answered, in order.
+func TestRPCManyCommandsWhileADialogWaits(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua")
+	r := e.startRPC()
+	first := r.send(map[string]any{"type": "new_session"}) // session.before_clear asks
+	req := r.answerUI("confirm", nil)
+	var ids []string
+	for range 300 {
+		ids = append(ids, r.send(map[string]any{"type": "get_state"}))
+	}
+	r.sendLine(fmt.Sprintf(`{"type": "extension_ui_response", "id": %q, "confirmed": true}`, req["id"]))
+	res := r.next("new_session's response")
+	assert.Equal(t, first, res["id"])
+	assert.Equal(t, map[string]any{"cancelled": false}, res["data"])
+	for _, id := range ids {
+		assert.Equal(t, id, r.next("get_state's response")["id"])
+	}
+
+	// Refused: the hook cancels, as pi's {cancelled: true}.
+	id := r.send(map[string]any{"type": "new_session"})
+	r.answerUI("confirm", map[string]any{"confirmed": false})
+	res = r.next("new_session's response")
+	assert.Equal(t, id, res["id"])
+	assert.Equal(t, map[string]any{"cancelled": true}, res["data"])
+	r.close()
+}

@@ -129,11 +129,14 @@ func (a *app) runRPC() int {
 	defer unsub()
 	a.rt.SetAbort(func() { s.abortJob() })
 
-	cmds := make(chan rpcCommand, 64)
+	// The worker may wait (a hook's dialog, a run's end): commands queue
+	// up without limit, so that the reader always gets to the answers.
+	cmds := make(chan rpcCommand)
+	work := unboundedRPC(cmds)
 	workerDone := make(chan struct{})
 	go func() {
 		defer close(workerDone)
-		for c := range cmds {
+		for c := range work {
 			s.handle(c)
 		}
 	}()
@@ -181,6 +184,35 @@ read:
 		code = exitError
 	}
 	return code
+}
+
+// unboundedRPC passes the commands sent to in on to the channel it
+// returns, in order, never blocking the sender; it closes that channel
+// once in is closed and everything was passed on.
+func unboundedRPC(in <-chan rpcCommand) <-chan rpcCommand {
+	out := make(chan rpcCommand)
+	go func() {
+		defer close(out)
+		var q []rpcCommand
+		for in != nil || len(q) > 0 {
+			var send chan rpcCommand
+			var next rpcCommand
+			if len(q) > 0 {
+				send, next = out, q[0]
+			}
+			select {
+			case c, ok := <-in:
+				if !ok {
+					in = nil
+					continue
+				}
+				q = append(q, c)
+			case send <- next:
+				q = q[1:]
+			}
+		}
+	}()
+	return out
 }
 
 // readRPCLines sends the lines of r (split at \n only, a trailing \r
@@ -255,7 +287,7 @@ func (s *rpcServer) respond(r rpcResponse) {
 // reply answers command c with data (nil: no data) or err.
 func (s *rpcServer) reply(c rpcCommand, data any, err error) {
 	if err != nil {
-		s.respond(rpcResponse{ID: c.ID, Command: c.Type, Error: rpcErrorText(err)})
+		s.respond(rpcResponse{ID: c.ID, Command: c.Type, Error: err.Error()})
 		return
 	}
 	r := rpcResponse{ID: c.ID, Command: c.Type, Success: true}
@@ -272,10 +304,6 @@ func (s *rpcServer) reply(c rpcCommand, data any, err error) {
 
 // rpcNull is a response's "data": null (cycle_model without models).
 var rpcNull = json.RawMessage("null")
-
-func rpcErrorText(err error) string {
-	return err.Error()
-}
 
 // event writes a runtime event as --mode json does.
 func (s *rpcServer) event(ev agent.RuntimeEvent) {

@@ -30,3 +30,10 @@ lunar.on("chat.message", function(ev)
     return { text = "source=" .. ev.source }
   end
 end)
+
+-- A new session needs the client's confirmation.
+lunar.on("session.before_clear", function(ev, ctx)
+  if not ctx.ui.confirm("Start a new session?") then
+    return { cancel = true }
+  end
+end)

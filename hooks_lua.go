@@ -230,6 +230,8 @@ func (h *luaHost) Steer(_ context.Context, text string, attachments []lua.Attach
 
 func (h *luaHost) Idle() bool { return h.a.rt.Idle() }
 
+func (h *luaHost) Queued() (steering, followUp []string) { return h.a.rt.Queued() }
+
 func (h *luaHost) SystemPrompt(ctx context.Context) (string, error) {
 	return h.a.rt.SystemPrompt(ctx), nil
 }
@@ -337,9 +339,12 @@ func (h *luaHost) Branch(ctx context.Context, targetID, summary string) error {
 	return err
 }
 
+// Compact compacts now when idle; during a run it asks for the
+// compaction at the next turn boundary (the run goes on on the compacted
+// context) and reports success at once.
 func (h *luaHost) Compact(ctx context.Context, instructions string) error {
-	if h.a.rt.Running() {
-		return errors.New("cannot compact while the agent is running")
+	if h.a.rt.RequestCompact(instructions) {
+		return nil
 	}
 	_, err := h.a.rt.Compact(ctx, agent.CompactHook, instructions)
 	return err

@@ -48,35 +48,16 @@ type Agent struct {
 	MaxTurns int
 
 	mu          sync.Mutex
-	subscribers []func(Event)
+	subscribers subscribers[Event]
 	validators  map[*Tool]*Validator
 	current     atomic.Pointer[run] // the run in progress, if any
 }
 
 // Subscribe registers fn to receive every loop event, in order, on the
 // loop's goroutine. It returns a function that unsubscribes.
-func (a *Agent) Subscribe(fn func(Event)) func() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.subscribers = append(a.subscribers, fn)
-	i := len(a.subscribers) - 1
-	return func() {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		a.subscribers[i] = nil
-	}
-}
+func (a *Agent) Subscribe(fn func(Event)) func() { return a.subscribers.add(fn) }
 
-func (a *Agent) emit(ev Event) {
-	a.mu.Lock()
-	subs := a.subscribers
-	a.mu.Unlock()
-	for _, fn := range subs {
-		if fn != nil {
-			fn(ev)
-		}
-	}
-}
+func (a *Agent) emit(ev Event) { a.subscribers.emit(ev) }
 
 func (a *Agent) hooks() Hooks {
 	if a.Hooks == nil {

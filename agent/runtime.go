@@ -89,8 +89,7 @@ type Runtime struct {
 	compacting    atomic.Bool
 	abort         atomic.Pointer[func()]
 
-	subMu       sync.Mutex
-	subscribers []func(RuntimeEvent)
+	subscribers subscribers[RuntimeEvent]
 
 	bg sync.WaitGroup // session hooks running in the background (session.compact)
 }
@@ -266,9 +265,11 @@ type RuntimeEvent struct {
 	Loop       *Event           // a loop event (agent_start, message_update, …)
 	Compaction *CompactionEvent // compaction_start / compaction_end
 	// Queue is queue_update: the input queue changed (a message queued,
-	// delivered, taken back or cleared). It may come from any goroutine
-	// that changes the queue; a subscriber must not change the queue
-	// from inside it.
+	// delivered, taken back or cleared). It comes from the goroutine that
+	// changed the queue, while later changes wait for it: a subscriber
+	// must not change the queue from inside it, nor take a lock that a
+	// goroutine calling Steer, FollowUp, TakeBackLast or ClearQueue may
+	// hold (hand the update to its own goroutine instead).
 	Queue *QueueUpdate
 }
 
@@ -310,17 +311,7 @@ type CompactionResult struct {
 // Subscribe registers fn for every runtime event, delivered in order on the
 // goroutine that runs the operation. It returns a function that
 // unsubscribes.
-func (rt *Runtime) Subscribe(fn func(RuntimeEvent)) func() {
-	rt.subMu.Lock()
-	defer rt.subMu.Unlock()
-	rt.subscribers = append(rt.subscribers, fn)
-	i := len(rt.subscribers) - 1
-	return func() {
-		rt.subMu.Lock()
-		defer rt.subMu.Unlock()
-		rt.subscribers[i] = nil
-	}
-}
+func (rt *Runtime) Subscribe(fn func(RuntimeEvent)) func() { return rt.subscribers.add(fn) }
 
 // SubscribeLoop registers fn for the loop events only.
 func (rt *Runtime) SubscribeLoop(fn func(Event)) func() {
@@ -331,16 +322,7 @@ func (rt *Runtime) SubscribeLoop(fn func(Event)) func() {
 	})
 }
 
-func (rt *Runtime) emit(ev RuntimeEvent) {
-	rt.subMu.Lock()
-	subs := rt.subscribers
-	rt.subMu.Unlock()
-	for _, fn := range subs {
-		if fn != nil {
-			fn(ev)
-		}
-	}
-}
+func (rt *Runtime) emit(ev RuntimeEvent) { rt.subscribers.emit(ev) }
 
 // SetAbort installs the function ctx.abort() calls (the front end's way
 // to stop the current step); nil removes it.

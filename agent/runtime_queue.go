@@ -113,21 +113,21 @@ func (rt *Runtime) enqueue(q queued, followUp bool) {
 	})
 }
 
-// queueChange runs change under the queue's lock and, when it reports a
-// change, publishes queue_update. Updates are published in the order the
-// changes were made, whichever goroutines made them.
+// queueChange runs change under the queue's lock and, when it changed
+// the prompts listed, publishes queue_update (custom messages are not
+// listed: queueing or delivering one publishes nothing). Updates are
+// published in the order the changes were made, whichever goroutines
+// made them.
 func (rt *Runtime) queueChange(change func(*pendingQueue) bool) {
 	rt.queueEmit.Lock()
 	defer rt.queueEmit.Unlock()
 	p := &rt.pending
 	p.mu.Lock()
+	before := QueueUpdate{Steering: texts(p.steering), FollowUp: texts(p.followUp)}
 	changed := change(p)
-	var up QueueUpdate
-	if changed {
-		up = QueueUpdate{Steering: texts(p.steering), FollowUp: texts(p.followUp)}
-	}
+	up := QueueUpdate{Steering: texts(p.steering), FollowUp: texts(p.followUp)}
 	p.mu.Unlock()
-	if changed {
+	if changed && !(slices.Equal(before.Steering, up.Steering) && slices.Equal(before.FollowUp, up.FollowUp)) {
 		rt.emit(RuntimeEvent{Queue: &up})
 	}
 }
@@ -227,7 +227,8 @@ func (rt *Runtime) HasSteer() bool {
 }
 
 // TakeSteer implements SteerQueue: the next steering messages (one, or
-// all in QueueAll mode), prompts after the chat.message hooks (source
+// all in QueueAll mode; custom messages that ask for no model call do not
+// count), prompts after the chat.message hooks (source
 // "extension"; handled ones are dropped).
 func (rt *Runtime) TakeSteer(ctx context.Context) []session.Message {
 	return rt.take(ctx, false)
@@ -240,6 +241,15 @@ func (rt *Runtime) TakeFollowUp(ctx context.Context) []session.Message {
 }
 
 func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
+	rt.pending.mu.Lock()
+	empty := len(rt.pending.steering) == 0
+	if followUp {
+		empty = len(rt.pending.followUp) == 0
+	}
+	rt.pending.mu.Unlock()
+	if empty { // every turn asks: no need to order events then
+		return nil
+	}
 	var items []queued
 	rt.queueChange(func(p *pendingQueue) bool {
 		qs, mode := &p.steering, p.steerMode
@@ -249,9 +259,9 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 				return false
 			}
 		}
-		n := min(1, len(*qs))
-		if mode == QueueAll {
-			n = len(*qs)
+		n := len(*qs)
+		if mode != QueueAll {
+			n = oneDelivery(*qs)
 		}
 		items = slices.Clone((*qs)[:n])
 		*qs = slices.Delete(*qs, 0, n)
@@ -274,6 +284,23 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 		out = append(out, session.Message{Role: session.RoleUser, Content: content, Timestamp: now})
 	}
 	return out
+}
+
+// oneDelivery is how many messages from the front of qs one delivery
+// takes in one-at-a-time mode: one that asks for a model call, with the
+// custom messages around it that do not (they count for nothing).
+func oneDelivery(qs []queued) int {
+	n, triggered := 0, false
+	for _, q := range qs {
+		if q.trigger {
+			if triggered {
+				break
+			}
+			triggered = true
+		}
+		n++
+	}
+	return n
 }
 
 // Delivery says where a hook's message goes while a run is in progress.

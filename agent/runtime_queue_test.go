@@ -3,12 +3,16 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/agent/llmtest"
 	"github.com/lunar-cli/lunar/session"
 )
@@ -16,7 +20,7 @@ import (
 // queueRuntime is a test runtime with a tool "act" that runs fn (inside
 // the run, as a user typing while a tool works) and records the queue
 // updates.
-func queueRuntime(t *testing.T, fn func(rt *Runtime, n int)) (*Runtime, *llmtest.Server, *queueLog) {
+func queueRuntime(t testing.TB, fn func(rt *Runtime, n int)) (*Runtime, *llmtest.Server, *queueLog) {
 	t.Helper()
 	var rt *Runtime
 	n := 0
@@ -245,4 +249,148 @@ func TestSendMessageDuringARunJoinsTheLoop(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, custom)
+}
+
+// BenchmarkSteerDelivery is the latency from the end of a tool call to
+// the next model request when a prompt was steered in during the tool
+// (the queue's cost), beside the same turn without a steer: a run over
+// the fake server through the OpenAI SDK, as the binary makes it.
+func BenchmarkSteerDelivery(b *testing.B) {
+	for _, steer := range []bool{true, false} {
+		name := "steered"
+		if !steer {
+			name = "plain"
+		}
+		b.Run(name, func(b *testing.B) {
+			rt, srv, _ := queueRuntime(b, func(rt *Runtime, _ int) {
+				if steer {
+					rt.Steer("look at this too", nil)
+				}
+			})
+			var toolEnd, delivered time.Time
+			rt.SubscribeLoop(func(ev Event) {
+				switch {
+				case ev.Type == EventToolExecutionEnd:
+					toolEnd = time.Now()
+				case ev.Type == EventMessageStart && ev.Message.Role == session.RoleUser && delivered.Before(toolEnd):
+					delivered = time.Now()
+				}
+			})
+			var total, queue time.Duration
+			n := 0
+			for b.Loop() {
+				before := len(srv.Requests())
+				srv.Reply(llmtest.ToolCall("act", `{}`))
+				srv.Reply(llmtest.Text("ok"))
+				if err := rt.Prompt(context.Background(), "go", nil); err != nil {
+					b.Fatal(err)
+				}
+				reqs := srv.Requests()
+				if len(reqs) != before+2 {
+					b.Fatalf("%d requests, want 2", len(reqs)-before)
+				}
+				if steer && !strings.Contains(string(reqs[before+1].Body), "look at this too") {
+					b.Fatal("the steer was not delivered with the next request")
+				}
+				total += reqs[before+1].Received.Sub(toolEnd)
+				if steer {
+					queue += delivered.Sub(toolEnd)
+				}
+				n++
+			}
+			b.ReportMetric(float64(total.Microseconds())/float64(n), "µs-tool-end-to-request")
+			if steer {
+				b.ReportMetric(float64(queue.Microseconds())/float64(n), "µs-tool-end-to-delivery")
+			}
+		})
+	}
+}
+
+// A front end steers from its own goroutine (the REPL's input reader)
+// while a tool runs; the queue's events arrive in the order of the
+// changes.
+func TestSteerFromAnotherGoroutine(t *testing.T) {
+	inTool, steered := make(chan struct{}), make(chan struct{})
+	rt, srv, log := queueRuntime(t, func(rt *Runtime, n int) {
+		if n == 1 {
+			close(inTool)
+			<-steered
+		}
+	})
+	srv.Reply(llmtest.ToolCall("act", `{}`))
+	srv.Reply(llmtest.Text("ok"))
+	go func() {
+		<-inTool
+		for i := range 5 {
+			rt.Steer(fmt.Sprintf("s%d", i), nil)
+		}
+		rt.FollowUp("later", nil)
+		rt.TakeBackLast()
+		close(steered)
+	}()
+	rt.SetSteeringMode(QueueAll)
+	require.NoError(t, rt.Prompt(context.Background(), "go", nil))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"go", "s0", "s1", "s2", "s3", "s4"}, userTexts(t, reqs[1]))
+	ups := log.all()
+	require.Len(t, ups, 8)
+	assert.Equal(t, []string{"s0", "s1", "s2", "s3", "s4"}, ups[5].Steering)
+	assert.Equal(t, []string{"later"}, ups[5].FollowUp)
+	assert.Empty(t, ups[6].FollowUp, "taken back")
+	assert.Equal(t, QueueUpdate{Steering: []string{}, FollowUp: []string{}}, ups[7])
+}
+
+// compactOnTurnEnd asks for a compaction from every turn.end, as a
+// memory hook past its token ratio does.
+type compactOnTurnEnd struct {
+	NopHooks
+	rt    *Runtime
+	asked []bool
+}
+
+func (h *compactOnTurnEnd) Notify(_ context.Context, ev Event) {
+	if ev.Type == EventTurnEnd {
+		h.asked = append(h.asked, h.rt.RequestCompact("keep it short"))
+	}
+}
+
+// A compaction asked for in the run's last turn runs right after it; one
+// asked for between turns runs before the next call, which sends the
+// compacted context.
+func TestRequestCompactAtTheTurnBoundary(t *testing.T) {
+	rt, srv, rec := newTestRuntime(t, func(o *RuntimeOptions) {
+		o.Tools = []*Tool{{Name: "act", Parameters: json.RawMessage(`{"type":"object"}`),
+			Execute: func(context.Context, string, json.RawMessage, func(ToolResult)) (ToolResult, error) {
+				return TextResult("acted", false), nil
+			}}}
+		o.Compaction = compaction.DefaultSettings()
+		o.Compaction.KeepRecentTokens = 10
+		o.Warn = func(msg string) { t.Error("warning: " + msg) }
+	})
+	rec.compact = CompactDecision{Summary: "summary from the hook"}
+	s := rt.Session()
+	long := strings.Repeat("words ", 40)
+	appendAll(t, s, userMsg("old question "+long), assistantMsg("old answer"))
+	h := &compactOnTurnEnd{rt: rt}
+	rt.SetHooks(h, rec)
+	srv.Reply(llmtest.ToolCall("act", `{}`))
+	srv.Reply(llmtest.Text("done " + long))
+	require.NoError(t, rt.Prompt(context.Background(), "new question "+long, nil))
+	assert.Equal(t, []bool{true, true}, h.asked, "both asked during the run")
+	var compactions []string
+	for _, e := range s.Entries() {
+		if e.Type == session.TypeCompaction {
+			compactions = append(compactions, e.Summary())
+		}
+	}
+	assert.Equal(t, []string{"summary from the hook", "summary from the hook"}, compactions[:min(2, len(compactions))])
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2, "the hook supplied the summaries: no model call for them")
+	assert.NotContains(t, string(reqs[1].Body), "old question", "the second call sends the compacted context")
+	assert.Contains(t, string(reqs[1].Body), "summary from the hook")
+	last := s.Path("")[len(s.Path(""))-1]
+	assert.Equal(t, session.TypeCompaction, last.Type, "the last turn's request ran after the run")
+	assert.Equal(t, "keep it short", rec.compactEvents[0].Instructions)
+	rt.WaitHooks()
 }

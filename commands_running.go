@@ -1,0 +1,74 @@
+// Command lines that arrive while the agent runs (the REPL's typing
+// during a reply, RPC's prompt with a /command while streaming): hook
+// commands run at once (their ctx.is_idle() is false); built-ins that
+// only read run at once too; those that change the session but not what
+// the run stands on wait until it ends; those that would pull the
+// session from under it are refused with one line; /compact compacts at
+// the next turn boundary and the run goes on on the compacted context.
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// busyAction is what a command line does while the agent runs.
+type busyAction int
+
+const (
+	busyNow     busyAction = iota // run it now, as when idle
+	busyQueue                     // run it as typed once the run has ended
+	busyRefuse                    // refuse it with one line
+	busyCompact                   // compact at the next turn boundary
+)
+
+// builtinWhileRunning decides for a built-in (name without the slash,
+// its arguments trimmed); why is the line shown when it is not run now.
+func builtinWhileRunning(name, args string) (act busyAction, why string) {
+	switch name {
+	case "help", "tree", "session", "hooks", "tools", "expand", "quit", "exit":
+		return busyNow, ""
+	case "model", "thinking", "name":
+		if args == "" { // showing, not setting
+			return busyNow, ""
+		}
+		return busyQueue, fmt.Sprintf("/%s runs when the reply ends", name)
+	case "label", "export":
+		return busyQueue, fmt.Sprintf("/%s runs when the reply ends", name)
+	case "compact":
+		return busyCompact, "compacting before the next model call; the reply goes on"
+	case "clear", "branch", "fork", "resume", "sessions":
+		return busyRefuse, fmt.Sprintf("/%s changes the session under the running reply: wait for it to end, or stop it with Ctrl+C", name)
+	}
+	return busyNow, ""
+}
+
+// commandDuringRun handles a command line that arrived while the agent
+// runs. run is true when the front end should run it now as it would
+// when idle (a hook command, a built-in that only reads); otherwise it
+// was queued, scheduled or refused and note is the one line to show
+// (refused: err is set, a usage error).
+func (a *app) commandDuringRun(line string) (run bool, note string, err error) {
+	name, args, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "/"), " ")
+	if i := strings.IndexByte(name, '\n'); i >= 0 {
+		name, args = name[:i], name[i+1:]+" "+args
+	}
+	args = strings.TrimSpace(args)
+	if findBuiltin(name) == nil {
+		return true, "", nil // a hook command (or an unknown one: the front end says so)
+	}
+	act, why := builtinWhileRunning(name, args)
+	switch act {
+	case busyQueue:
+		a.rt.SendCommand(strings.TrimSpace(line))
+	case busyCompact:
+		if !a.rt.RequestCompact(args) {
+			return true, "", nil // the run ended meanwhile
+		}
+	case busyRefuse:
+		return false, "", &usageError{why}
+	default:
+		return true, "", nil
+	}
+	return false, why, nil
+}

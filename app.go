@@ -448,8 +448,13 @@ func (a *app) submit(ctx context.Context, text string, images []session.ContentB
 			_, err := a.rt.Compact(ctx, agent.CompactManual, strings.TrimSpace(args))
 			return err
 		}
-		if ok, err := a.runBuiltinOneShot(ctx, trimmed); ok {
-			return err
+		// RPC clients have commands of their own, and a built-in's output
+		// has no place in the protocol: as in pi, the line is for the
+		// hooks' commands or the model.
+		if a.rpc == nil {
+			if ok, err := a.runBuiltinOneShot(ctx, trimmed); ok {
+				return err
+			}
 		}
 		prompt, handled, err := a.appHookSet().RunCommand(ctx, name, strings.TrimSpace(args))
 		if handled || err != nil {

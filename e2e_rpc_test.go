@@ -565,6 +565,13 @@ func TestRPCHookCommands(t *testing.T) {
 	r.promptAndWait("which source?")
 	require.Len(t, e.srv.Requests(), 1)
 	assert.Equal(t, "source=rpc", lastUser(t, e.srv.Requests()[0]))
+
+	// The REPL's built-ins are not RPC commands: as in pi, the line goes
+	// to the model (and nothing but protocol lines to stdout).
+	e.srv.Reply(llmtest.Text("a tree?"))
+	r.promptAndWait("/tree")
+	require.Len(t, e.srv.Requests(), 2)
+	assert.Equal(t, "/tree", lastUser(t, e.srv.Requests()[1]))
 	r.close()
 }
 

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -621,4 +622,34 @@ func TestRPCManyCommandsWhileADialogWaits(t *testing.T) {
 	assert.Equal(t, id, res["id"])
 	assert.Equal(t, map[string]any{"cancelled": true}, res["data"])
 	r.close()
+}
+
+// TestRPCEndOfInput: the end of stdin stops a hanging reply; lunar exits
+// with 0 and the session file keeps the prompt. SIGTERM ends it too, with
+// exit code 130.
+func TestRPCEndOfInput(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("partial "), llmtest.Hang())
+	r := e.startRPC()
+	r.send(map[string]any{"type": "prompt", "message": "hang on"})
+	r.until("the first text", func(ev map[string]any) bool { return ev["type"] == "message_update" })
+	r.close()
+	s := e.onlySession()
+	var texts []string
+	for _, m := range s.BuildContext().Messages {
+		texts = append(texts, m.Message.Text())
+	}
+	assert.Contains(t, texts, "hang on")
+
+	e.srv.Reply(llmtest.Text("partial "), llmtest.Hang())
+	r = e.startRPC()
+	r.send(map[string]any{"type": "prompt", "message": "hang again"})
+	r.until("the first text", func(ev map[string]any) bool { return ev["type"] == "message_update" })
+	require.NoError(t, r.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case <-r.exited:
+	case <-time.After(time.Minute):
+		r.fatalf("lunar does not exit after SIGTERM")
+	}
+	assert.Equal(t, exitInterrupted, r.cmd.ProcessState.ExitCode(), r.stderr.String())
 }

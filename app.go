@@ -256,6 +256,11 @@ func (a *app) setup(interactive bool) error {
 		sess.Close()
 		return err
 	}
+	// Checked when the config was read.
+	steer, _ := agent.ParseQueueMode(a.cfg.SteeringMode)
+	follow, _ := agent.ParseQueueMode(a.cfg.FollowUpMode)
+	a.rt.SetSteeringMode(steer)
+	a.rt.SetFollowUpMode(follow)
 	if !interactive && a.ui == nil {
 		a.ui = noUI{stderr: a.stderr}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -54,6 +55,9 @@ func TestCommandDuringRun(t *testing.T) {
 	got := map[string]outcome{}
 	tool := &agent.Tool{Name: "act", Parameters: json.RawMessage(`{"type":"object"}`),
 		Execute: func(context.Context, string, json.RawMessage, func(agent.ToolResult)) (agent.ToolResult, error) {
+			h := &luaHost{a: a}
+			got["set_model"] = outcome{err: fmt.Sprint(h.SetModel(context.Background(), "openai", "gpt-4.1-mini"))}
+			got["set_thinking"] = outcome{err: fmt.Sprint(h.SetThinkingLevel(context.Background(), "high"))}
 			for _, line := range []string{"/tree", "/name work", "/branch abc", "/compact", "/my-hook-command"} {
 				run, note, err := a.commandDuringRun(line)
 				o := outcome{run: run, note: note}
@@ -72,6 +76,9 @@ func TestCommandDuringRun(t *testing.T) {
 	srv.Reply(llmtest.Text("ok"))
 	require.NoError(t, rt.Prompt(context.Background(), "go", nil))
 
+	assert.Equal(t, "cannot change the model while the agent is running", got["set_model"].err, "a hook command's ctx.set_model")
+	assert.Equal(t, "cannot change the thinking level while the agent is running", got["set_thinking"].err)
+	assert.Equal(t, "gpt-4.1", rt.Model().ID)
 	assert.Equal(t, outcome{run: true}, got["/tree"])
 	assert.Equal(t, outcome{note: "/name runs when the reply ends"}, got["/name work"])
 	assert.Equal(t, "/branch changes the session under the running reply: wait for it to end, or stop it with Ctrl+C", got["/branch abc"].err)

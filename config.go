@@ -38,6 +38,11 @@ type config struct {
 	// duration ("2m"), seconds ("90") or "off".
 	StreamIdleTimeout string `json:"stream_idle_timeout,omitempty"`
 	ConnectTimeout    string `json:"connect_timeout,omitempty"`
+	// SteeringMode and FollowUpMode: how many queued messages the running
+	// agent takes at once, "one-at-a-time" (default) or "all" (pi's
+	// steeringMode and followUpMode).
+	SteeringMode string `json:"steering_mode,omitempty"`
+	FollowUpMode string `json:"follow_up_mode,omitempty"`
 	// BashKeepAPIKeys passes the provider key variables to the commands the
 	// model runs (removed by default). Only the user's own config may set it.
 	BashKeepAPIKeys *bool `json:"bash_keep_api_keys,omitempty"`
@@ -241,7 +246,7 @@ func decodeConfig(path string, data []byte, into *config) error {
 
 func knownKeys() []string {
 	keys := []string{"model", "thinking", "hook_timeout_ms", "hook_memory_limit_mb", "hook_max_timeouts", "compaction", "providers", "models", "disabled_hooks",
-		"stream_idle_timeout", "connect_timeout", "bash_keep_api_keys", "permissions", "hooks"}
+		"stream_idle_timeout", "connect_timeout", "bash_keep_api_keys", "permissions", "hooks", "steering_mode", "follow_up_mode"}
 	sort.Strings(keys)
 	return keys
 }
@@ -258,6 +263,11 @@ func (c *config) validate(path string, data []byte) error {
 		}
 		if _, err := agent.ParseTimeout(t.v); err != nil {
 			return fmt.Errorf("config %s:%d: key %q: %v", path, lineOfKey(data, t.key), t.key, err)
+		}
+	}
+	for _, m := range []struct{ key, v string }{{"steering_mode", c.SteeringMode}, {"follow_up_mode", c.FollowUpMode}} {
+		if _, err := agent.ParseQueueMode(m.v); err != nil {
+			return fmt.Errorf("config %s:%d: key %q: %v", path, lineOfKey(data, m.key), m.key, err)
 		}
 	}
 	for _, n := range []struct {
@@ -297,6 +307,12 @@ func (c *config) overlay(o *config) {
 	}
 	if o.Thinking != "" {
 		c.Thinking = o.Thinking
+	}
+	if o.SteeringMode != "" {
+		c.SteeringMode = o.SteeringMode
+	}
+	if o.FollowUpMode != "" {
+		c.FollowUpMode = o.FollowUpMode
 	}
 	if o.HookMemoryLimitMB != nil {
 		c.HookMemoryLimitMB = o.HookMemoryLimitMB

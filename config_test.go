@@ -125,6 +125,7 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		{"bad thinking", "{\"thinking\": \"max\"}", []string{"config.json:1", `"thinking"`, "off|minimal"}},
 		{"bad api", "{\"providers\": {\"p\": {\n\"api\": \"grpc\"}}}", []string{"config.json:2", "providers.p.api"}},
 		{"negative timeout", "{\"hook_timeout_ms\": -1}", []string{"hook_timeout_ms", "negative"}},
+		{"bad queue mode", "{\n\"steering_mode\": \"all\",\n\"follow_up_mode\": \"two\"}", []string{"config.json:3", `"follow_up_mode"`, `"one-at-a-time" or "all"`}},
 		{"bad api of the second provider", "{\"providers\": {\n\"a\": {\"api\": \"openai-completions\"},\n\"b\": {\n\"api\": \"grpc\"}}}",
 			[]string{"config.json:4", "providers.b.api"}},
 		{"bad mode after a hook's mode", "{\"hooks\": {\"h\": {\"mode\": 1}},\n\"permissions\": {\n\"mode\": \"wild\"}}",

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lunar-cli/lunar/agent/llmtest"
+	"github.com/lunar-cli/lunar/session"
 )
 
 // queueHook, after the run's first tool call, queues a follow-up and a
@@ -147,4 +149,70 @@ func TestOneShotBuiltins(t *testing.T) {
 		assert.Contains(t, r.stderr, "needs the interactive REPL", line)
 	}
 	assert.Len(t, e.srv.Requests(), 2, "a refused line stops the run before its prompts")
+}
+
+// steering_mode in config.json: two steers in one call or one a call.
+func TestQueueSteeringModeFromConfig(t *testing.T) {
+	for _, tc := range []struct {
+		config string
+		calls  int
+	}{{`{}`, 3}, {`{"steering_mode": "all"}`, 2}} {
+		t.Run(tc.config, func(t *testing.T) {
+			e := newE2E(t)
+			e.hkConfig(tc.config)
+			hook := filepath.Join(e.cwd, "steer.lua")
+			writeHook(t, hook, `lunar.on("tool.execute.after", function()
+  lunar.send("one", {deliver = "steer"})
+  lunar.send("two", {deliver = "steer"})
+end)`)
+			e.srv.Reply(llmtest.ToolCall("bash", `{"command":"true"}`))
+			e.srv.SetDefault(llmtest.Text("ok"))
+			r := e.run("", "-e", hook, "-p", "go")
+			require.Equal(t, 0, r.code, r.stderr)
+			reqs := e.srv.Requests()
+			require.Len(t, reqs, tc.calls)
+			msgs := reqMessages(t, reqs[len(reqs)-1])
+			var users []string
+			for _, m := range msgs {
+				if m.Role == "user" {
+					users = append(users, contentText(m.Content))
+				}
+			}
+			assert.Equal(t, []string{"go", "one", "two"}, users)
+		})
+	}
+}
+
+// lunar.send_message during a run: a follow-up with trigger_turn makes
+// one more call when the agent would stop; without it, the message is
+// appended after the run and no call is made for it.
+func TestQueueSendMessageFollowUp(t *testing.T) {
+	for _, tc := range []struct {
+		trigger bool
+		calls   int
+	}{{true, 3}, {false, 2}} {
+		t.Run(fmt.Sprint("trigger_turn=", tc.trigger), func(t *testing.T) {
+			e := newE2E(t)
+			hook := filepath.Join(e.cwd, "note.lua")
+			writeHook(t, hook, fmt.Sprintf(`lunar.on("tool.execute.after", function()
+  lunar.send_message({custom_type = "note", content = "late note"}, {deliver = "follow_up", trigger_turn = %v})
+end)`, tc.trigger))
+			e.srv.Reply(llmtest.ToolCall("bash", `{"command":"true"}`))
+			e.srv.SetDefault(llmtest.Text("ok"))
+			r := e.run("", "-e", hook, "-p", "go")
+			require.Equal(t, 0, r.code, r.stderr)
+			reqs := e.srv.Requests()
+			require.Len(t, reqs, tc.calls)
+			assert.NotContains(t, string(reqs[1].Body), "late note", "not a steering message")
+			if tc.trigger {
+				assert.Equal(t, "late note", lastUserText(t, reqs[2]))
+			}
+			path := e.onlySession().Path("")
+			last := path[len(path)-1]
+			if tc.trigger {
+				last = path[len(path)-2]
+			}
+			assert.Equal(t, session.TypeCustomMessage, last.Type)
+		})
+	}
 }

@@ -582,13 +582,14 @@ func TestExampleMemoryLocal(t *testing.T) {
 	run("-c", "-p", "tabs?")
 
 	// Past compact_ratio (0.8 of gpt-4.1's 1,047,576 tokens, below lunar's
-	// own threshold): compacted once the reply is done, and the summary
-	// is remembered.
+	// own threshold): turn.end asks, the compaction runs at the turn
+	// boundary (here right after the reply, its last turn), and the
+	// summary is remembered.
 	n := len(e.srv.Requests())
 	e.srv.Reply(llmtest.Text("big answer"), llmtest.Usage(900000, 10, 0, 0))
 	e.srv.Reply(llmtest.Text("## Goal\nIndent with tabs."))
 	r := run("-c", "-p", question(4))
-	assert.Contains(t, r.stderr, "[info] memory: context at 85% of the window: compacting after this reply")
+	assert.Contains(t, r.stderr, "[info] memory: context at 85% of the window: compacting before the next model call")
 	require.Len(t, e.srv.Requests(), n+2)
 	assert.Contains(t, lastUserText(t, e.srv.Requests()[n+1]), "<conversation>")
 	cs := compactions(e.onlySession())

@@ -268,8 +268,12 @@ func (h *luaHost) attach(text string, attachments []lua.Attachment) (string, []s
 
 // SendMessage appends a custom message now when lunar is idle, or when the
 // current reply ends; with triggerTurn the agent then answers it.
-func (h *luaHost) SendMessage(_ context.Context, msg agent.CustomMessage, triggerTurn bool) error {
-	return h.a.rt.SendMessage(msg, triggerTurn)
+func (h *luaHost) SendMessage(_ context.Context, msg agent.CustomMessage, triggerTurn, followUp bool) error {
+	deliver := agent.DeliverSteer
+	if followUp {
+		deliver = agent.DeliverFollowUp
+	}
+	return h.a.rt.SendMessageAs(msg, triggerTurn, deliver)
 }
 
 func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string, error) {
@@ -311,11 +315,19 @@ func (h *luaHost) AvailableModels() []agent.Model { return h.a.registry.Availabl
 
 func (h *luaHost) ResolveAPIKey(m agent.Model) (string, error) { return h.a.rt.APIKey(m) }
 
+// SetModel and SetThinkingLevel refuse while a run is in progress (a
+// command typed during it): the run reads both between its calls.
 func (h *luaHost) SetModel(ctx context.Context, provider, id string) error {
+	if h.a.rt.Running() {
+		return errors.New("cannot change the model while the agent is running")
+	}
 	return h.a.rt.SetModel(ctx, provider+"/"+id)
 }
 
 func (h *luaHost) SetThinkingLevel(ctx context.Context, level string) error {
+	if h.a.rt.Running() {
+		return errors.New("cannot change the thinking level while the agent is running")
+	}
 	return h.a.rt.SetThinkingLevel(ctx, level)
 }
 

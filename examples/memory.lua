@@ -4,8 +4,8 @@
 -- up, and compaction summaries are remembered too.
 --
 -- Shows: lunar.tool; chat.message rewriting the prompt before it is
--- stored; turn.end and agent.end token figures (context_tokens,
--- context_limit) driving ctx.session.compact(); session.compact; a
+-- stored; turn.end token figures (context_tokens, context_limit) asking
+-- ctx.session.compact() during a reply; session.compact; a
 -- `custom` entry per injection (so a fact is sent once per branch, also
 -- after resume); a JSON file in ctx.data_dir (fs); an HTTP backend (http);
 -- settings from lunar.config().
@@ -24,10 +24,11 @@
 -- working folder only, the default) or "user" facts (everywhere).
 --
 -- Compaction: when a turn ends with the context past `compact_ratio` of
--- the model's window, the session is compacted once the reply is done
--- (ctx.session.compact() refuses while the agent runs, so turn.end only
--- notes it and agent.end compacts). lunar's own automatic compaction
--- still applies near the window's end; this one comes earlier.
+-- the model's window, turn.end asks for a compaction: lunar runs it at
+-- the turn boundary, before the next model call (the reply goes on on
+-- the compacted context), or right after the reply when it makes no
+-- more calls. lunar's own automatic compaction still applies near the
+-- window's end; this one comes earlier.
 --
 -- Install:
 --   cp examples/memory.lua ~/.config/lunar/hooks.d/
@@ -427,8 +428,6 @@ lunar.tool({
 ---------------------------------------------------------------------------
 -- Compaction before the context fills up, and summaries remembered.
 
-local pending = false
-
 local function ratio_of(ev)
   if not ev.context_limit or ev.context_limit <= 0 then
     return 0
@@ -442,20 +441,14 @@ lunar.on("turn.end", function(ev, ctx)
     pending_ids = nil
   end
   local limit = tonumber(settings().compact_ratio) or 0.8
-  if limit > 0 and not pending and ratio_of(ev) >= limit then
-    pending = true
-    ctx.session.toast("memory", string.format("context at %d%% of the window: compacting after this reply", math.floor(ratio_of(ev) * 100)), "info")
-  end
-end)
-
-lunar.on("agent.end", function(ev, ctx)
-  if not pending then
-    return
-  end
-  pending = false
-  local ok, err = ctx.session.compact()
-  if not ok then
-    lunar.log("warn", "memory: compaction: " .. tostring(err))
+  if limit > 0 and ratio_of(ev) >= limit then
+    ctx.session.toast("memory", string.format("context at %d%% of the window: compacting before the next model call", math.floor(ratio_of(ev) * 100)), "info")
+    -- During the reply this only asks; the outcome arrives as
+    -- session.compact (below), a failure as lunar's warning.
+    local ok, err = ctx.session.compact()
+    if not ok then
+      lunar.log("warn", "memory: compaction: " .. tostring(err))
+    end
   end
 end)
 

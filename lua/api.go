@@ -71,7 +71,7 @@ func lunarModule() *stdlib.Module {
 			{Name: "send", Returns: "true?, string?", Params: []stdlib.Param{{Name: "content", Type: "string|lunar.ContentBlock[]", Doc: "text, or text and image parts"}, {Name: "opts", Type: "lunar.SendOptions", Optional: true}},
 				Doc: "Submits a prompt as the user's; the text goes to the model as it is, a leading /name included (as pi's sendUserMessage). During a run it joins the agent's input queue (ctx.queued() lists it): by default as a follow-up, taken when the agent would stop, the run going on with it; with deliver = \"steer\" once the current tool calls have finished, before the next model call. Between runs it is sent when the current step (a command, a handler) ends. With command = true a \"/name args\" line runs that command as typed instead, once the current step ends. chat.message sees it with source \"extension\". In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "send_message", Returns: "true?, string?", Params: []stdlib.Param{{Name: "message", Type: "lunar.CustomMessage"}, {Name: "opts", Type: "lunar.SendMessageOptions", Optional: true}},
-				Doc: "Appends a custom_message entry (sent to the model as user content); trigger_turn runs the agent on it. During a run it joins the running loop as a steering message (seed 002): appended before the next model call, or, when the run makes none, after it (with trigger_turn the run makes one more call for it). In `lunar hooks check` (no session, no model): nil, \"not available\"."},
+				Doc: "Appends a custom_message entry (sent to the model as user content); trigger_turn runs the agent on it. During a run it joins the running loop (seed 002), as a steering message by default: appended before the next model call (deliver = \"follow_up\": when the agent would stop), or, when the run makes none, after it (with trigger_turn the run makes one more call for it). In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "append_entry", Returns: "string?, string?", Params: []stdlib.Param{{Name: "custom_type", Type: "string"}, {Name: "data", Type: "any", Optional: true}},
 				Doc: "Appends a custom entry: hook state kept in the session, never sent to the model. Returns the entry id. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "renderer", Params: []stdlib.Param{{Name: "custom_type", Type: "string"}, {Name: "fn", Type: "fun(message: lunar.Message, opts: {expanded: boolean}): string?"}},
@@ -135,7 +135,8 @@ func lunarModule() *stdlib.Module {
 				{Name: "command", Type: "boolean?", Doc: `true: content is a "/name args" line, run as if typed (a built-in, a hook's command, a template) once the current step ends; not with steer or attachments. Default false: the text is a prompt, as pi's sendUserMessage`},
 				{Name: "deliver", Type: `"follow_up"|"steer"|nil`, Doc: `During a run, follow_up (default) waits until the agent would stop, then the run goes on with it; steer joins it once the current tool calls have finished, before the next model call (pi's deliverAs "followUp" and "steer"; "followUp" is accepted too). Between runs both are sent when the current step ends`}}},
 			{Name: "lunar.SendMessageOptions", Fields: []stdlib.Field{
-				{Name: "trigger_turn", Type: "boolean?", Doc: "run the agent on the message"}}},
+				{Name: "trigger_turn", Type: "boolean?", Doc: "run the agent on the message"},
+				{Name: "deliver", Type: `"steer"|"follow_up"|nil`, Doc: `During a run: steer (default) adds it before the next model call, follow_up when the agent would stop (pi's deliverAs; "followUp" is accepted too)`}}},
 			{Name: "lunar.CustomMessage", Fields: []stdlib.Field{
 				{Name: "custom_type", Type: "string"},
 				{Name: "content", Type: "string|lunar.ContentBlock[]"},
@@ -399,11 +400,18 @@ func (h *hook) luaSendMessage(L *glua.LState) int {
 	if err != nil {
 		L.ArgError(1, err.Error())
 	}
-	trigger := false
+	trigger, followUp := false, false
 	if opts, ok := L.Get(2).(*glua.LTable); ok {
 		trigger = glua.LVAsBool(opts.RawGetString("trigger_turn"))
+		switch d := opts.RawGetString("deliver"); d {
+		case glua.LNil, glua.LString("steer"):
+		case glua.LString("follow_up"), glua.LString("followUp"):
+			followUp = true
+		default:
+			L.ArgError(2, fmt.Sprintf(`deliver must be "steer" or "follow_up", got %s`, d))
+		}
 	}
-	return pushResult(L, h.rt.host.SendMessage(L.Context(), cm, trigger))
+	return pushResult(L, h.rt.host.SendMessage(L.Context(), cm, trigger, followUp))
 }
 
 func (h *hook) luaAppendEntry(L *glua.LState) int {

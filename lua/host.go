@@ -119,7 +119,9 @@ type Host interface {
 	// chat.system.transform hooks (ctx.get_system_prompt).
 	SystemPrompt(ctx context.Context) (string, error)
 	// SendMessage appends a custom_message; triggerTurn runs the agent on it.
-	SendMessage(ctx context.Context, msg agent.CustomMessage, triggerTurn bool) error
+	// During a run it joins the running loop: as a steering message, or
+	// with followUp when the agent would stop.
+	SendMessage(ctx context.Context, msg agent.CustomMessage, triggerTurn, followUp bool) error
 	// Complete makes one model call and returns its text.
 	Complete(ctx context.Context, req CompleteRequest) (string, error)
 	// CheckExec decides whether lunar.exec may run a command (nil = yes).
@@ -195,7 +197,7 @@ func (NopHost) Queued() (steering, followUp []string) { return nil, nil }
 func (NopHost) SystemPrompt(context.Context) (string, error) { return "", ErrNotAvailable }
 
 // SendMessage implements Host.
-func (NopHost) SendMessage(context.Context, agent.CustomMessage, bool) error {
+func (NopHost) SendMessage(context.Context, agent.CustomMessage, bool, bool) error {
 	return ErrNotAvailable
 }
 

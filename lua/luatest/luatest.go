@@ -262,6 +262,7 @@ type Sent struct {
 type SentMessage struct {
 	Message     agent.CustomMessage
 	TriggerTurn bool
+	FollowUp    bool
 }
 
 // Host is a lua.Host over a Session and a UI that records every action.
@@ -379,9 +380,9 @@ func (h *Host) SendCommand(_ context.Context, line string) error {
 }
 
 // SendMessage implements lua.Host: the message is also appended to Sess.
-func (h *Host) SendMessage(_ context.Context, msg agent.CustomMessage, trigger bool) error {
+func (h *Host) SendMessage(_ context.Context, msg agent.CustomMessage, trigger, followUp bool) error {
 	h.mu.Lock()
-	h.Messages = append(h.Messages, SentMessage{Message: msg, TriggerTurn: trigger})
+	h.Messages = append(h.Messages, SentMessage{Message: msg, TriggerTurn: trigger, FollowUp: followUp})
 	h.mu.Unlock()
 	if h.Sess != nil {
 		_, err := h.Sess.AppendCustomMessage(msg.CustomType, msg.Content, msg.Display, msg.Details)

@@ -653,3 +653,33 @@ func TestRPCEndOfInput(t *testing.T) {
 	}
 	assert.Equal(t, exitInterrupted, r.cmd.ProcessState.ExitCode(), r.stderr.String())
 }
+
+// TestRPCAutoCompaction: set_auto_compaction false keeps a turn past the
+// threshold from compacting; true again, the context past the threshold
+// is compacted before the next prompt.
+func TestRPCAutoCompaction(t *testing.T) {
+	e := newE2E(t)
+	// gpt-4.1's window is 1,047,576: compact above 576 tokens.
+	e.hkConfig(`{"compaction": {"reserve_tokens": 1047000, "keep_recent_tokens": 50}}`)
+	e.threeTurns()
+	r := e.startRPC("-c")
+	r.ok(map[string]any{"type": "set_auto_compaction", "enabled": false})
+	e.srv.Reply(llmtest.Text("big answer"), llmtest.Usage(900, 10, 0, 0))
+	n := len(e.srv.Requests())
+	r.promptAndWait("question 4")
+	st := rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, false, st["autoCompactionEnabled"])
+	assert.Len(t, e.srv.Requests(), n+1, "no summary request")
+
+	r.ok(map[string]any{"type": "set_auto_compaction", "enabled": true})
+	e.srv.Reply(llmtest.Text("## Goal\nauto summary"))
+	e.srv.Reply(llmtest.Text("small answer"), llmtest.Usage(100, 10, 0, 0))
+	seen := r.promptAndWait("question 5")
+	assert.Equal(t, []string{"response", "compaction_start", "compaction_end", "agent_start"}, rpcTypes(seen)[:4])
+	assert.Equal(t, "threshold", seen[1]["reason"])
+	assert.Len(t, e.srv.Requests(), n+3)
+	r.close()
+	cs := compactions(e.onlySession())
+	require.Len(t, cs, 1)
+	assert.Equal(t, "## Goal\nauto summary", cs[0].Summary())
+}

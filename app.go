@@ -38,6 +38,7 @@ type app struct {
 	toolAllow []string // --tools' names (nil without the flag): hook tools too
 	hooks     appHooks
 	ui        hookUI
+	rpc       *rpcServer     // --mode rpc
 	runtime   *lua.Runtime   // nil until the hooks are loaded
 	rt        *agent.Runtime // the open session and everything done with it
 	mcp       *mcp.Manager   // the MCP servers; nil without any (config_mcp.go)
@@ -112,9 +113,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	a.prepareHooks()
 	var prompts []initialPrompt
-	if interactive {
+	switch {
+	case opts.Mode == "rpc":
+		// The prompts come as commands on stdin.
+		if len(opts.prompts()) > 0 || len(opts.Files) > 0 {
+			return a.fail(&usageError{"--mode rpc takes its prompts as commands on stdin, not as arguments or -p"})
+		}
+		a.prepareRPC()
+	case interactive:
 		prompts, err = a.argPrompts(opts.prompts())
-	} else {
+	default:
 		prompts, err = a.readPrompts()
 	}
 	if err != nil {
@@ -138,6 +146,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a.rt.Start(context.Background(), startReason)
 	if interactive {
 		return a.runREPL(prompts)
+	}
+	if a.rpc != nil {
+		return a.runRPC()
 	}
 	// A reader that stops early (`lunar -p … | head`) must not kill lunar
 	// mid-reply: writes to stdout then fail quietly, the reply is still
@@ -262,7 +273,7 @@ func (a *app) setup(interactive bool) error {
 	follow, _ := agent.ParseQueueMode(a.cfg.FollowUpMode)
 	a.rt.SetSteeringMode(steer)
 	a.rt.SetFollowUpMode(follow)
-	if !interactive {
+	if !interactive && a.ui == nil {
 		a.ui = noUI{stderr: a.stderr}
 	}
 	if err := a.setupHooks(interactive); err != nil {
@@ -460,8 +471,13 @@ func (a *app) submit(ctx context.Context, text string, images []session.ContentB
 			_, err := a.rt.Compact(ctx, agent.CompactManual, strings.TrimSpace(args))
 			return err
 		}
-		if ok, err := a.runBuiltinOneShot(ctx, trimmed); ok {
-			return err
+		// RPC clients have commands of their own, and a built-in's output
+		// has no place in the protocol: as in pi, the line is for the
+		// hooks' commands or the model.
+		if a.rpc == nil {
+			if ok, err := a.runBuiltinOneShot(ctx, trimmed); ok {
+				return err
+			}
 		}
 		prompt, handled, err := a.appHookSet().RunCommand(ctx, name, strings.TrimSpace(args))
 		if handled || err != nil {

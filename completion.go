@@ -79,7 +79,7 @@ func (a *app) completionWords() completionWords {
 	w.values["-m"] = w.values["--model"]
 	w.values["--provider"] = strings.Join(providers, " ")
 	w.values["--thinking"] = agent.ThinkingLevelNames(" ")
-	w.values["--mode"] = "text json"
+	w.values["--mode"] = "text json rpc"
 	w.values["--tools"] = "read bash edit write"
 	return w
 }

@@ -75,7 +75,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("lunar", pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.StringVarP(&o.Prompt, "print", "p", "", "run one prompt and print the answer (one-shot mode)")
-	fs.StringVar(&o.Mode, "mode", "text", "one-shot output: text (the answer) or json (one event per line)")
+	fs.StringVar(&o.Mode, "mode", "text", "one-shot output: text (the answer) or json (one event per line); rpc: pi's RPC protocol on stdin/stdout (docs/rpc.md)")
 	fs.StringVarP(&o.Model, "model", "m", "", "model: provider/id, an id or a part of one (sonnet), with an optional :thinking level")
 	fs.StringVar(&o.Provider, "provider", "", "provider name (openai, anthropic, ollama, openrouter, groq, google, xai, deepseek, mistral, or one from config)")
 	fs.StringVar(&o.APIKey, "api-key", "", "API key (overrides the provider's environment variable)")
@@ -120,8 +120,8 @@ func parseFlags(args []string) (*options, *pflag.FlagSet, error) {
 	o.PromptSet = fs.Changed("print")
 	o.TemperatureSet = fs.Changed("temperature")
 	o.Args = fs.Args()
-	if o.Mode != "text" && o.Mode != "json" {
-		return nil, fs, &usageError{fmt.Sprintf("--mode: %q is not text or json", o.Mode)}
+	if o.Mode != "text" && o.Mode != "json" && o.Mode != "rpc" {
+		return nil, fs, &usageError{fmt.Sprintf("--mode: %q is not text, json or rpc", o.Mode)}
 	}
 	if _, err := agent.ParseThinkingLevel(o.Thinking); o.Thinking != "" && err != nil {
 		return nil, fs, &usageError{"--thinking: " + err.Error()}
@@ -217,7 +217,7 @@ func abs(n int) int {
 
 // flagValue names the value of each flag that takes one, for --help.
 var flagValue = map[string]string{
-	"print": "PROMPT", "mode": "text|json", "model": "MODEL", "provider": "NAME", "api-key": "KEY",
+	"print": "PROMPT", "mode": "text|json|rpc", "model": "MODEL", "provider": "NAME", "api-key": "KEY",
 	"base-url": "URL", "thinking": "LEVEL", "temperature": "T", "max-tokens": "N",
 	"system-prompt": "TEXT|FILE", "append-system-prompt": "TEXT|FILE", "session": "ID|NAME|FILE",
 	"fork": "ID|FILE", "session-dir": "DIR", "tools": "LIST", "hook": "FILE", "export": "SESSION",

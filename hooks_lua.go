@@ -172,8 +172,8 @@ func (a *app) mode(interactive bool) string {
 	switch {
 	case interactive:
 		return "repl"
-	case a.opts.Mode == "json":
-		return "json"
+	case a.opts.Mode == "json", a.opts.Mode == "rpc":
+		return a.opts.Mode
 	}
 	return "oneshot"
 }

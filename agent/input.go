@@ -16,6 +16,7 @@ const (
 	SourceExtension   = "extension"   // lunar.send, a queued hook prompt (pi: "extension")
 	SourcePrint       = "print"       // the -p argument of a one-shot run (pi says "interactive")
 	SourceStdin       = "stdin"       // a one-shot prompt piped through stdin (pi says "interactive")
+	SourceRPC         = "rpc"         // a prompt command of --mode rpc (pi: "rpc")
 )
 
 type sourceKey struct{}

@@ -87,7 +87,11 @@ type Runtime struct {
 	// compactReq is a compaction a hook asked for during the run (rt.mu).
 	compactReq *compactRequest
 	running    atomic.Bool
-	abort      atomic.Pointer[func()]
+	// autoCompactOn is whether compaction runs by itself (SetAutoCompaction);
+	// compacting is set while a compaction runs.
+	autoCompactOn atomic.Bool
+	compacting    atomic.Bool
+	abort         atomic.Pointer[func()]
 
 	subscribers subscribers[RuntimeEvent]
 
@@ -110,6 +114,7 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 	}
 	rt := &Runtime{opts: opts, sess: s, model: opts.Model, thinking: opts.ThinkingLevel, resumed: resumed,
 		hooks: NopHooks{}, shooks: NopSessionHooks{}}
+	rt.autoCompactOn.Store(opts.Compaction.Enabled)
 	rt.agent = &Agent{
 		Session:       s,
 		Model:         opts.Model,
@@ -218,8 +223,13 @@ func (rt *Runtime) Registry() *Registry { return rt.opts.Registry }
 // Cwd is the working folder.
 func (rt *Runtime) Cwd() string { return rt.opts.Cwd }
 
-// CompactionSettings are the compaction settings in use.
-func (rt *Runtime) CompactionSettings() compaction.Settings { return rt.opts.Compaction }
+// CompactionSettings are the compaction settings in use; Enabled says
+// whether compaction runs by itself now (see SetAutoCompaction).
+func (rt *Runtime) CompactionSettings() compaction.Settings {
+	st := rt.opts.Compaction
+	st.Enabled = rt.autoCompactOn.Load()
+	return st
+}
 
 // Running reports whether an agent run is in progress.
 func (rt *Runtime) Running() bool { return rt.running.Load() }

@@ -27,6 +27,14 @@ func (rt *Runtime) Compact(ctx context.Context, reason, instructions string) (*C
 	return rt.compact(ctx, reason, instructions, false)
 }
 
+// SetAutoCompaction turns automatic compaction (past the threshold, and
+// on a context overflow) on or off for the rest of the process, as pi's
+// setAutoCompactionEnabled; manual compaction works either way.
+func (rt *Runtime) SetAutoCompaction(enabled bool) { rt.autoCompactOn.Store(enabled) }
+
+// Compacting reports whether a compaction is running.
+func (rt *Runtime) Compacting() bool { return rt.compacting.Load() }
+
 // eventReason is the compaction event's reason, in pi's names.
 func eventReason(reason string) string {
 	switch reason {
@@ -46,9 +54,11 @@ func (rt *Runtime) compact(ctx context.Context, reason, instructions string, wil
 		return nil, err
 	}
 	evReason := eventReason(reason)
+	rt.compacting.Store(true)
 	rt.emit(RuntimeEvent{Compaction: &CompactionEvent{Type: CompactionStart, Reason: evReason}})
 	var after *CompactInfo
 	defer func() {
+		rt.compacting.Store(false) // before compaction_end: a client that sees it finds the runtime done
 		end := &CompactionEvent{Type: CompactionEnd, Reason: evReason, Result: res, WillRetry: willRetry && err == nil}
 		if err != nil {
 			end.Aborted = errors.Is(err, ErrAborted)

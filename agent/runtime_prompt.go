@@ -48,7 +48,7 @@ func (rt *Runtime) afterRun(ctx context.Context, err error) (rerr error) {
 		return err
 	}
 	if errors.Is(err, ErrContextOverflow) {
-		if !rt.opts.Compaction.Enabled {
+		if !rt.autoCompactOn.Load() {
 			return err
 		}
 		if _, cerr := rt.compact(ctx, CompactOverflow, "", true); cerr != nil {
@@ -68,7 +68,7 @@ func (rt *Runtime) afterRun(ctx context.Context, err error) (rerr error) {
 // autoCompact compacts when the last reply's context is past the
 // threshold. afterTurn false is the check before a prompt.
 func (rt *Runtime) autoCompact(ctx context.Context, afterTurn bool) {
-	st := rt.opts.Compaction
+	st := rt.CompactionSettings()
 	if !st.Enabled || ctx.Err() != nil {
 		return
 	}

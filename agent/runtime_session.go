@@ -129,6 +129,26 @@ func (rt *Runtime) SetThinkingLevel(_ context.Context, s string) error {
 	return nil
 }
 
+// CycleThinkingLevel moves to the next thinking level (after the highest,
+// back to off) and returns it; ok is false, and nothing changes, when the
+// model does not reason (as pi's cycleThinkingLevel).
+func (rt *Runtime) CycleThinkingLevel(ctx context.Context) (level ThinkingLevel, ok bool, err error) {
+	if !rt.Model().Reasoning {
+		return "", false, nil
+	}
+	cur := rt.ThinkingLevel()
+	level = ThinkingLevels[0]
+	for i, l := range ThinkingLevels {
+		if l == cur {
+			level = ThinkingLevels[(i+1)%len(ThinkingLevels)]
+		}
+	}
+	if err := rt.SetThinkingLevel(ctx, string(level)); err != nil {
+		return "", false, err
+	}
+	return level, true, nil
+}
+
 // newSession creates an empty session (in memory with InMemory) that
 // starts, as every new session does, with the model and thinking level.
 func (rt *Runtime) newSession() (*session.Session, error) {
@@ -191,14 +211,19 @@ func (rt *Runtime) Clear(ctx context.Context) error {
 // (session.before_clear may cancel it), with the header's parentSession
 // set to the current session's file when withParent (a handoff).
 func (rt *Runtime) NewSession(ctx context.Context, withParent bool) error {
-	h := rt.sessionHooks()
-	cur := rt.Session()
-	if cancel, reason := h.BeforeClear(ctx, cur.ID()); cancel {
-		return &CancelledError{Op: "new session", Reason: reason}
-	}
 	parent := ""
 	if withParent {
-		parent = cur.File()
+		parent = rt.Session().File()
+	}
+	return rt.NewSessionFrom(ctx, parent)
+}
+
+// NewSessionFrom is NewSession with the header's parentSession given
+// ("" for none), as pi's RPC new_session takes it.
+func (rt *Runtime) NewSessionFrom(ctx context.Context, parent string) error {
+	h := rt.sessionHooks()
+	if cancel, reason := h.BeforeClear(ctx, rt.Session().ID()); cancel {
+		return &CancelledError{Op: "new session", Reason: reason}
 	}
 	s, err := rt.newSessionWithParent(parent)
 	if err != nil {
@@ -299,16 +324,44 @@ func (rt *Runtime) Fork(ctx context.Context, id string) error {
 	if _, err := rt.Entry(id); err != nil {
 		return err
 	}
+	return rt.fork(ctx, id, id)
+}
+
+// ForkBefore forks at the user message id as pi's fork does by default:
+// the new session holds the path before it, and the message's text comes
+// back for the user to edit and resend. session.before_fork sees id.
+func (rt *Runtime) ForkBefore(ctx context.Context, id string) (text string, err error) {
+	e, err := rt.Entry(id)
+	if err != nil {
+		return "", err
+	}
+	if e.Type != session.TypeMessage || e.Message == nil || e.Message.Role != session.RoleUser {
+		return "", fmt.Errorf("fork: entry %s is not a user message", id)
+	}
+	return e.Message.Text(), rt.fork(ctx, id, e.ParentID)
+}
+
+// fork runs the fork hooks for entry id and continues in a copy of the
+// path to leaf; with leaf "" (before the first entry) in a new empty
+// session whose parent is the current one.
+func (rt *Runtime) fork(ctx context.Context, id, leaf string) error {
+	s := rt.Session()
 	h := rt.sessionHooks()
 	if cancel, reason := h.BeforeFork(ctx, id); cancel {
 		return &CancelledError{Op: "fork", Reason: reason}
 	}
-	forked, err := s.Fork(id, rt.opts.SessionDir)
+	var forked *session.Session
+	var err error
+	if leaf == "" {
+		forked, err = rt.newSessionWithParent(s.File())
+	} else {
+		forked, err = s.Fork(leaf, rt.opts.SessionDir)
+	}
 	if err != nil {
 		return fmt.Errorf("fork at %s: %w", id, err)
 	}
 	previous := s.File()
-	rt.use(forked, true)
+	rt.use(forked, leaf != "")
 	h.Fork(ctx, id, previous)
 	h.SessionStart(ctx, forked.ID(), forked.File(), SessionStartFork)
 	return nil

@@ -19,7 +19,7 @@ import (
 // ctxFields are ctx's live fields.
 var ctxFields = []stdlib.Field{
 	{Name: "cwd", Type: "string", Doc: "the working folder"},
-	{Name: "has_ui", Type: "boolean", Doc: "false in one-shot and JSON modes: dialogs answer nil/false"},
+	{Name: "has_ui", Type: "boolean", Doc: "true in the REPL and --mode rpc (the RPC client answers the dialogs); false in one-shot and JSON modes: dialogs answer nil/false"},
 	{Name: "session_id", Type: "string?"},
 	{Name: "session_file", Type: "string?", Doc: "nil without a session file (--no-session)"},
 	{Name: "model", Type: "lunar.Model"},
@@ -84,7 +84,7 @@ func (h *hook) ctxQueued(L *glua.LState) int {
 
 // ctxTables describes ctx's function tables, bound to h (nil: description only).
 func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
-	ui = &stdlib.Module{Name: "lunar.UI", Doc: "Talking to the user: numbered prompts in the REPL; without a UI dialogs return nil (confirm: false) and notify prints to stderr. Every text shown (titles, options, messages, printed lines) has its control characters but newline and tab shown escaped (`\\x1b`, `\\u009b`): a hook cannot send the terminal escape sequences.",
+	ui = &stdlib.Module{Name: "lunar.UI", Doc: "Talking to the user: numbered prompts in the REPL, pi's extension_ui_request lines in --mode rpc (docs/rpc.md); without a UI dialogs return nil (confirm: false) and notify prints to stderr. Every text shown (titles, options, messages, printed lines) has its control characters but newline and tab shown escaped (`\\x1b`, `\\u009b`): a hook cannot send the terminal escape sequences.",
 		Funcs: []stdlib.Func{
 			{Name: "select", Fn: h.uiSelect, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "options", Type: "string[]"}},
 				Doc: "Lets the user pick one option; nil when dismissed (an empty answer, Ctrl+D) or without a UI. Ctrl+C also stops the turn: a tool call the question was about is cancelled. A title of several lines shows its first line as the question and the rest as it is (a command, a diff)."},
@@ -95,7 +95,7 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 			{Name: "notify", Fn: h.uiNotify, Returns: "boolean", Params: []stdlib.Param{{Name: "message", Type: "string|lunar.NotifyOptions", Doc: "the text, or a table with all the options"}, {Name: "level", Type: `"info"|"warning"|"error"|"success"`, Optional: true}, {Name: "opts", Type: "lunar.NotifyOptions", Optional: true}},
 				Doc: "Shows a notice (\"title: message\" with a title). With desktop = true the REPL also asks the terminal for a desktop notification (OSC 777, OSC 99 in kitty, OSC 9 elsewhere), when its output is a terminal; title and message are sent sanitised, on one line, never as escapes. Returns whether a desktop notification was sent."},
 			{Name: "print", Fn: h.uiPrint, Params: []stdlib.Param{{Name: "text", Type: "string"}},
-				Doc: "Prints text as it is (control characters shown escaped), on lines of its own: in the REPL through its renderer (between reply lines, never inside the prompt line); on stderr in one-shot and JSON modes (stdout stays the answer, or pure JSONL)."},
+				Doc: "Prints text as it is (control characters shown escaped), on lines of its own: in the REPL through its renderer (between reply lines, never inside the prompt line); on stderr in one-shot, JSON and RPC modes (stdout stays the answer, or pure JSONL)."},
 			{Name: "set_editor_text", Fn: h.uiSetEditorText, Params: []stdlib.Param{{Name: "text", Type: "string"}},
 				Doc: "Prefills the next prompt line."},
 			{Name: "get_editor_text", Fn: h.uiGetEditorText, Returns: "string",

@@ -100,7 +100,7 @@ var (
 
 var events = [numEvents]eventSpec{
 	evAppStart: {Name: "app.start", When: "hooks loaded", Payload: []stdlib.Field{
-		{Name: "version", Type: "string"}, {Name: "mode", Type: "string", Doc: `"repl", "oneshot" or "json"`}}},
+		{Name: "version", Type: "string"}, {Name: "mode", Type: "string", Doc: `"repl", "oneshot", "json" or "rpc"`}}},
 	evSessionStart: {Name: "session.start", Aliases: []string{"session_start"}, When: "a session becomes the open one: at launch, /clear, /resume, /fork, a hook's new session",
 		Payload: []stdlib.Field{fSessionID, {Name: "session_file", Type: "string", Doc: `"" without a file (--no-session)`},
 			{Name: "reason", Type: `"startup"|"resume"|"new"|"clear"|"fork"`, Doc: "startup: a new session at launch; resume: a stored one (-c, --session, /resume); new: a hook's ctx.new_session; clear: /clear; fork: /fork, --fork"}}},
@@ -146,7 +146,7 @@ var events = [numEvents]eventSpec{
 		Payload: []stdlib.Field{fSessionID}},
 	evChatMessage: {Name: "chat.message", Aliases: []string{"input"}, Kind: kindTransform, When: "user input, before it is stored",
 		Payload: []stdlib.Field{{Name: "text", Type: "string"}, {Name: "parts", Type: "lunar.ContentBlock[]", Doc: "attachments (images), session JSON"},
-			{Name: "source", Type: `"interactive"|"extension"|"print"|"stdin"`, Doc: `interactive: typed in the REPL; extension: lunar.send (and a command's ctx.new_session prompt without a UI); print: the -p prompt of a one-shot or JSON run; stdin: a prompt piped in (pi's source is "interactive" for both)`}},
+			{Name: "source", Type: `"interactive"|"extension"|"print"|"stdin"|"rpc"`, Doc: `interactive: typed in the REPL; extension: lunar.send (and a command's ctx.new_session prompt without a UI); print: the -p prompt of a one-shot or JSON run; stdin: a prompt piped in (pi's source is "interactive" for both); rpc: a prompt command of --mode rpc`}},
 		Result: []stdlib.Field{{Name: "text", Type: "string?", Doc: "replaces the text"},
 			{Name: "parts", Type: "lunar.ContentBlock[]?", Doc: "replaces the attachments"},
 			{Name: "handled", Type: "boolean?", Doc: "true: the hook took care of the input (it printed what it wanted): nothing is stored or sent to the model, later handlers do not run; the REPL returns to the prompt, a one-shot run exits 0"}},

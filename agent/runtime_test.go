@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +32,7 @@ type hookCall struct {
 // events as configured.
 type sessionRecorder struct {
 	NopSessionHooks
+	mu            sync.Mutex // Compact runs in the background, beside the next run
 	calls         []hookCall
 	cancel        map[string]string // event → reason ("" cancels without one)
 	branchSummary string
@@ -40,6 +42,8 @@ type sessionRecorder struct {
 }
 
 func (h *sessionRecorder) record(name string, args ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.calls = append(h.calls, hookCall{name, args})
 }
 
@@ -49,6 +53,8 @@ func (h *sessionRecorder) cancels(ev string) (bool, string) {
 }
 
 func (h *sessionRecorder) names() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	var out []string
 	for _, c := range h.calls {
 		out = append(out, c.name)
@@ -95,6 +101,8 @@ func (h *sessionRecorder) BeforeCompact(_ context.Context, ev CompactEvent) Comp
 }
 func (h *sessionRecorder) Compact(_ context.Context, info CompactInfo) {
 	h.record("compact")
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.compacted = append(h.compacted, info)
 }
 

@@ -202,13 +202,11 @@ func (a *app) argPrompts(texts []string) ([]initialPrompt, error) {
 	return out, nil
 }
 
+// isTerminal reports whether r is a terminal: a character device that
+// answers the terminal ioctls (/dev/null is a character device and no
+// terminal, so `lunar "prompt" </dev/null` is one-shot).
 func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return isTTY(r)
 }
 
 // setup opens the session, builds the runtime over it and loads the

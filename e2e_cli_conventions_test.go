@@ -1,0 +1,57 @@
+// End-to-end tests of the command-line conventions of issue #22: a
+// terminal is only a terminal when it answers as one, a mistyped
+// subcommand is named, and listed ids are distinct.
+package main
+
+import (
+	"io"
+	"os"
+	"testing"
+
+	"github.com/creack/pty"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+)
+
+// devNull opens /dev/null for a test's stdin: a character device that is
+// no terminal.
+func devNull(t *testing.T) *os.File {
+	t.Helper()
+	f, err := os.Open(os.DevNull)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestCLIDevNullIsNoTerminal: with stdin from /dev/null, `sessions rm`
+// cannot ask and says to pass --yes (exit 2), and a prompt argument is a
+// one-shot run, not a REPL.
+func TestCLIDevNullIsNoTerminal(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("one-shot answer"))
+	// stdout and stderr on a terminal, stdin not: still one-shot.
+	cmd := e.cmd("", "hello there")
+	cmd.Stdin = devNull(t)
+	ptmx, tty, err := pty.Open()
+	require.NoError(t, err)
+	defer ptmx.Close()
+	require.NoError(t, pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 120}))
+	cmd.Stdout, cmd.Stderr = tty, tty
+	require.NoError(t, cmd.Start())
+	tty.Close()
+	out, _ := io.ReadAll(ptmx) // EIO once lunar exits
+	require.NoError(t, cmd.Wait(), string(out))
+	assert.Contains(t, string(out), "one-shot answer")
+	assert.NotContains(t, string(out), "/help for commands", "no REPL banner")
+
+	id := e.onlySession().ID()
+	e.ask = true // no --yes
+	cmd = e.cmd("", "sessions", "rm", id)
+	cmd.Stdin = devNull(t)
+	r := e.exec(cmd)
+	assert.Equal(t, 2, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "pass --yes")
+	assert.Len(t, e.sessionFiles(), 1, "nothing removed")
+}

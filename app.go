@@ -78,6 +78,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case opts.ListModels:
 		// The positional arguments are its search.
 	case !sub:
+		if s, ok := subcommandTypo(opts.Args); ok && !opts.PromptSet {
+			return a.fail(&usageError{fmt.Sprintf("%q is no command: did you mean `lunar %s`? (to send it as a prompt: lunar -p %s)", opts.Args[0], s, opts.Args[0])})
+		}
 		splitArgs(opts)
 	}
 	// A prompt given as an argument opens the REPL with it, unless -p asks

@@ -55,3 +55,26 @@ func TestCLIDevNullIsNoTerminal(t *testing.T) {
 	assert.Contains(t, r.stderr, "pass --yes")
 	assert.Len(t, e.sessionFiles(), 1, "nothing removed")
 }
+
+// TestCLISubcommandTypo: a lone prompt one edit away from a subcommand
+// is a usage error naming it; nothing goes to the model. -p sends it.
+func TestCLISubcommandTypo(t *testing.T) {
+	e := newE2E(t)
+	for _, typo := range []string{"sesions", "hoks", "completon"} {
+		r := e.run("", typo)
+		assert.Equal(t, 2, r.code, r.stderr)
+		want := map[string]string{"sesions": "sessions", "hoks": "hooks", "completon": "completion"}[typo]
+		assert.Contains(t, r.stderr, "did you mean `lunar "+want+"`?")
+	}
+	assert.Empty(t, e.srv.Requests(), "nothing went to the model")
+	assert.Empty(t, e.sessionFiles())
+
+	e.srv.Reply(llmtest.Text("a session is a conversation"))
+	r := e.run("", "-p", "sesions")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "a session is a conversation\n", r.stdout)
+	// Two words are a prompt.
+	e.srv.Reply(llmtest.Text("ok"))
+	r = e.run("", "sesions please")
+	require.Equal(t, 0, r.code, r.stderr)
+}

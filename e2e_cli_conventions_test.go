@@ -6,6 +6,8 @@ package main
 import (
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/creack/pty"
@@ -77,4 +79,31 @@ func TestCLISubcommandTypo(t *testing.T) {
 	e.srv.Reply(llmtest.Text("ok"))
 	r = e.run("", "sesions please")
 	require.Equal(t, 0, r.code, r.stderr)
+}
+
+// TestSessionsTitlesAreTheUsersWords: `lunar sessions` titles a session
+// by what the user typed, without the <file> blocks of its attachments,
+// and a session begun with !cmd by the command.
+func TestSessionsTitlesAreTheUsersWords(t *testing.T) {
+	e := newE2E(t)
+	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("remember the milk"), 0o644))
+	e.srv.Reply(llmtest.Text("noted"))
+	r := e.run("", "@notes.txt", "-p", "summarise this")
+	require.Equal(t, 0, r.code, r.stderr)
+
+	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
+	p := re.start()
+	p.line("!echo from the shell")
+	p.expect("from the shell")
+	p.expect("> ")
+	p.quit()
+
+	r = e.run("", "sessions")
+	require.Equal(t, 0, r.code, r.stderr)
+	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+	require.Len(t, lines, 3, r.stdout)
+	assert.True(t, strings.HasSuffix(lines[1], "  !echo from the shell"), lines[1])
+	assert.True(t, strings.HasSuffix(lines[2], "  summarise this"), lines[2])
+	assert.NotContains(t, r.stdout, "<file")
+	assert.NotContains(t, r.stdout, "milk")
 }

@@ -22,7 +22,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/peterh/liner"
 	"golang.org/x/term"
@@ -805,8 +804,15 @@ func (r *repl) interruptible(fn func(ctx context.Context) error) error {
 // reply.
 func (r *repl) prompt(text string) {
 	full, images, notes := expandAttachments(text, r.a.cwd)
-	for _, n := range notes {
-		r.warnf("%s", n)
+	if len(notes) > 0 {
+		// As in one-shot, a file that cannot be attached stops the prompt;
+		// it comes back in the editor to fix.
+		for _, n := range notes {
+			r.errorf("%s", n)
+		}
+		r.warnf("not sent")
+		r.ui.SetEditorText(text)
+		return
 	}
 	r.send(full, images)
 }
@@ -1059,11 +1065,13 @@ func expandAttachments(text, cwd string) (string, []session.ContentBlock, []stri
 			fmt.Fprintf(&blocks, "<file name=%q></file>\n", path)
 			continue
 		}
-		if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		if bytes.IndexByte(data, 0) >= 0 {
 			notes = append(notes, fmt.Sprintf("@%s: not a text or image file; not attached", word[1:]))
 			continue
 		}
-		fmt.Fprintf(&blocks, "<file name=%q>\n%s\n</file>\n", path, data)
+		// Text in another encoding is attached with its invalid bytes
+		// replaced, as the read tool reads it.
+		fmt.Fprintf(&blocks, "<file name=%q>\n%s\n</file>\n", path, strings.ToValidUTF8(string(data), "\uFFFD"))
 	}
 	if blocks.Len() == 0 {
 		return text, images, notes

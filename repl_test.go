@@ -706,13 +706,13 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 	p.line("/model openai/gpt-4.1-mini")
 	p.expect("model: openai/gpt-4.1-mini")
 	p.line("/thinking high")
-	p.expect("thinking: high")
+	p.expect("thinking: high — but openai/gpt-4.1-mini does not reason: no level is sent to it")
 	p.line("/thinking extreme")
 	p.expect("is not one of")
 	p.line("hello")
 	p.expect("from mini")
 	p.line("/model o4:low") // what --model takes: a part of an id, a level
-	p.expect("model: openai/o4-mini, thinking: low")
+	p.expect("model: openai/o4-mini, thinking: low\r\n") // o4-mini reasons: nothing to say
 	p.line("/model nosuchthing")
 	p.expect(`no model matches "nosuchthing"`)
 	p.line("/nonsense")

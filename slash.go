@@ -318,7 +318,7 @@ func (r *repl) cmdModel(ctx context.Context, args string) error {
 		if err := r.a.rt.SetThinkingLevel(ctx, level); err != nil {
 			return err
 		}
-		r.printf("model: %s, thinking: %s\n", modelSpec(r.a.rt.Model()), r.a.rt.ThinkingLevel())
+		r.printf("model: %s, thinking: %s%s\n", modelSpec(r.a.rt.Model()), r.a.rt.ThinkingLevel(), r.thinkingUnsent())
 		return nil
 	}
 	r.printf("model: %s\n", modelSpec(r.a.rt.Model()))
@@ -333,8 +333,19 @@ func (r *repl) cmdThinking(ctx context.Context, args string) error {
 	if err := r.a.rt.SetThinkingLevel(ctx, args); err != nil {
 		return err
 	}
-	r.printf("thinking: %s\n", r.a.rt.ThinkingLevel())
+	r.printf("thinking: %s%s\n", r.a.rt.ThinkingLevel(), r.thinkingUnsent())
 	return nil
+}
+
+// thinkingUnsent says, after a thinking level was set, that the current
+// model does not reason, so the level is not sent (it applies once a
+// model that does is chosen); "" when it is sent or is off.
+func (r *repl) thinkingUnsent() string {
+	m := r.a.rt.Model()
+	if m.Reasoning || r.a.rt.ThinkingLevel() == agent.ThinkingOff {
+		return ""
+	}
+	return r.term.paint(ansiYellow, fmt.Sprintf(" — but %s does not reason: no level is sent to it (the level applies to models that do)", modelSpec(m)))
 }
 
 func (r *repl) cmdClear(ctx context.Context, _ string) error {

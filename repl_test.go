@@ -711,7 +711,7 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 	p.expect("is not one of")
 	p.line("hello")
 	p.expect("from mini")
-	p.line("/model o4:low") // what --model takes: a part of an id, a level
+	p.line("/model o4:low")                              // what --model takes: a part of an id, a level
 	p.expect("model: openai/o4-mini, thinking: low\r\n") // o4-mini reasons: nothing to say
 	p.line("/model nosuchthing")
 	p.expect(`no model matches "nosuchthing"`)

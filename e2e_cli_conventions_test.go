@@ -107,3 +107,33 @@ func TestSessionsTitlesAreTheUsersWords(t *testing.T) {
 	assert.NotContains(t, r.stdout, "<file")
 	assert.NotContains(t, r.stdout, "milk")
 }
+
+// TestHooksCheckKeysAndMissingModules: `lunar hooks check` names a
+// misspelled key of a lunar.command or lunar.tool table with the nearest
+// known one, and says which module a hook cannot have and what to use.
+func TestHooksCheckKeysAndMissingModules(t *testing.T) {
+	e := newE2E(t)
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+		return p
+	}
+	keys := write("keys.lua", `lunar.command("x", {descripton = "d", handler = function() end})
+lunar.tool({name = "t", description = "d", paramters = {}, execute = function() end})
+`)
+	r := e.run("", "hooks", "check", keys)
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, `keys.lua:1: lunar.command "x": unknown key "descripton" (did you mean "description"?)`)
+	assert.Contains(t, r.stdout, `keys.lua:2: lunar.tool "t": unknown key "paramters" (did you mean "parameters"?)`)
+
+	for name, src := range map[string]string{
+		"global.lua":  "local f = io.open(\"x\")\n",
+		"require.lua": "local io = require(\"io\")\n",
+	} {
+		r = e.run("", "hooks", "check", write(name, src))
+		assert.Equal(t, 1, r.code, name)
+		assert.Contains(t, r.stdout, name+":1: ", name)
+		assert.Contains(t, r.stdout, "`io` is not available in hooks (use fs)", name)
+	}
+}

@@ -86,7 +86,10 @@ type inputFilter struct {
 	hold   bool
 	holdMu sync.Mutex
 	open   bool   // a prompt reads: keys go through
+	main   bool   // that prompt is the REPL's own (not a dialog)
 	held   []byte // type-ahead
+
+	cycles atomic.Int32 // Ctrl+P presses at the main prompt not yet seen
 }
 
 func newInputFilter() *inputFilter { return &inputFilter{pastes: map[string]string{}} }
@@ -108,7 +111,7 @@ func (f *inputFilter) deliver(dst io.Writer, out []byte) error {
 func (f *inputFilter) openTo(dst io.Writer, typeAhead bool) {
 	f.holdMu.Lock()
 	defer f.holdMu.Unlock()
-	f.open = true
+	f.open, f.main = true, typeAhead
 	if typeAhead && len(f.held) > 0 {
 		dst.Write(f.held)
 		f.held = nil
@@ -118,7 +121,7 @@ func (f *inputFilter) openTo(dst io.Writer, typeAhead bool) {
 // shut holds keys back again (the prompt returned).
 func (f *inputFilter) shut() {
 	f.holdMu.Lock()
-	f.open = false
+	f.open, f.main = false, false
 	f.holdMu.Unlock()
 }
 
@@ -190,11 +193,19 @@ func (f *inputFilter) process(chunk []byte) []byte {
 // becomes Ctrl+G (leaves a reverse search), Ctrl+E (end of line) and Enter,
 // and is counted for the prompt.
 func (f *inputFilter) typed(b []byte) []byte {
-	if bytes.IndexByte(b, 3) < 0 {
+	b = newlineKeys(b)
+	if bytes.IndexByte(b, 3) < 0 && bytes.IndexByte(b, ctrlP) < 0 {
 		return b
 	}
 	out := make([]byte, 0, len(b)+8)
 	for _, c := range b {
+		if c == ctrlP && f.atMainPrompt() {
+			// Ctrl+P cycles the models: the prompt returns (as for
+			// Ctrl+C) and comes back with its text once the model changed.
+			f.cycles.Add(1)
+			out = append(out, "\x07\x05\r"...)
+			continue
+		}
 		if c != 3 {
 			out = append(out, c)
 			continue
@@ -451,6 +462,9 @@ func (t *terminal) readLocked(prompt, prefill string, typeAhead bool) (string, e
 	if t.filter.takeInterrupt() {
 		return s, errInterrupted
 	}
+	if typeAhead && t.filter.takeCycle() {
+		return s, errCycleModel
+	}
 	return s, nil
 }
 
@@ -702,13 +716,13 @@ func (r *repl) loop() {
 // in a backslash. It returns the decoded text.
 func (r *repl) read() (string, error) {
 	prefill := r.ui.takeEditorText()
-	line, err := r.term.readLine("> ", prefill)
+	line, err := r.readLine("> ", prefill)
 	if err != nil {
 		return r.term.decode(line), err
 	}
 	text := r.term.decode(line)
 	for strings.HasSuffix(text, "\\") && !strings.HasSuffix(text, "\\\\") {
-		more, err := r.term.readLine("… ", "")
+		more, err := r.readLine("… ", "")
 		if err == io.EOF {
 			// Ctrl+D ends the input: send what there is.
 			return strings.TrimSuffix(text, "\\"), nil

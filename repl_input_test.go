@@ -37,3 +37,62 @@ func TestREPLAttachments(t *testing.T) {
 	require.Len(t, reqs, 1)
 	assert.Contains(t, lastUserText(t, reqs[0]), "<file name=\""+filepath.Join(e.cwd, "latin1.txt")+"\">\ncaf\uFFFD cr\uFFFDme\n</file>")
 }
+
+// TestREPLNewlineKeys: Ctrl+J and Shift+Enter (as the kitty protocol and
+// xterm's modifyOtherKeys report it) insert a newline; Enter sends.
+func TestREPLNewlineKeys(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("got three lines"))
+	e.srv.Reply(llmtest.Text("got two lines"))
+	p := e.start()
+	p.send("first\nsecond\x1b[13;2uthird")
+	p.expect("third")
+	p.send("\r")
+	p.expect("got three lines")
+	p.expect("> ")
+	p.send("one\x1b[27;2;13~two\r")
+	p.expect("got two lines")
+	p.expect("> ")
+	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "first\nsecond\nthird", lastUserText(t, reqs[0]))
+	assert.Equal(t, "one\ntwo", lastUserText(t, reqs[1]))
+}
+
+// TestREPLCtrlPCyclesModels: Ctrl+P at the prompt switches to the next
+// model of config.json's "models" (model.change fires with source
+// "cycle") and gives the prompt back with what was typed.
+func TestREPLCtrlPCyclesModels(t *testing.T) {
+	e := newReplEnv(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(e.home, "config"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(e.home, "config", "config.json"),
+		[]byte(`{"models": ["openai/gpt-4.1", "openai/gpt-4.1-mini"]}`), 0o644))
+	hook := filepath.Join(t.TempDir(), "cycle.lua")
+	require.NoError(t, os.WriteFile(hook, []byte(`lunar.on("model.change", function(ev, ctx)
+  ctx.ui.notify("model changed by " .. ev.source .. " to " .. ev.new_model_id)
+end)`), 0o644))
+	e.srv.Reply(llmtest.Text("mini here"))
+	e.srv.Reply(llmtest.Text("back to full"))
+	p := e.start("-e", hook)
+	p.send("hello wor")
+	p.expect("hello wor")
+	p.send("\x10")
+	p.expect("model changed by cycle to gpt-4.1-mini")
+	p.expect("model: openai/gpt-4.1-mini")
+	p.expect("> hello wor")
+	p.line("ld")
+	p.expect("mini here")
+	p.expect("> ")
+	p.send("\x10")
+	p.expect("model: openai/gpt-4.1\r\n")
+	p.expect("> ")
+	p.line("again")
+	p.expect("back to full")
+	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "gpt-4.1-mini", reqs[0].Field("model"))
+	assert.Equal(t, "hello world", lastUserText(t, reqs[0]))
+	assert.Equal(t, "gpt-4.1", reqs[1].Field("model"))
+}

@@ -37,6 +37,8 @@ func TestInputFilter(t *testing.T) {
 		{name: "typing passes through", chunks: []string{"hello", "\r"}, want: "hello\r"},
 		{name: "arrow keys pass through", chunks: []string{"\x1b[A", "\x1b[B"}, want: "\x1b[A\x1b[B"},
 		{name: "lone escape is not held", chunks: []string{"\x1b"}, want: "\x1b"},
+		{name: "ctrl+j and shift+enter are newlines", chunks: []string{"a\nb\x1b[13;2uc\x1b[27;2;13~d"}, want: "a␤b␤c␤d"},
+		{name: "ctrl+p outside the main prompt is a key", chunks: []string{"\x10"}, want: "\x10"},
 		{name: "ctrl+c becomes enter and is counted", chunks: []string{"ab\x03", "\x03"}, want: "ab" + ctrlC + ctrlC, ctrlCs: 2},
 		{name: "single-line paste", chunks: []string{pasteStart + "git\tstatus" + pasteEnd}, want: "git" + string(tabMarker) + "status"},
 		{name: "single line paste drops trailing newline", chunks: []string{pasteStart + "ls -la\n" + pasteEnd}, want: "ls -la"},

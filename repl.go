@@ -90,6 +90,8 @@ type inputFilter struct {
 	held   []byte // type-ahead
 
 	cycles atomic.Int32 // Ctrl+P presses at the main prompt not yet seen
+	divert chan []byte  // a picker reads the keys (repl_picker.go)
+	ended  atomic.Bool  // the keyboard's input ended
 }
 
 func newInputFilter() *inputFilter { return &inputFilter{pastes: map[string]string{}} }
@@ -137,7 +139,12 @@ func (f *inputFilter) run(src io.Reader, dst io.WriteCloser) {
 	buf := make([]byte, 4096)
 	for {
 		n, err := src.Read(buf)
-		if n > 0 {
+		if ch := f.diverted(); n > 0 && ch != nil {
+			select {
+			case ch <- append([]byte(nil), buf[:n]...):
+			default: // the picker is gone or far behind
+			}
+		} else if n > 0 {
 			if out := f.process(buf[:n]); len(out) > 0 {
 				if werr := f.deliver(dst, out); werr != nil {
 					return
@@ -145,6 +152,10 @@ func (f *inputFilter) run(src io.Reader, dst io.WriteCloser) {
 			}
 		}
 		if err != nil {
+			f.ended.Store(true)
+			if ch := f.diverted(); ch != nil {
+				close(ch)
+			}
 			dst.Close()
 			return
 		}
@@ -317,6 +328,8 @@ type terminal struct {
 	hist      *history
 
 	closeOnce sync.Once
+	stopOnce  sync.Once
+	stopped   chan struct{} // closed by stopInput
 }
 
 // isTTY reports whether w is a terminal.
@@ -327,7 +340,7 @@ func isTTY(w any) bool {
 
 // newTerminal sets up line editing when stdin and stdout are terminals.
 func newTerminal(stdin io.Reader, stdout, stderr io.Writer, historyFile string) *terminal {
-	t := &terminal{stdout: stdout, stderr: stderr, ttyOut: isTTY(stdout), ttyErr: isTTY(stderr)}
+	t := &terminal{stdout: stdout, stderr: stderr, ttyOut: isTTY(stdout), ttyErr: isTTY(stderr), stopped: make(chan struct{})}
 	if os.Getenv("TERM") == "dumb" {
 		// A terminal that understands no escape sequences (Emacs' shell,
 		// some CI logs): no colours, no spinner, no line redrawn in place,
@@ -401,6 +414,7 @@ func (a *app) closeTerminal() {
 
 // stopInput makes the current or next prompt return io.EOF (SIGTERM).
 func (t *terminal) stopInput() {
+	t.stopOnce.Do(func() { close(t.stopped) })
 	if t.pipeW != nil {
 		t.pipeW.Close()
 	}

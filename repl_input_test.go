@@ -96,3 +96,47 @@ end)`), 0o644))
 	assert.Equal(t, "hello world", lastUserText(t, reqs[0]))
 	assert.Equal(t, "gpt-4.1", reqs[1].Field("model"))
 }
+
+// TestREPLQuestionsTakeWordsAndArrows: a hook's select is answered with
+// an option's first letters, with the arrow keys and Enter, or a number;
+// Enter with nothing chosen answers no. The permission question takes
+// y, yes, n and no.
+func TestREPLQuestionsTakeWordsAndArrows(t *testing.T) {
+	e := newReplEnv(t)
+	e.ask = true
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo yes > ran.txt"}`))
+	e.srv.Reply(llmtest.Text("ran it"))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo no > refused.txt"}`))
+	e.srv.Reply(llmtest.Text("did not run it"))
+	p := e.start("--hook", replHook(t, "repl_ui.lua"))
+
+	for _, tc := range []struct{ keys, want string }{
+		{"gr\r", "picked green"},
+		{"BLUE\r", "picked blue"},
+		{"\x1b[B\x1b[B\r", "picked green"}, // down twice: red, then green
+		{"\x1b[A\r", "picked blue"},        // up from nothing: the last
+		{"3\r", "picked blue"},
+		{"\r", "no colour"},
+		{"r\x1b", "no colour"}, // Esc
+	} {
+		p.line("/colour")
+		p.expect("empty answers no: ")
+		p.send(tc.keys)
+		p.expect(tc.want)
+		p.expect("> ")
+	}
+
+	p.line("run it")
+	p.expect("empty answers no: ")
+	p.send("y\r")
+	p.expect("ran it")
+	p.expect("> ")
+	p.line("and this")
+	p.expect("empty answers no: ")
+	p.send("no\r")
+	p.expect("did not run it")
+	p.expect("> ")
+	p.quit()
+	assert.FileExists(t, filepath.Join(e.cwd, "ran.txt"))
+	assert.NoFileExists(t, filepath.Join(e.cwd, "refused.txt"))
+}

@@ -846,7 +846,7 @@ func TestREPLResumeFlagOpensPicker(t *testing.T) {
 	e.srv.Reply(llmtest.Text("continued"))
 	p = e.start("-r")
 	p.expect("earlier question")
-	p.expect("choose 1-1 (empty to cancel): ")
+	p.expect("choose 1-1 or type its first letters, ↑↓ and Enter; empty answers no: ")
 	p.line("1")
 	p.expect("resumed")
 	p.expect("earlier answer")

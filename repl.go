@@ -1202,8 +1202,15 @@ func (r *repl) completeArgument(before string) (string, []string, bool) {
 	switch name {
 	case "model":
 		cands = append(cands, "next")
+		seen := map[string]bool{}
 		for _, m := range r.modelChoices() {
 			cands = append(cands, modelSpec(m))
+			// A bare id ("/model gpt-4" Tab) completes to the ids, as
+			// --model takes them.
+			if !strings.Contains(arg, "/") && !seen[m.ID] {
+				seen[m.ID] = true
+				cands = append(cands, m.ID)
+			}
 		}
 	case "thinking":
 		for _, l := range agent.ThinkingLevels {

@@ -140,3 +140,52 @@ func TestREPLQuestionsTakeWordsAndArrows(t *testing.T) {
 	assert.FileExists(t, filepath.Join(e.cwd, "ran.txt"))
 	assert.NoFileExists(t, filepath.Join(e.cwd, "refused.txt"))
 }
+
+// TestREPLPickers: /model and /branch without an argument open a picker
+// that filters as the user types; Tab after "/model gpt-4.1-mi"
+// completes the bare id.
+func TestREPLPickers(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("first answer"))
+	e.srv.Reply(llmtest.Text("second answer"))
+	e.srv.Reply(llmtest.Text("third answer"))
+	p := e.start()
+	p.line("/model")
+	p.expect("* openai/gpt-4.1 ")
+	p.expect("Esc cancels: ")
+	p.send("4.1-mini")
+	p.expect("› ")
+	p.send("\r")
+	p.expect("model: openai/gpt-4.1-mini")
+	p.expect("> ")
+
+	p.send("/model gpt-4.1-nan\t")
+	p.expect("/model gpt-4.1-nano ")
+	p.send("\r")
+	p.expect("model: openai/gpt-4.1-nano")
+	p.expect("> ")
+
+	p.line("first question")
+	p.expect("first answer")
+	p.expect("> ")
+	p.line("second question")
+	p.expect("second answer")
+	p.expect("> ")
+	p.line("/branch")
+	p.expect("Branch from which entry?")
+	p.expect("Esc or empty cancels: ")
+	p.send("first q")
+	p.expect("first q")
+	p.send("\r")
+	p.expect("its text is in the prompt to edit and resend")
+	p.expect("> first question")
+	p.line(" again")
+	p.expect("third answer")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, "gpt-4.1-nano", reqs[0].Field("model"))
+	s := e.onlySession()
+	assert.Equal(t, []string{"first question again"}, userTexts(s), "the branch went back before the first question")
+}

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -14,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/term"
+
+	"github.com/lunar-cli/lunar/session"
 )
 
 // pickSpec is one choice to make.
@@ -238,7 +241,7 @@ func (p *picker) draw() {
 	for _, idx := range p.shown[start:end] {
 		label := oneLine(p.spec.items[idx])
 		if p.spec.numbered {
-			label = fmt.Sprintf("%2d) %s", idx+1, label)
+			label = fmt.Sprintf("%*d) %s", len(strconv.Itoa(len(p.spec.items))), idx+1, label)
 		}
 		label = truncateRunes(label, width-2)
 		if idx == p.sel {
@@ -276,8 +279,11 @@ func (p *picker) hint() string {
 	} else {
 		how = "type to filter, ↑↓ and Enter to choose"
 	}
-	if p.spec.initial < 0 {
+	switch {
+	case p.spec.initial < 0 && p.spec.numbered:
 		return how + "; empty answers no: "
+	case p.spec.initial < 0:
+		return how + "; Esc or empty cancels: "
 	}
 	return how + ", Esc cancels: "
 }
@@ -359,4 +365,78 @@ func (t *terminal) chooseOnLine(spec pickSpec) (int, error) {
 		}
 		fmt.Fprintln(t.stdout, t.paint(ansiYellow, fmt.Sprintf("please answer with a number from 1 to %d or the start of an answer", len(spec.items))))
 	}
+}
+
+// choose runs the picker as a dialog (see replUI.dialog); ok is false
+// when nothing was chosen.
+func (u *replUI) choose(spec pickSpec) (index int, ok bool) {
+	u.dialog(func(t *terminal) error {
+		var err error
+		index, err = t.choose(spec)
+		ok = err == nil
+		return err
+	})
+	return index, ok
+}
+
+// pickModel is /model without an argument on a terminal: the models to
+// choose from, the current one highlighted.
+func (r *repl) pickModel(ctx context.Context) error {
+	models := r.modelChoices()
+	cur := modelSpec(r.a.rt.Model())
+	width := 0
+	for _, m := range models {
+		width = max(width, len(modelSpec(m)))
+	}
+	items := make([]string, len(models))
+	initial := 0
+	for i, m := range models {
+		mark := "  "
+		if modelSpec(m) == cur {
+			mark, initial = "* ", i
+		}
+		info := ""
+		if m.ContextWindow > 0 {
+			info = shortTokens(m.ContextWindow) + " context"
+		}
+		if m.Reasoning {
+			info += ", reasons"
+		}
+		items[i] = fmt.Sprintf("%s%-*s  %s", mark, width, modelSpec(m), info)
+	}
+	i, ok := r.ui.choose(pickSpec{title: "Switch model (/model provider/id also works)", items: items, initial: initial})
+	if !ok || modelSpec(models[i]) == cur {
+		return nil
+	}
+	return r.cmdModel(ctx, modelSpec(models[i]))
+}
+
+// pickEntry lets the user choose an entry of the session, newest first,
+// as /tree shows them; it returns its id.
+func (r *repl) pickEntry(title string) (string, bool) {
+	entries := r.a.rt.Session().Entries()
+	var ids, items []string
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.Type == session.TypeSessionInfo || e.Type == session.TypeLabel {
+			continue
+		}
+		item := e.ID + "  " + entryPreview(e)
+		if l := r.a.rt.Session().Label(e.ID); l != "" {
+			item += "  [" + l + "]"
+		}
+		if e.ID == r.a.rt.Session().LeafID() {
+			item += "  (here)"
+		}
+		ids, items = append(ids, e.ID), append(items, item)
+	}
+	if len(ids) == 0 {
+		r.printf("the session has no entries yet\n")
+		return "", false
+	}
+	i, ok := r.ui.choose(pickSpec{title: title, items: items, initial: -1})
+	if !ok {
+		return "", false
+	}
+	return ids[i], true
 }

@@ -705,6 +705,8 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 	p := e.start()
 	p.line("/model")
 	p.expect("* openai/gpt-4.1 ")
+	p.send("\x1b") // Esc leaves the picker
+	p.expect("> ")
 	p.line("/model openai/gpt-4.1-mini")
 	p.expect("model: openai/gpt-4.1-mini")
 	p.line("/thinking high")

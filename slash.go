@@ -284,6 +284,10 @@ func (r *repl) modelChoices() []agent.Model {
 }
 
 func (r *repl) cmdModel(ctx context.Context, args string) error {
+	if args == "" && r.term.line != nil {
+		// On a terminal: the searchable picker.
+		return r.pickModel(ctx)
+	}
 	if args == "" {
 		var b strings.Builder
 		cur := modelSpec(r.a.rt.Model())
@@ -424,6 +428,12 @@ func (r *repl) cmdBranch(ctx context.Context, args string) error {
 			return errors.New("/branch: one entry id only (usage: /branch ID [--summarize])")
 		}
 	}
+	if id == "" && r.term.line != nil {
+		var ok bool
+		if id, ok = r.pickEntry("Branch from which entry?"); !ok {
+			return nil
+		}
+	}
 	if id == "" {
 		return errors.New("usage: /branch ID [--summarize] (entry ids are in /tree)")
 	}
@@ -541,13 +551,18 @@ func (r *repl) pickSession(ctx context.Context, infos []session.Info) error {
 	}
 	opts := make([]string, len(infos))
 	short := shortIDs(sessionIDs(infos))
+	width := 0
+	for _, s := range short {
+		width = max(width, len(s))
+	}
 	for i, in := range infos {
-		opts[i] = formatSessionInfo(in, short[in.ID])
+		// Ids padded to one width: the columns after them align.
+		opts[i] = formatSessionInfo(in, fmt.Sprintf("%-*s", width, short[in.ID]))
 		if in.Path == r.a.rt.Session().File() {
 			opts[i] += "  (current)"
 		}
 	}
-	i, ok := r.ui.pick("Sessions of "+r.a.cwd, opts)
+	i, ok := r.ui.choose(pickSpec{title: "Sessions of " + r.a.cwd, items: opts, numbered: true, initial: -1})
 	if !ok {
 		return nil
 	}

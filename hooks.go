@@ -61,6 +61,7 @@ type hookUI interface {
 	Notify(message, level string)
 	SetEditorText(text string)
 	EditorText() string
+	Editor(title, text string) (string, bool)
 	Print(text string)
 }
 
@@ -80,6 +81,9 @@ func (u noUI) Notify(message, level string) {
 }
 func (noUI) SetEditorText(string) {}
 func (noUI) EditorText() string   { return "" }
+
+// Editor answers nothing: no one can edit.
+func (noUI) Editor(string, string) (string, bool) { return "", false }
 
 // Print writes text to stderr, sanitised: stdout is the answer (or pure
 // JSONL).

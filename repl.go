@@ -92,6 +92,7 @@ type inputFilter struct {
 	cycles atomic.Int32 // Ctrl+P presses at the main prompt not yet seen
 	divert chan []byte  // a picker reads the keys (repl_picker.go)
 	ended  atomic.Bool  // the keyboard's input ended
+	src    io.Reader    // the keyboard (a pausableInput where it can pause)
 }
 
 func newInputFilter() *inputFilter { return &inputFilter{pastes: map[string]string{}} }
@@ -330,6 +331,7 @@ type terminal struct {
 	closeOnce sync.Once
 	stopOnce  sync.Once
 	stopped   chan struct{} // closed by stopInput
+	cooked    *term.State   // the keyboard's mode before line editing
 }
 
 // isTTY reports whether w is a terminal.
@@ -361,6 +363,9 @@ func newTerminal(stdin io.Reader, stdout, stderr io.Writer, historyFile string) 
 		t.plain = bufio.NewReader(stdin)
 		return t
 	}
+	// The terminal's own mode, before liner makes it raw: an editor run
+	// from the REPL gets it back (repl_editor.go).
+	t.cooked, _ = term.GetState(int(in.Fd()))
 	saved := os.Stdin
 	os.Stdin = pr
 	t.line = liner.NewLiner()
@@ -391,7 +396,8 @@ func (t *terminal) start(onInterrupt func() bool) {
 		return
 	}
 	t.filter.onInterrupt = func() bool { return !t.prompting.Load() && onInterrupt() }
-	go t.filter.run(t.in, t.pipeW)
+	t.filter.src = newPausableInput(t.in)
+	go t.filter.run(t.filter.src, t.pipeW)
 }
 
 // close restores the terminal; it may be called more than once.

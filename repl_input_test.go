@@ -189,3 +189,55 @@ func TestREPLPickers(t *testing.T) {
 	s := e.onlySession()
 	assert.Equal(t, []string{"first question again"}, userTexts(s), "the branch went back before the first question")
 }
+
+// TestREPLEditor: ctx.ui.editor runs $EDITOR on a temporary file holding
+// the text and answers the saved file; the editor gets every key typed
+// while it runs (the input filter stops reading), and the prompt gets
+// them again afterwards. An editor that fails answers nil; one-shot has
+// no editor.
+func TestREPLEditor(t *testing.T) {
+	e := newReplEnv(t)
+	dir := t.TempDir()
+	editor := filepath.Join(dir, "editor.sh")
+	require.NoError(t, os.WriteFile(editor, []byte("#!/bin/sh\necho EDITOR READY\nread line\nprintf '%s\\n' \"$line\" >> \"$1\"\n"), 0o755))
+	failing := filepath.Join(dir, "failing.sh")
+	require.NoError(t, os.WriteFile(failing, []byte("#!/bin/sh\nexit 3\n"), 0o755))
+	hook := filepath.Join(dir, "edit.lua")
+	require.NoError(t, os.WriteFile(hook, []byte(`lunar.command("edit", {
+  description = "edit a note",
+  handler = function(args, ctx)
+    local text = ctx.ui.editor("Edit the note", "first line\n")
+    if text == nil then
+      ctx.ui.notify("nothing edited", "warning")
+      return
+    end
+    ctx.ui.notify("edited: " .. text:gsub("\n", "|"), "info")
+  end,
+})`), 0o644))
+	e.env = []string{"VISUAL=", "EDITOR=" + editor}
+	e.srv.Reply(llmtest.Text("after the editor"))
+	p := e.start("-e", hook)
+	p.line("/edit")
+	p.expect("Edit the note")
+	p.expect("EDITOR READY")
+	p.line("typed in editor")
+	p.expect("edited: first line|typed in editor")
+	p.expect("> ")
+	p.line("a prompt")
+	p.expect("after the editor")
+	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "a prompt", lastUserText(t, reqs[0]))
+
+	e.env = []string{"VISUAL=" + failing}
+	p = e.start("-e", hook)
+	p.line("/edit")
+	p.expect("failing.sh exited with status 3: nothing edited")
+	p.expect("nothing edited")
+	p.quit()
+
+	r := (&e2e{t: t, home: e.home, cwd: e.cwd, srv: e.srv, api: "openai", env: []string{"EDITOR=" + editor}}).run("", "-e", hook, "-p", "/edit")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "nothing edited", "no UI: no editor")
+}

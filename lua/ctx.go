@@ -81,6 +81,8 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 				Doc: "Prefills the next prompt line."},
 			{Name: "get_editor_text", Fn: h.uiGetEditorText, Returns: "string",
 				Doc: "Returns the prefilled prompt line."},
+			{Name: "editor", Fn: h.uiEditor, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "text", Type: "string", Optional: true}},
+				Doc: "Lets the user edit text of several lines, starting from text: in the REPL $VISUAL (or $EDITOR) opens it in a temporary file and the saved file is the answer; nil when the editor fails or exits non-zero, when neither variable is set, or without a UI (pi's ctx.ui.editor)."},
 		}}
 	sess = &stdlib.Module{Name: "lunar.SessionAPI", Doc: "The current session. Entries are session JSON (camelCase, as stored).",
 		Funcs: []stdlib.Func{
@@ -229,6 +231,19 @@ func (h *hook) uiInput(L *glua.LState) int {
 		L.Push(glua.LNil)
 	} else {
 		L.Push(glua.LString(text))
+	}
+	return 1
+}
+
+func (h *hook) uiEditor(L *glua.LState) int {
+	title := L.CheckString(1)
+	text := L.OptString(2, "")
+	defer pauseTimeout(L.Context())()
+	out, ok := h.rt.host.UI().Editor(title, text)
+	if !ok {
+		L.Push(glua.LNil)
+	} else {
+		L.Push(glua.LString(out))
 	}
 	return 1
 }

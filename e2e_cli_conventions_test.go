@@ -137,3 +137,29 @@ lunar.tool({name = "t", description = "d", paramters = {}, execute = function() 
 		assert.Contains(t, r.stdout, "`io` is not available in hooks (use fs)", name)
 	}
 }
+
+// TestPromptLargerThanTheWindowIsRefused: a prompt (here with a 4.5 MB
+// attachment, about 1.1M tokens) larger than the model's window is
+// refused before it is sent, with the numbers, in one-shot and the REPL.
+func TestPromptLargerThanTheWindowIsRefused(t *testing.T) {
+	e := newE2E(t)
+	big := strings.Repeat("all work and no play makes jack a dull boy\n", 4_500_000/43)
+	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "big.txt"), []byte(big), 0o644))
+	r := e.run("", "@big.txt", "-p", "summarise this")
+	assert.Equal(t, 1, r.code)
+	assert.Regexp(t, `prompt too large: about 1,1\d\d,\d\d\d tokens, and openai/gpt-4\.1's context window is 1,047,576 tokens; nothing was sent`, r.stderr)
+	assert.Empty(t, e.srv.Requests())
+
+	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
+	e.srv.Reply(llmtest.Text("small is fine"))
+	p := re.start()
+	p.line("what about @big.txt")
+	p.expect("prompt too large: about 1,1")
+	p.expect("> ")
+	p.line("and a small one")
+	p.expect("small is fine")
+	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "and a small one", lastUserText(t, reqs[0]))
+}

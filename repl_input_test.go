@@ -4,8 +4,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -240,4 +242,31 @@ func TestREPLEditor(t *testing.T) {
 	r := (&e2e{t: t, home: e.home, cwd: e.cwd, srv: e.srv, api: "openai", env: []string{"EDITOR=" + editor}}).run("", "-e", hook, "-p", "/edit")
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "nothing edited", "no UI: no editor")
+}
+
+// TestREPLBannerRowWrapsInItsColumn: a banner row wider than the
+// terminal goes on under its value, not at the left edge.
+func TestREPLBannerRowWrapsInItsColumn(t *testing.T) {
+	e := newReplEnv(t)
+	dir := t.TempDir()
+	var args []string
+	for i := range 6 {
+		h := filepath.Join(dir, fmt.Sprintf("a-rather-long-hook-name-%d.lua", i))
+		require.NoError(t, os.WriteFile(h, []byte("-- nothing\n"), 0o644))
+		args = append(args, "-e", h)
+	}
+	p := e.start(args...)
+	p.quit()
+	var rows []string
+	for _, l := range strings.Split(p.output(), "\r\n") {
+		if strings.Contains(l, "a-rather-long-hook-name") {
+			rows = append(rows, l)
+		}
+	}
+	require.GreaterOrEqual(t, len(rows), 2, p.output())
+	assert.True(t, strings.HasPrefix(rows[0], "  hooks    "), rows[0])
+	for _, l := range rows[1:] {
+		assert.True(t, strings.HasPrefix(l, strings.Repeat(" ", 11)) && l[11] != ' ', "%q continues in the value's column", l)
+		assert.LessOrEqual(t, len(l), 120)
+	}
 }

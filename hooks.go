@@ -52,7 +52,7 @@ func (a *app) appHookSet() appHooks {
 func modelSpec(m agent.Model) string { return agent.ModelSpec(m) }
 
 // hookUI is how hooks talk to the user (ctx.ui). The REPL implements it
-// with numbered prompts; one-shot mode uses noUI.
+// with pickers and prompts; one-shot mode uses noUI.
 type hookUI interface {
 	HasUI() bool
 	Select(title string, options []string) (string, bool)

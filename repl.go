@@ -93,6 +93,10 @@ type inputFilter struct {
 	divert chan []byte  // a picker reads the keys (repl_picker.go)
 	ended  atomic.Bool  // the keyboard's input ended
 	src    io.Reader    // the keyboard (a pausableInput where it can pause)
+	// backlog counts the bytes typed before lunar made the terminal raw
+	// (the cooked terminal turned their Enter into a line feed): in them
+	// a line feed is Enter, not Ctrl+J.
+	backlog int
 }
 
 func newInputFilter() *inputFilter { return &inputFilter{pastes: map[string]string{}} }
@@ -205,7 +209,7 @@ func (f *inputFilter) process(chunk []byte) []byte {
 // becomes Ctrl+G (leaves a reverse search), Ctrl+E (end of line) and Enter,
 // and is counted for the prompt.
 func (f *inputFilter) typed(b []byte) []byte {
-	b = newlineKeys(b)
+	b = f.newlineKeys(b)
 	if bytes.IndexByte(b, 3) < 0 && bytes.IndexByte(b, ctrlP) < 0 {
 		return b
 	}
@@ -397,6 +401,7 @@ func (t *terminal) start(onInterrupt func() bool) {
 	}
 	t.filter.onInterrupt = func() bool { return !t.prompting.Load() && onInterrupt() }
 	t.filter.src = newPausableInput(t.in)
+	t.filter.backlog = pendingInput(int(t.in.Fd()))
 	go t.filter.run(t.filter.src, t.pipeW)
 }
 

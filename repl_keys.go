@@ -25,6 +25,19 @@ var shiftEnter = [][]byte{[]byte("\x1b[13;2u"), []byte("\x1b[27;2;13~")}
 // newlineKeys turns Ctrl+J (a line feed: Enter sends a carriage return)
 // and Shift+Enter into the newline stand-in liner edits as one character;
 // submitting turns it back into a newline, as a trailing \ does.
+func (f *inputFilter) newlineKeys(b []byte) []byte {
+	if f.backlog > 0 {
+		// Typed ahead before the terminal was raw: a line feed there was
+		// Enter.
+		n := min(f.backlog, len(b))
+		f.backlog -= n
+		return append(append([]byte(nil), b[:n]...), newlineKeys(b[n:])...)
+	}
+	return newlineKeys(b)
+}
+
+// newlineKeys is inputFilter.newlineKeys for keys typed on the raw
+// terminal.
 func newlineKeys(b []byte) []byte {
 	marker := []byte(string(newlineMarker))
 	for _, seq := range shiftEnter {

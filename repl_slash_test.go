@@ -149,6 +149,8 @@ func TestREPLModelNextCyclesConfigList(t *testing.T) {
 	p.expect("model event gpt-4.1 -> gpt-4o")
 	p.line("/model")
 	p.expect("* openai/gpt-4o ")
+	p.send("\x1b") // Esc leaves the picker
+	p.expect("> ")
 	p.line("/model nosuch/model")
 	p.expect("error: ")
 	p.line("hi")

@@ -1,4 +1,4 @@
-// ctx.ui for hooks in the REPL: numbered selections, y/N confirmations,
+// ctx.ui for hooks in the REPL: selections (the picker), y/N confirmations,
 // text input, coloured notifications and the editor prefill. Dialogs may
 // open while a reply streams; they take the terminal for their duration.
 package main

@@ -19,3 +19,6 @@ func newPausableInput(f *os.File) io.Reader { return f }
 
 func (*pausableInput) pause()  {}
 func (*pausableInput) resume() {}
+
+// pendingInput is 0: the console gives no count.
+func pendingInput(int) int { return 0 }

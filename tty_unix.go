@@ -90,3 +90,13 @@ func (p *pausableInput) resume() {
 	close(p.resumed)
 	p.mu.Unlock()
 }
+
+// pendingInput is the number of bytes waiting to be read from the
+// terminal fd.
+func pendingInput(fd int) int {
+	n, err := unix.IoctlGetInt(fd, ioctlPendingInput)
+	if err != nil {
+		return 0
+	}
+	return n
+}

@@ -65,10 +65,10 @@ func (h *hook) ctxIsIdle(L *glua.LState) int {
 
 // ctxTables describes ctx's function tables, bound to h (nil: description only).
 func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
-	ui = &stdlib.Module{Name: "lunar.UI", Doc: "Talking to the user: numbered prompts in the REPL; without a UI dialogs return nil (confirm: false) and notify prints to stderr. Every text shown (titles, options, messages, printed lines) has its control characters but newline and tab shown escaped (`\\x1b`, `\\u009b`): a hook cannot send the terminal escape sequences.",
+	ui = &stdlib.Module{Name: "lunar.UI", Doc: "Talking to the user: pickers and prompts in the REPL; without a UI dialogs return nil (confirm: false) and notify prints to stderr. Every text shown (titles, options, messages, printed lines) has its control characters but newline and tab shown escaped (`\\x1b`, `\\u009b`): a hook cannot send the terminal escape sequences.",
 		Funcs: []stdlib.Func{
 			{Name: "select", Fn: h.uiSelect, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "options", Type: "string[]"}},
-				Doc: "Lets the user pick one option; nil when dismissed (an empty answer, Ctrl+D) or without a UI. Ctrl+C also stops the turn: a tool call the question was about is cancelled. A title of several lines shows its first line as the question and the rest as it is (a command, a diff)."},
+				Doc: "Lets the user pick one option (in the REPL a picker: arrows and Enter, a number, or the first letters of an option, such as y or no); nil when dismissed (an empty answer, Esc, Ctrl+D) or without a UI. Ctrl+C also stops the turn: a tool call the question was about is cancelled. A title of several lines shows its first line as the question and the rest as it is (a command, a diff)."},
 			{Name: "confirm", Fn: h.uiConfirm, Returns: "boolean", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "message", Type: "string", Optional: true}},
 				Doc: "Asks a yes/no question; false without a UI. Ctrl+C answers false and stops the turn: a tool call the question was about is cancelled."},
 			{Name: "input", Fn: h.uiInput, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "placeholder", Type: "string", Optional: true}},

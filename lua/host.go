@@ -50,7 +50,7 @@ type Session interface {
 }
 
 // UI is how hooks talk to the user (ctx.ui). The REPL implements it with
-// numbered prompts; without a terminal HasUI is false, dialogs answer
+// pickers and prompts; without a terminal HasUI is false, dialogs answer
 // nothing (confirm: false) and notifications go to stderr.
 type UI interface {
 	HasUI() bool

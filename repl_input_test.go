@@ -270,3 +270,12 @@ func TestREPLBannerRowWrapsInItsColumn(t *testing.T) {
 		assert.LessOrEqual(t, len(l), 120)
 	}
 }
+
+func TestCutSequence(t *testing.T) {
+	for in, want := range map[string]bool{
+		"\x1b": true, "\x1b[": true, "\x1b[1;2": true, "ab\x1bO": true,
+		"\x1b[A": false, "\x1bOB": false, "abc": false, "\x1bx": false, "\x1b[200~": false,
+	} {
+		assert.Equal(t, want, cutSequence([]byte(in)), "%q", in)
+	}
+}

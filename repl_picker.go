@@ -7,11 +7,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/term"
@@ -70,6 +72,20 @@ func (t *terminal) choose(spec pickSpec) (int, error) {
 			if !ok {
 				return 0, io.EOF
 			}
+			// A key's sequence split across reads (an arrow's ESC
+			// alone): its rest follows at once, as a lone Esc's does not.
+			for cutSequence(chunk) {
+				select {
+				case more, ok := <-keys:
+					if !ok {
+						return 0, io.EOF
+					}
+					chunk = append(chunk, more...)
+					continue
+				case <-time.After(escWait):
+				}
+				break
+			}
 			if idx, err, done := p.keys(chunk); done {
 				return idx, err
 			}
@@ -94,6 +110,33 @@ func (f *inputFilter) diverted() chan []byte {
 	f.holdMu.Lock()
 	defer f.holdMu.Unlock()
 	return f.divert
+}
+
+// escWait is how long an ESC alone waits for the rest of a key's
+// sequence before it counts as the Esc key (as terminals' line editors
+// wait).
+const escWait = 50 * time.Millisecond
+
+// cutSequence reports whether b ends inside an escape sequence: an ESC,
+// or ESC [ / ESC O and parameters without the final byte.
+func cutSequence(b []byte) bool {
+	i := bytes.LastIndexByte(b, 0x1b)
+	if i < 0 {
+		return false
+	}
+	rest := b[i+1:]
+	switch {
+	case len(rest) == 0:
+		return true
+	case rest[0] != '[' && rest[0] != 'O':
+		return false
+	}
+	for _, c := range rest[1:] {
+		if c >= 0x40 && c <= 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // picker is the state of one choice on a terminal.

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lunar-cli/lunar/agent/llmtest"
+	"github.com/lunar-cli/lunar/session"
 )
 
 // TestREPLAttachments: a Latin-1 file attaches with its invalid bytes
@@ -278,4 +279,31 @@ func TestCutSequence(t *testing.T) {
 	} {
 		assert.Equal(t, want, cutSequence([]byte(in)), "%q", in)
 	}
+}
+
+// TestREPLResumePickerColumnsAlign: `lunar -r` lists sessions whose short
+// ids differ in length (two share a long prefix); the columns after the
+// ids start at one offset.
+func TestREPLResumePickerColumnsAlign(t *testing.T) {
+	e := newReplEnv(t)
+	dir := session.Dir(filepath.Join(e.home, "data", "sessions"), e.cwd)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for i, id := range []string{"01a2b3c4-d5e6-7000-8000-000000000001", "01a2b3c4-d5e6-7000-8000-000000000002", "0f000000-0000-7000-8000-000000000003"} {
+		data := fmt.Sprintf(`{"type":"session","version":3,"id":%q,"timestamp":"2026-11-25T10:00:0%dZ","cwd":%q}
+{"type":"message","id":"m%d","parentId":null,"timestamp":"2026-11-25T10:00:0%dZ","message":{"role":"user","content":"question %d","timestamp":0}}
+`, id, i, e.cwd, i, i, i)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("2026-11-25T10-00-0%dZ_%s.jsonl", i, id)), []byte(data), 0o644))
+	}
+	p := e.startRaw("-r")
+	p.expect("empty answers no: ")
+	p.send("\x1b")
+	p.expect("> ")
+	p.quit()
+	offsets := map[int]bool{}
+	for _, l := range strings.Split(p.output(), "\n") {
+		if i := strings.Index(l, "question "); i >= 0 && strings.Contains(l, ") ") {
+			offsets[strings.Index(l, " msgs")] = true
+		}
+	}
+	assert.Len(t, offsets, 1, "one column for every row:\n%s", p.output())
 }

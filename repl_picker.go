@@ -19,6 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // pickSpec is one choice to make.
@@ -282,7 +283,7 @@ func (p *picker) draw() {
 		lines++
 	}
 	for _, idx := range p.shown[start:end] {
-		label := oneLine(p.spec.items[idx])
+		label := itemLine(p.spec.items[idx])
 		if p.spec.numbered {
 			label = fmt.Sprintf("%*d) %s", len(strconv.Itoa(len(p.spec.items))), idx+1, label)
 		}
@@ -385,7 +386,7 @@ func matchItems(query string, items []string, numbered bool) []int {
 func (t *terminal) chooseOnLine(spec pickSpec) (int, error) {
 	width := t.columns() - 6
 	for i, o := range spec.items {
-		fmt.Fprintf(t.stdout, "  %s %s\n", t.paint(ansiCyan, fmt.Sprintf("%2d)", i+1)), truncateRunes(oneLine(o), width))
+		fmt.Fprintf(t.stdout, "  %s %s\n", t.paint(ansiCyan, fmt.Sprintf("%2d)", i+1)), truncateRunes(itemLine(o), width))
 	}
 	prompt := fmt.Sprintf("choose 1-%d or type its first letters (empty answers no): ", len(spec.items))
 	if spec.initial >= 0 {
@@ -482,4 +483,10 @@ func (r *repl) pickEntry(title string) (string, bool) {
 		return "", false
 	}
 	return ids[i], true
+}
+
+// itemLine is an item on one line, sanitised, its spacing kept (columns
+// stay aligned): line breaks and tabs become spaces.
+func itemLine(s string) string {
+	return strings.TrimRight(strings.NewReplacer("\n", " ", "\t", " ").Replace(ansi.Sanitize(s)), " ")
 }

@@ -550,14 +550,9 @@ func (r *repl) pickSession(ctx context.Context, infos []session.Info) error {
 		return nil
 	}
 	opts := make([]string, len(infos))
-	short := shortIDs(sessionIDs(infos))
-	width := 0
-	for _, s := range short {
-		width = max(width, len(s))
-	}
+	short := paddedShortIDs(infos)
 	for i, in := range infos {
-		// Ids padded to one width: the columns after them align.
-		opts[i] = formatSessionInfo(in, fmt.Sprintf("%-*s", width, short[in.ID]))
+		opts[i] = formatSessionInfo(in, short[in.ID])
 		if in.Path == r.a.rt.Session().File() {
 			opts[i] += "  (current)"
 		}

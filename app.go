@@ -82,6 +82,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case opts.ListModels:
 		// The positional arguments are its search.
 	case !sub:
+		if s, ok := subcommandTypo(opts.Args); ok && !opts.PromptSet {
+			return a.fail(&usageError{fmt.Sprintf("%q is no command: did you mean `lunar %s`? (to send it as a prompt: lunar -p %s)", opts.Args[0], s, opts.Args[0])})
+		}
 		splitArgs(opts)
 	}
 	// A prompt given as an argument opens the REPL with it, unless -p asks
@@ -216,13 +219,11 @@ func (a *app) argPrompts(texts []string) ([]initialPrompt, error) {
 	return out, nil
 }
 
+// isTerminal reports whether r is a terminal: a character device that
+// answers the terminal ioctls (/dev/null is a character device and no
+// terminal, so `lunar "prompt" </dev/null` is one-shot).
 func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return isTTY(r)
 }
 
 // setup opens the session, builds the runtime over it and loads the

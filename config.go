@@ -239,6 +239,9 @@ func decodeConfig(path string, data []byte, into *config) error {
 		return fmt.Errorf("config %s:%d: key %q: expected %s, got %s", path, lineAt(data, typ.Offset), typ.Field, typ.Type, typ.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		key := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		if best, ok := nearestName(key, knownKeys()); ok {
+			return fmt.Errorf("config %s:%d: unknown key %q (did you mean %q?)", path, lineOfKey(data, key), key, best)
+		}
 		return fmt.Errorf("config %s:%d: unknown key %q (known: %s)", path, lineOfKey(data, key), key, strings.Join(knownKeys(), ", "))
 	default:
 		return fmt.Errorf("config %s:%d: %v", path, lineAt(data, dec.InputOffset()), err)

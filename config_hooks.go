@@ -83,6 +83,9 @@ func (p *permissionsConfig) UnmarshalJSON(data []byte) error {
 			return &configKeyError{key: "permissions", lineKey: "permissions", msg: fmt.Sprintf("expected an object, got %s", typ.Value)}
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			key := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			if best, ok := nearestName(key, permissionKeys); ok {
+				return &configKeyError{key: "permissions." + key, lineKey: key, msg: fmt.Sprintf("unknown key (did you mean %q?)", best)}
+			}
 			return &configKeyError{key: "permissions." + key, lineKey: key, msg: "unknown key (known: " + strings.Join(permissionKeys, ", ") + ")"}
 		}
 		return err

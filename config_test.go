@@ -121,7 +121,8 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 	}{
 		{"syntax", "{\n  \"model\": \"x\",\n  \"thinking\": \n}", []string{"config.json:4", "invalid character"}},
 		{"type", "{\n\"model\": \"x\",\n\"hook_timeout_ms\": \"fast\"\n}", []string{"config.json:3", `"hook_timeout_ms"`}},
-		{"unknown key", "{\n\"model\": \"x\",\n\n\"modle\": 1\n}", []string{"config.json:4", `unknown key "modle"`}},
+		{"unknown key", "{\n\"model\": \"x\",\n\n\"modle\": 1\n}", []string{"config.json:4", `unknown key "modle" (did you mean "model"?)`}},
+		{"unknown key far from any", "{\n\"zzzzzz\": 1\n}", []string{"config.json:2", `unknown key "zzzzzz" (known: `}},
 		{"bad thinking", "{\"thinking\": \"max\"}", []string{"config.json:1", `"thinking"`, "off|minimal"}},
 		{"bad api", "{\"providers\": {\"p\": {\n\"api\": \"grpc\"}}}", []string{"config.json:2", "providers.p.api"}},
 		{"negative timeout", "{\"hook_timeout_ms\": -1}", []string{"hook_timeout_ms", "negative"}},

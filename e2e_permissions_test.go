@@ -223,7 +223,7 @@ func TestPermissionsConfigErrors(t *testing.T) {
   "permissions": {
     "mdoe": "ask"
   }
-}`, `config.json:3: key "permissions.mdoe": unknown key (known: mode, allow, ask, deny, sandbox, writable)`},
+}`, `config.json:3: key "permissions.mdoe": unknown key (did you mean "mode"?)`},
 		{"wrong type", `{"permissions": {"allow": "bash"}}`, `config.json:1: key "permissions.allow": expected []string, got string`},
 		{"bad rule", `{"permissions": {"deny": ["rm -rf"]}}`, `config.json:1: key "permissions.deny": "rm -rf" is not a rule`},
 		{"hooks.permissions", `{"hooks": {"permissions": {}}}`, `config.json:1: key "hooks.permissions": the permission policy's settings are the top-level "permissions" key`},

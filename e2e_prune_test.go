@@ -201,7 +201,7 @@ func TestPruneREPLSelection(t *testing.T) {
 	p.expect("Prune tool results: pick one to mark it")
 	p.expect(" 1) [ ] bash: seq 1 1000 — 3.8 KB, 1000 lines")
 	p.expect(" 2) [ ] bash: echo hello — 6 bytes, 1 line")
-	p.expect("choose 1-2 (empty to cancel): ")
+	p.expect("choose 1-2 or type its first letters, ↑↓ and Enter; empty answers no: ")
 	p.line("1")
 	p.expect(" 1) [x] bash: seq 1 1000")
 	p.expect(" 3) → drop the 1 marked result")

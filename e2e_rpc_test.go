@@ -406,6 +406,9 @@ func TestRPCDialogs(t *testing.T) {
 	in := r.answerUI("input", map[string]any{"value": "Ada"})
 	assert.Equal(t, "a name", in["placeholder"])
 	r.answerUI("input", map[string]any{"cancelled": true})
+	edit := r.answerUI("editor", map[string]any{"value": "line one\nline two"})
+	assert.Equal(t, "Edit the plan", edit["title"])
+	assert.Equal(t, "line one", edit["prefill"])
 	note := r.answerUI("notify", nil)
 	assert.Equal(t, "heads up", note["message"])
 	assert.Equal(t, "warning", note["notifyType"])
@@ -417,7 +420,7 @@ func TestRPCDialogs(t *testing.T) {
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 1)
 	text, _ := reqs[0].LastUserText()
-	assert.Equal(t, "has_ui=true choice=green yes=true typed=Ada dismissed=nil editor=prefilled", text)
+	assert.Equal(t, "has_ui=true choice=green yes=true typed=Ada dismissed=nil edited=line one\nline two editor=prefilled", text)
 	r.close()
 }
 

@@ -184,7 +184,7 @@ func TestStackSeedTrace(t *testing.T) {
 	assert.Equal(t, cat([]string{compacted("C2")}, turns(9, 10), []string{userQ(11)}), wire(t, s.turn(11)))
 
 	// /pop (one turn): not crossing, S2 stands for turn 11.
-	reqs, _ = s.command("/pop", "S2")
+	reqs, _ = s.command("/pop 1", "S2")
 	assert.Equal(t, paragraphs(transcriptOf(11, 11)), conversation(t, reqs[0]))
 	assert.Equal(t, cat([]string{compacted("C2")}, turns(9, 10), []string{popped("S2"), userQ(12)}), wire(t, s.turn(12)))
 
@@ -241,6 +241,8 @@ func TestStackRefusals(t *testing.T) {
 		{"/pop x", "usage: /pop [N]"},
 		{"/pop 0", "usage: /pop [N]"},
 		{"/pop 1 2", "usage: /pop [N]"},
+		// Without N where no one can choose: the list, never the last turn.
+		{"/pop", "usage: /pop N (no terminal to choose on); the turns to go back to, newest last:\n  /pop 2  " + question(1)[:69] + "…\n(/pop 1 sets the last turn aside)"},
 	} {
 		reqs, r = s.run(c.line)
 		assert.Equal(t, 1, r.code, c.line)
@@ -250,7 +252,7 @@ func TestStackRefusals(t *testing.T) {
 
 	// A failed summary changes nothing.
 	e.srv.Reply(llmtest.Status(400))
-	reqs, r = s.run("/pop")
+	reqs, r = s.run("/pop 1")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "the summary failed, nothing changed")
 	assert.Len(t, reqs, 1)
@@ -265,7 +267,7 @@ func TestStackPopStaysOnItsBranch(t *testing.T) {
 	s := &stackRun{t: t, e: e}
 	s.turn(1)
 	s.turn(2)
-	s.command("/pop", "S")
+	s.command("/pop 1", "S")
 	assert.Equal(t, cat(turns(1, 1), []string{popped("S"), userQ(3)}), wire(t, s.turn(3)))
 
 	// Branch at answer 2 (before the pop) and continue there.
@@ -298,7 +300,7 @@ func TestStackREPL(t *testing.T) {
 	p.expect("counted")
 
 	e.srv.Reply(llmtest.Text("S"))
-	p.line("/pop")
+	p.line("/pop 1")
 	p.expect("summarising 1 turn (4 messages)…")
 	p.expect("popped 1 turn: the context went from 6 messages")
 	p.expect(" to 3 messages")
@@ -314,4 +316,46 @@ func TestStackREPL(t *testing.T) {
 	reqs = e.srv.Requests()
 	assert.Equal(t, []string{"user: first", "assistant: answer 1", popped("S"), "user: third"}, wire(t, reqs[len(reqs)-1]))
 	p.quit()
+}
+
+// /pop without N in the REPL: a picker of the user turns but the current
+// one; the turn picked and those after it are set aside.
+func TestStackREPLPicksTheTurn(t *testing.T) {
+	e := newReplEnv(t)
+	p := e.start()
+	for _, q := range []string{"first", "second", "third"} {
+		e.srv.Reply(llmtest.Text("answer to " + q))
+		p.line(q + " question")
+		p.expect("answer to " + q)
+		p.expect("> ")
+	}
+	p.line("/pop")
+	p.expect("empty answers no: ")
+	p.send("\r") // nothing chosen: nothing popped
+	p.expect("> ")
+	e.srv.Reply(llmtest.Text("S"))
+	p.line("/pop")
+	p.expect("Go back to which turn?")
+	p.expect("first question  (/pop 3)")
+	p.expect("second question  (/pop 2)")
+	p.expect("empty answers no: ")
+	p.send("sec\r")
+	p.expect("summarising 2 turns")
+	p.expect("popped 2 turns")
+	p.expect("> ")
+	p.line("/pop")
+	p.expect("nothing to go back to: the conversation has one user turn (/pop 1 sets it aside)")
+	e.srv.Reply(llmtest.Text("fourth answer"))
+	p.line("fourth question")
+	p.expect("fourth answer")
+	p.quit()
+	assert.NotContains(t, p.output(), "third question  (/pop", "never the current turn")
+	reqs := e.srv.Requests()
+	assert.Equal(t, []string{"user: first question", "assistant: answer to first", popped("S"), "user: fourth question"}, wire(t, reqs[len(reqs)-1]))
+
+	// JSON mode cannot choose either: the list, and exit 1.
+	r := (&e2e{t: t, home: e.home, cwd: e.cwd, srv: e.srv, api: "openai"}).run("", "--mode", "json", "-c", "-p", "/pop")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "usage: /pop N (no terminal to choose on)")
+	assert.Contains(t, r.stderr, "/pop 2  first question\n")
 }

@@ -164,19 +164,9 @@ func flagErrorHint(fs *pflag.FlagSet, err error) string {
 		return msg
 	}
 	typed, _, _ = strings.Cut(typed, "=")
-	// The nearest name; of two as near, the one closer in length.
-	best, bestDist, bestLen := "", 0, 0
-	fs.VisitAll(func(f *pflag.Flag) {
-		d := editDistance(typed, f.Name)
-		if strings.HasPrefix(f.Name, typed) && len(typed) >= 3 {
-			d = 1
-		}
-		l := abs(len(f.Name) - len(typed))
-		if best == "" || d < bestDist || d == bestDist && l < bestLen {
-			best, bestDist, bestLen = f.Name, d, l
-		}
-	})
-	if best != "" && bestDist <= max(2, len(typed)/3) {
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if best, ok := nearestName(typed, names); ok {
 		return fmt.Sprintf("%s (did you mean --%s?)", msg, best)
 	}
 	return msg

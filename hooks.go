@@ -57,7 +57,7 @@ func (a *app) appHookSet() appHooks {
 func modelSpec(m agent.Model) string { return agent.ModelSpec(m) }
 
 // hookUI is how hooks talk to the user (ctx.ui). The REPL implements it
-// with numbered prompts; one-shot mode uses noUI.
+// with pickers and prompts; one-shot mode uses noUI.
 type hookUI interface {
 	HasUI() bool
 	Select(title string, options []string) (string, bool)
@@ -66,6 +66,7 @@ type hookUI interface {
 	Notify(message, level string)
 	SetEditorText(text string)
 	EditorText() string
+	Editor(title, text string) (string, bool)
 	Print(text string)
 }
 
@@ -85,6 +86,9 @@ func (u noUI) Notify(message, level string) {
 }
 func (noUI) SetEditorText(string) {}
 func (noUI) EditorText() string   { return "" }
+
+// Editor answers nothing: no one can edit.
+func (noUI) Editor(string, string) (string, bool) { return "", false }
 
 // Print writes text to stderr, sanitised: stdout is the answer (or pure
 // JSONL).

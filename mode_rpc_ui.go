@@ -50,6 +50,7 @@ type rpcUIRequest struct {
 	Placeholder *string   `json:"placeholder,omitempty"`
 	NotifyType  string    `json:"notifyType,omitempty"`
 	Text        *string   `json:"text,omitempty"`
+	Prefill     *string   `json:"prefill,omitempty"`
 }
 
 // ask writes a request and waits for its answer; a cancelled request
@@ -121,6 +122,20 @@ func (u *rpcUI) Input(title, placeholder string) (string, bool) {
 	req := rpcUIRequest{Method: "input", Title: &title}
 	if placeholder != "" {
 		req.Placeholder = &placeholder
+	}
+	a := u.ask(req)
+	if a.cancelled || a.value == nil {
+		return "", false
+	}
+	return *a.value, true
+}
+
+// Editor asks the client for text of several lines (pi's "editor"
+// request, prefilled with text).
+func (u *rpcUI) Editor(title, text string) (string, bool) {
+	req := rpcUIRequest{Method: "editor", Title: &title}
+	if text != "" {
+		req.Prefill = &text
 	}
 	a := u.ask(req)
 	if a.cancelled || a.value == nil {

@@ -23,7 +23,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/peterh/liner"
 	"golang.org/x/term"
@@ -88,7 +87,17 @@ type inputFilter struct {
 	hold   bool
 	holdMu sync.Mutex
 	open   bool   // a prompt reads: keys go through
+	main   bool   // that prompt is the REPL's own (not a dialog)
 	held   []byte // type-ahead
+
+	cycles atomic.Int32 // Ctrl+P presses at the main prompt not yet seen
+	divert chan []byte  // a picker reads the keys (repl_picker.go)
+	ended  atomic.Bool  // the keyboard's input ended
+	src    io.Reader    // the keyboard (a pausableInput where it can pause)
+	// backlog counts the bytes typed before lunar made the terminal raw
+	// (the cooked terminal turned their Enter into a line feed): in them
+	// a line feed is Enter, not Ctrl+J.
+	backlog int
 }
 
 func newInputFilter() *inputFilter { return &inputFilter{pastes: map[string]string{}} }
@@ -110,7 +119,7 @@ func (f *inputFilter) deliver(dst io.Writer, out []byte) error {
 func (f *inputFilter) openTo(dst io.Writer, typeAhead bool) {
 	f.holdMu.Lock()
 	defer f.holdMu.Unlock()
-	f.open = true
+	f.open, f.main = true, typeAhead
 	if typeAhead && len(f.held) > 0 {
 		dst.Write(f.held)
 		f.held = nil
@@ -120,7 +129,7 @@ func (f *inputFilter) openTo(dst io.Writer, typeAhead bool) {
 // shut holds keys back again (the prompt returned).
 func (f *inputFilter) shut() {
 	f.holdMu.Lock()
-	f.open = false
+	f.open, f.main = false, false
 	f.holdMu.Unlock()
 }
 
@@ -136,7 +145,12 @@ func (f *inputFilter) run(src io.Reader, dst io.WriteCloser) {
 	buf := make([]byte, 4096)
 	for {
 		n, err := src.Read(buf)
-		if n > 0 {
+		if ch := f.diverted(); n > 0 && ch != nil {
+			select {
+			case ch <- append([]byte(nil), buf[:n]...):
+			default: // the picker is gone or far behind
+			}
+		} else if n > 0 {
 			if out := f.process(buf[:n]); len(out) > 0 {
 				if werr := f.deliver(dst, out); werr != nil {
 					return
@@ -144,6 +158,10 @@ func (f *inputFilter) run(src io.Reader, dst io.WriteCloser) {
 			}
 		}
 		if err != nil {
+			f.ended.Store(true)
+			if ch := f.diverted(); ch != nil {
+				close(ch)
+			}
 			dst.Close()
 			return
 		}
@@ -192,11 +210,19 @@ func (f *inputFilter) process(chunk []byte) []byte {
 // becomes Ctrl+G (leaves a reverse search), Ctrl+E (end of line) and Enter,
 // and is counted for the prompt.
 func (f *inputFilter) typed(b []byte) []byte {
-	if bytes.IndexByte(b, 3) < 0 {
+	b = f.newlineKeys(b)
+	if bytes.IndexByte(b, 3) < 0 && bytes.IndexByte(b, ctrlP) < 0 {
 		return b
 	}
 	out := make([]byte, 0, len(b)+8)
 	for _, c := range b {
+		if c == ctrlP && f.atMainPrompt() {
+			// Ctrl+P cycles the models: the prompt returns (as for
+			// Ctrl+C) and comes back with its text once the model changed.
+			f.cycles.Add(1)
+			out = append(out, "\x07\x05\r"...)
+			continue
+		}
 		if c != 3 {
 			out = append(out, c)
 			continue
@@ -308,6 +334,9 @@ type terminal struct {
 	hist      *history
 
 	closeOnce sync.Once
+	stopOnce  sync.Once
+	stopped   chan struct{} // closed by stopInput
+	cooked    *term.State   // the keyboard's mode before line editing
 }
 
 // isTTY reports whether w is a terminal.
@@ -318,7 +347,7 @@ func isTTY(w any) bool {
 
 // newTerminal sets up line editing when stdin and stdout are terminals.
 func newTerminal(stdin io.Reader, stdout, stderr io.Writer, historyFile string) *terminal {
-	t := &terminal{stdout: stdout, stderr: stderr, ttyOut: isTTY(stdout), ttyErr: isTTY(stderr)}
+	t := &terminal{stdout: stdout, stderr: stderr, ttyOut: isTTY(stdout), ttyErr: isTTY(stderr), stopped: make(chan struct{})}
 	if os.Getenv("TERM") == "dumb" {
 		// A terminal that understands no escape sequences (Emacs' shell,
 		// some CI logs): no colours, no spinner, no line redrawn in place,
@@ -339,6 +368,9 @@ func newTerminal(stdin io.Reader, stdout, stderr io.Writer, historyFile string) 
 		t.plain = bufio.NewReader(stdin)
 		return t
 	}
+	// The terminal's own mode, before liner makes it raw: an editor run
+	// from the REPL gets it back (repl_editor.go).
+	t.cooked, _ = term.GetState(int(in.Fd()))
 	saved := os.Stdin
 	os.Stdin = pr
 	t.line = liner.NewLiner()
@@ -369,7 +401,9 @@ func (t *terminal) start(onInterrupt func() bool) {
 		return
 	}
 	t.filter.onInterrupt = func() bool { return !t.prompting.Load() && onInterrupt() }
-	go t.filter.run(t.in, t.pipeW)
+	t.filter.src = newPausableInput(t.in)
+	t.filter.backlog = pendingInput(int(t.in.Fd()))
+	go t.filter.run(t.filter.src, t.pipeW)
 }
 
 // close restores the terminal; it may be called more than once.
@@ -392,6 +426,7 @@ func (a *app) closeTerminal() {
 
 // stopInput makes the current or next prompt return io.EOF (SIGTERM).
 func (t *terminal) stopInput() {
+	t.stopOnce.Do(func() { close(t.stopped) })
 	if t.pipeW != nil {
 		t.pipeW.Close()
 	}
@@ -452,6 +487,9 @@ func (t *terminal) readLocked(prompt, prefill string, typeAhead bool) (string, e
 	}
 	if t.filter.takeInterrupt() {
 		return s, errInterrupted
+	}
+	if typeAhead && t.filter.takeCycle() {
+		return s, errCycleModel
 	}
 	return s, nil
 }
@@ -704,13 +742,13 @@ func (r *repl) loop() {
 // in a backslash. It returns the decoded text.
 func (r *repl) read() (string, error) {
 	prefill := r.ui.takeEditorText()
-	line, err := r.term.readLine("> ", prefill)
+	line, err := r.readLine("> ", prefill)
 	if err != nil {
 		return r.term.decode(line), err
 	}
 	text := r.term.decode(line)
 	for strings.HasSuffix(text, "\\") && !strings.HasSuffix(text, "\\\\") {
-		more, err := r.term.readLine("… ", "")
+		more, err := r.readLine("… ", "")
 		if err == io.EOF {
 			// Ctrl+D ends the input: send what there is.
 			return strings.TrimSuffix(text, "\\"), nil
@@ -806,8 +844,15 @@ func (r *repl) interruptible(fn func(ctx context.Context) error) error {
 // reply.
 func (r *repl) prompt(text string) {
 	full, images, notes := expandAttachments(text, r.a.cwd)
-	for _, n := range notes {
-		r.warnf("%s", n)
+	if len(notes) > 0 {
+		// As in one-shot, a file that cannot be attached stops the prompt;
+		// it comes back in the editor to fix.
+		for _, n := range notes {
+			r.errorf("%s", n)
+		}
+		r.warnf("not sent")
+		r.ui.SetEditorText(text)
+		return
 	}
 	r.send(full, images)
 }
@@ -1060,11 +1105,13 @@ func expandAttachments(text, cwd string) (string, []session.ContentBlock, []stri
 			fmt.Fprintf(&blocks, "<file name=%q></file>\n", path)
 			continue
 		}
-		if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		if bytes.IndexByte(data, 0) >= 0 {
 			notes = append(notes, fmt.Sprintf("@%s: not a text or image file; not attached", word[1:]))
 			continue
 		}
-		fmt.Fprintf(&blocks, "<file name=%q>\n%s\n</file>\n", path, data)
+		// Text in another encoding is attached with its invalid bytes
+		// replaced, as the read tool reads it.
+		fmt.Fprintf(&blocks, "<file name=%q>\n%s\n</file>\n", path, strings.ToValidUTF8(string(data), "\uFFFD"))
 	}
 	if blocks.Len() == 0 {
 		return text, images, notes
@@ -1167,8 +1214,15 @@ func (r *repl) completeArgument(before string) (string, []string, bool) {
 	switch name {
 	case "model":
 		cands = append(cands, "next")
+		seen := map[string]bool{}
 		for _, m := range r.modelChoices() {
 			cands = append(cands, modelSpec(m))
+			// A bare id ("/model gpt-4" Tab) completes to the ids, as
+			// --model takes them.
+			if !strings.Contains(arg, "/") && !seen[m.ID] {
+				seen[m.ID] = true
+				cands = append(cands, m.ID)
+			}
 		}
 	case "thinking":
 		for _, l := range agent.ThinkingLevels {

@@ -21,7 +21,17 @@ func (r *repl) banner() {
 	a := r.a
 	var b strings.Builder
 	fmt.Fprintf(&b, "lunar %s · %s · thinking %s\n", version, modelSpec(a.rt.Model()), a.rt.ThinkingLevel())
-	row := func(k, v string) { fmt.Fprintf(&b, "  %-8s %s\n", k, v) }
+	// A value wider than the terminal is broken between words, its
+	// further lines under its first, so the columns hold.
+	width := max(r.term.columns()-12, 20)
+	row := func(k, v string) {
+		for i, l := range wrapWords(v, width) {
+			if i > 0 {
+				k = ""
+			}
+			fmt.Fprintf(&b, "  %-8s %s\n", k, l)
+		}
+	}
 	row("session", a.sessionLine())
 	if hooks := a.hooksLine(); hooks != "" {
 		row("hooks", hooks)

@@ -26,9 +26,9 @@ func TestREPLCtrlCAtDialogStopsTurn(t *testing.T) {
 		question string
 	}{
 		{name: "confirm", question: "Run it? echo confirm > ran.txt [y/N] "},
-		{name: "select", question: "choose 1-2 (empty to cancel): "},
+		{name: "select", question: "choose 1-2 or type its first letters, ↑↓ and Enter; empty answers no: "},
 		{name: "input", question: "Type yes to run it (yes): "},
-		{name: "permission dialog", bundled: true, question: "choose 1-2 (empty to cancel): "},
+		{name: "permission dialog", bundled: true, question: "choose 1-2 or type its first letters, ↑↓ and Enter; empty answers no: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -62,7 +62,7 @@ func TestREPLHookUIDialogs(t *testing.T) {
 	p.expect("Pick a colour")
 	p.expect(" 1) red")
 	p.expect(" 3) blue")
-	p.expect("choose 1-3 (empty to cancel): ")
+	p.expect("choose 1-3 or type its first letters, ↑↓ and Enter; empty answers no: ")
 	p.line("7")
 	p.expect("please answer with a number from 1 to 3")
 	p.line("2")
@@ -149,6 +149,8 @@ func TestREPLModelNextCyclesConfigList(t *testing.T) {
 	p.expect("model event gpt-4.1 -> gpt-4o")
 	p.line("/model")
 	p.expect("* openai/gpt-4o ")
+	p.send("\x1b") // Esc leaves the picker
+	p.expect("> ")
 	p.line("/model nosuch/model")
 	p.expect("error: ")
 	p.line("hi")
@@ -616,13 +618,13 @@ func TestREPLCtrlDEndsThePromptLine(t *testing.T) {
 	e := newReplEnv(t)
 	p := e.start("--hook", replHook(t, "repl_ui.lua"))
 	p.line("/colour")
-	p.expect("(empty to cancel): ")
+	p.expect("; empty answers no: ")
 	p.send("\x04") // leaves the dialog
 	p.expect("no colour")
 	p.send("\x04") // leaves lunar
 	assert.Equal(t, 0, p.wait())
 	out := withoutSpinner(p.output())
-	assert.Contains(t, out, "(empty to cancel): \r\n")
+	assert.Regexp(t, `; empty answers no: \r?\n`, out, "Ctrl+D ends the dialog's line")
 	out = strings.TrimSuffix(out, pasteModeOff)
 	assert.True(t, strings.HasSuffix(out, "> \r\n"), "%q", out[max(0, len(out)-40):])
 }

@@ -37,6 +37,8 @@ func TestInputFilter(t *testing.T) {
 		{name: "typing passes through", chunks: []string{"hello", "\r"}, want: "hello\r"},
 		{name: "arrow keys pass through", chunks: []string{"\x1b[A", "\x1b[B"}, want: "\x1b[A\x1b[B"},
 		{name: "lone escape is not held", chunks: []string{"\x1b"}, want: "\x1b"},
+		{name: "ctrl+j and shift+enter are newlines", chunks: []string{"a\nb\x1b[13;2uc\x1b[27;2;13~d"}, want: "a␤b␤c␤d"},
+		{name: "ctrl+p outside the main prompt is a key", chunks: []string{"\x10"}, want: "\x10"},
 		{name: "ctrl+c becomes enter and is counted", chunks: []string{"ab\x03", "\x03"}, want: "ab" + ctrlC + ctrlC, ctrlCs: 2},
 		{name: "single-line paste", chunks: []string{pasteStart + "git\tstatus" + pasteEnd}, want: "git" + string(tabMarker) + "status"},
 		{name: "single line paste drops trailing newline", chunks: []string{pasteStart + "ls -la\n" + pasteEnd}, want: "ls -la"},
@@ -703,17 +705,19 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 	p := e.start()
 	p.line("/model")
 	p.expect("* openai/gpt-4.1 ")
+	p.send("\x1b") // Esc leaves the picker
+	p.expect("> ")
 	p.line("/model openai/gpt-4.1-mini")
 	p.expect("model: openai/gpt-4.1-mini")
 	p.line("/thinking high")
-	p.expect("thinking: high")
+	p.expect("thinking: high — but openai/gpt-4.1-mini does not reason: no level is sent to it")
 	p.line("/thinking extreme")
 	p.expect("is not one of")
 	p.line("hello")
 	p.expect("from mini")
-	p.line("/model openai/o4-mini:low") // what --model takes: a part of an id, a level
-	p.expect("model: openai/o4-mini, thinking: low")
-	p.line("/model openai/gpt-5.2:minimal") // pi's registry: a model pi 0.73 knows
+	p.line("/model openai/o4-mini:low")                  // what --model takes: a part of an id, a level
+	p.expect("model: openai/o4-mini, thinking: low\r\n") // o4-mini reasons: nothing to say
+	p.line("/model openai/gpt-5.2:minimal")              // pi's registry: a model pi 0.73 knows
 	p.expect("model: openai/gpt-5.2, thinking: minimal")
 	p.line("/model nosuchthing")
 	p.expect(`no model matches "nosuchthing"`)
@@ -846,7 +850,7 @@ func TestREPLResumeFlagOpensPicker(t *testing.T) {
 	e.srv.Reply(llmtest.Text("continued"))
 	p = e.start("-r")
 	p.expect("earlier question")
-	p.expect("choose 1-1 (empty to cancel): ")
+	p.expect("choose 1-1 or type its first letters, ↑↓ and Enter; empty answers no: ")
 	p.line("1")
 	p.expect("resumed")
 	p.expect("earlier answer")

@@ -1,6 +1,6 @@
 package main
 
-// ctx.ui for hooks in the REPL: numbered selections, y/N confirmations,
+// ctx.ui for hooks in the REPL: selections (the picker), y/N confirmations,
 // text input, coloured notifications and the editor prefill. Dialogs may
 // open while a reply streams; they take the terminal for their duration.
 
@@ -71,37 +71,11 @@ func (u *replUI) pick(title string, options []string) (index int, ok bool) {
 	return index, ok
 }
 
-// pickLocked asks for a number on t (mutex held); an empty answer
-// cancels (errCancelled).
+// pickLocked asks on t (mutex held) for one of options, with the
+// picker: arrows and Enter, a number, or the first letters of an option;
+// nothing chosen answers no (errCancelled).
 func pickLocked(t *terminal, title string, options []string) (int, error) {
-	if title != "" {
-		// The first line is the question; further lines (a command, a
-		// diff) are shown as they are, sanitised.
-		first, rest, _ := strings.Cut(title, "\n")
-		fmt.Fprintln(t.stdout, t.paint(ansiBold, oneLine(first)))
-		if rest != "" {
-			fmt.Fprintln(t.stdout, cleanForTerminal(rest))
-		}
-	}
-	width := t.columns() - 6
-	for i, o := range options {
-		fmt.Fprintf(t.stdout, "  %s %s\n", t.paint(ansiCyan, fmt.Sprintf("%2d)", i+1)), truncateRunes(oneLine(o), width))
-	}
-	prompt := fmt.Sprintf("choose 1-%d (empty to cancel): ", len(options))
-	for {
-		line, err := t.readLineLocked(prompt, "")
-		if err != nil {
-			return 0, err
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			return 0, errCancelled
-		}
-		if n, ok := atoiOK(line); ok && n <= len(options) {
-			return n - 1, nil
-		}
-		fmt.Fprintln(t.stdout, t.paint(ansiYellow, fmt.Sprintf("please answer with a number from 1 to %d", len(options))))
-	}
+	return t.choose(pickSpec{title: title, items: options, numbered: true, initial: -1})
 }
 
 // Confirm asks "title: message [y/N]"; only y or yes confirms. Ctrl+C

@@ -29,6 +29,20 @@ func shortIDs(ids []string) map[string]string {
 	return out
 }
 
+// paddedShortIDs are the sessions' short ids padded to one width, so
+// that the columns after them align in a list.
+func paddedShortIDs(infos []session.Info) map[string]string {
+	short := shortIDs(sessionIDs(infos))
+	width := 0
+	for _, s := range short {
+		width = max(width, len(s))
+	}
+	for id, s := range short {
+		short[id] = fmt.Sprintf("%-*s", width, s)
+	}
+	return short
+}
+
 // shortID is id's entry of shortIDs(ids).
 func shortID(id string, ids []string) string {
 	n := min(minShortID, len(id))
@@ -120,7 +134,7 @@ func matchSessions(infos []session.Info, query string) []session.Info {
 func errAmbiguous(query string, matches []session.Info) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%q matches %d sessions; give more of one's id or name:", query, len(matches))
-	short := shortIDs(sessionIDs(matches))
+	short := paddedShortIDs(matches)
 	for _, in := range matches {
 		fmt.Fprintf(&b, "\n  %s", formatSessionInfo(in, short[in.ID]))
 	}

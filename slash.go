@@ -286,6 +286,10 @@ func (r *repl) modelChoices() []agent.Model {
 }
 
 func (r *repl) cmdModel(ctx context.Context, args string) error {
+	if args == "" && r.term.line != nil {
+		// On a terminal: the searchable picker.
+		return r.pickModel(ctx)
+	}
 	if args == "" {
 		var b strings.Builder
 		cur := modelSpec(r.a.rt.Model())
@@ -320,7 +324,7 @@ func (r *repl) cmdModel(ctx context.Context, args string) error {
 		if err := r.a.rt.SetThinkingLevel(ctx, level); err != nil {
 			return err
 		}
-		r.printf("model: %s, thinking: %s\n", modelSpec(r.a.rt.Model()), r.a.rt.ThinkingLevel())
+		r.printf("model: %s, thinking: %s%s\n", modelSpec(r.a.rt.Model()), r.a.rt.ThinkingLevel(), r.thinkingUnsent())
 		return nil
 	}
 	r.printf("model: %s\n", modelSpec(r.a.rt.Model()))
@@ -335,8 +339,19 @@ func (r *repl) cmdThinking(ctx context.Context, args string) error {
 	if err := r.a.rt.SetThinkingLevel(ctx, args); err != nil {
 		return err
 	}
-	r.printf("thinking: %s\n", r.a.rt.ThinkingLevel())
+	r.printf("thinking: %s%s\n", r.a.rt.ThinkingLevel(), r.thinkingUnsent())
 	return nil
+}
+
+// thinkingUnsent says, after a thinking level was set, that the current
+// model does not reason, so the level is not sent (it applies once a
+// model that does is chosen); "" when it is sent or is off.
+func (r *repl) thinkingUnsent() string {
+	m := r.a.rt.Model()
+	if m.Reasoning || r.a.rt.ThinkingLevel() == agent.ThinkingOff {
+		return ""
+	}
+	return r.term.paint(ansiYellow, fmt.Sprintf(" — but %s does not reason: no level is sent to it (the level applies to models that do)", modelSpec(m)))
 }
 
 func (r *repl) cmdClear(ctx context.Context, _ string) error {
@@ -413,6 +428,12 @@ func (r *repl) cmdBranch(ctx context.Context, args string) error {
 			id = f
 		default:
 			return errors.New("/branch: one entry id only (usage: /branch ID [--summarize])")
+		}
+	}
+	if id == "" && r.term.line != nil {
+		var ok bool
+		if id, ok = r.pickEntry("Branch from which entry?"); !ok {
+			return nil
 		}
 	}
 	if id == "" {
@@ -531,14 +552,14 @@ func (r *repl) pickSession(ctx context.Context, infos []session.Info) error {
 		return nil
 	}
 	opts := make([]string, len(infos))
-	short := shortIDs(sessionIDs(infos))
+	short := paddedShortIDs(infos)
 	for i, in := range infos {
 		opts[i] = formatSessionInfo(in, short[in.ID])
 		if in.Path == r.a.rt.Session().File() {
 			opts[i] += "  (current)"
 		}
 	}
-	i, ok := r.ui.pick("Sessions of "+r.a.cwd, opts)
+	i, ok := r.ui.choose(pickSpec{title: "Sessions of " + r.a.cwd, items: opts, numbered: true, initial: -1})
 	if !ok {
 		return nil
 	}

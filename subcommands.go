@@ -180,13 +180,26 @@ func (a *app) cmdSessionRemove(query string) int {
 func sessionTitle(in session.Info, max int) string {
 	title := in.Name
 	if title == "" {
-		title = in.FirstMessage
+		title = withoutAttachments(in.FirstMessage)
 	}
 	title = strings.Join(strings.Fields(ansi.Sanitize(title)), " ")
 	if r := []rune(title); len(r) > max {
 		title = string(r[:max]) + "…"
 	}
 	return title
+}
+
+// withoutAttachments is a prompt's text without the <file> blocks that
+// @path attachments appended to it (after a blank line, at its end): the
+// user's own words.
+func withoutAttachments(text string) string {
+	if i := strings.Index(text, "\n\n<file name=\""); i >= 0 {
+		return text[:i]
+	}
+	if strings.HasPrefix(text, "<file name=\"") {
+		return "" // attachments alone (lunar @a.go -p "")
+	}
+	return text
 }
 
 // formatSessionInfo is a session on one line, for the REPL's picker;

@@ -8,3 +8,6 @@ const (
 	ioctlGetTermios = unix.TIOCGETA
 	ioctlSetTermios = unix.TIOCSETA
 )
+
+// ioctlPendingInput asks how many bytes wait to be read (FIONREAD: _IOR('f', 127, int)).
+const ioctlPendingInput = 0x4004667f

@@ -6,3 +6,6 @@ const (
 	ioctlGetTermios = unix.TCGETS
 	ioctlSetTermios = unix.TCSETS
 )
+
+// ioctlPendingInput asks how many bytes wait to be read.
+const ioctlPendingInput = unix.TIOCINQ

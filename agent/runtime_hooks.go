@@ -31,7 +31,7 @@ type SessionHooks interface {
 	BeforeCompact(ctx context.Context, ev CompactEvent) CompactDecision
 	Compact(ctx context.Context, info CompactInfo)
 	// ModelChange fires after the model changed; source is "set" (/model,
-	// ctx.set_model), "cycle" (/model next) or "restore" (a session
+	// ctx.set_model), "cycle" (/model next, Ctrl+P) or "restore" (a session
 	// switched to brought its model back), as pi's model_select.
 	ModelChange(ctx context.Context, prevProvider, prevID, newProvider, newID, thinking, source string)
 	Shutdown(ctx context.Context, id string)

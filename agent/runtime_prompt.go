@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,9 @@ func (rt *Runtime) Prompt(ctx context.Context, text string, images []session.Con
 	text, images, handled := rt.loopHooks().ChatMessage(ctx, InputSource(ctx), text, images)
 	if handled {
 		return nil
+	}
+	if err := rt.checkPromptSize(text, images); err != nil {
+		return err
 	}
 	rt.autoCompact(ctx, false)
 	err := rt.agent.prompt(ctx, text, images)
@@ -325,3 +329,40 @@ func (rt *Runtime) SystemPrompt(ctx context.Context) string {
 
 // Idle reports whether no agent run is in progress.
 func (rt *Runtime) Idle() bool { return !rt.running.Load() }
+
+// PromptTooLargeError refuses a prompt that alone is larger than the
+// model's context window: no compaction can make room for it, and the
+// provider would only refuse it after the upload.
+type PromptTooLargeError struct {
+	Model  string // provider/id
+	Tokens int    // the prompt's estimate
+	Window int    // the model's context window
+}
+
+func (e *PromptTooLargeError) Error() string {
+	return fmt.Sprintf("prompt too large: about %s tokens, and %s's context window is %s tokens; nothing was sent (attach less, or pick a model with a larger window)",
+		groupDigits(e.Tokens), e.Model, groupDigits(e.Window))
+}
+
+// checkPromptSize refuses a prompt larger than the model's window (when
+// the window is known), before anything is stored or sent.
+func (rt *Runtime) checkPromptSize(text string, images []session.ContentBlock) error {
+	m := rt.Model()
+	if m.ContextWindow <= 0 {
+		return nil
+	}
+	msg := session.Message{Role: session.RoleUser, Content: append([]session.ContentBlock{{Type: session.BlockText, Text: text}}, images...)}
+	if n := session.EstimateTokens(&msg); n > m.ContextWindow {
+		return &PromptTooLargeError{Model: ModelSpec(m), Tokens: n, Window: m.ContextWindow}
+	}
+	return nil
+}
+
+// groupDigits writes n with thousands separated by commas.
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,8 +1,10 @@
 -- stack.lua: /pop [N], bundled with lunar (embedded in the binary).
 --
 -- /pop returns the conversation to an earlier user turn: the last N user
--- turns (default 1) and all the work since are replaced, in what the model
--- sees, by a summary (one model call). Nothing is deleted. A pop is a
+-- turns and all the work since are replaced, in what the model sees, by a
+-- summary (one model call). Without N the user picks the turn from a list
+-- of the path's user turns but the current one (in one-shot and JSON
+-- mode the list is the error: N is needed). Nothing is deleted. A pop is a
 -- "stack_pop" custom entry at the leaf,
 --
 --   data = { target = <id of the first user message popped>, turns = N,
@@ -49,7 +51,7 @@ local function stack()
 end
 
 lunar.command("pop", {
-  description = "[N]: set the last N user turns (default 1) and the work since aside, leaving a summary in their place",
+  description = "[N]: set the last N user turns and the work since aside, leaving a summary in their place (without N: choose the turn to go back to)",
   handler = function(args, ctx)
     return stack().pop(args, ctx)
   end,

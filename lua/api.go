@@ -222,6 +222,7 @@ func (h *hook) luaCommand(L *glua.LState) int {
 	if !validCommandName(name) {
 		L.ArgError(1, fmt.Sprintf("invalid command name %q", name))
 	}
+	h.warnUnknownKeys(L, spec, fmt.Sprintf("lunar.command %q", name), commandSpecKeys)
 	if slices.Contains(h.rt.opts.Builtins, name) {
 		h.warn("%s: command /%s would shadow the built-in command: ignored", where(L), name)
 		return 0

@@ -84,10 +84,10 @@ func (h *hook) ctxQueued(L *glua.LState) int {
 
 // ctxTables describes ctx's function tables, bound to h (nil: description only).
 func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
-	ui = &stdlib.Module{Name: "lunar.UI", Doc: "Talking to the user: numbered prompts in the REPL, pi's extension_ui_request lines in --mode rpc (docs/rpc.md); without a UI dialogs return nil (confirm: false) and notify prints to stderr. Every text shown (titles, options, messages, printed lines) has its control characters but newline and tab shown escaped (`\\x1b`, `\\u009b`): a hook cannot send the terminal escape sequences.",
+	ui = &stdlib.Module{Name: "lunar.UI", Doc: "Talking to the user: pickers and prompts in the REPL, pi's extension_ui_request lines in --mode rpc (docs/rpc.md); without a UI dialogs return nil (confirm: false) and notify prints to stderr. Every text shown (titles, options, messages, printed lines) has its control characters but newline and tab shown escaped (`\\x1b`, `\\u009b`): a hook cannot send the terminal escape sequences.",
 		Funcs: []stdlib.Func{
 			{Name: "select", Fn: h.uiSelect, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "options", Type: "string[]"}},
-				Doc: "Lets the user pick one option; nil when dismissed (an empty answer, Ctrl+D) or without a UI. Ctrl+C also stops the turn: a tool call the question was about is cancelled. A title of several lines shows its first line as the question and the rest as it is (a command, a diff)."},
+				Doc: "Lets the user pick one option (in the REPL a picker: arrows and Enter, a number, or the first letters of an option, such as y or no); nil when dismissed (an empty answer, Esc, Ctrl+D) or without a UI. Ctrl+C also stops the turn: a tool call the question was about is cancelled. A title of several lines shows its first line as the question and the rest as it is (a command, a diff)."},
 			{Name: "confirm", Fn: h.uiConfirm, Returns: "boolean", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "message", Type: "string", Optional: true}},
 				Doc: "Asks a yes/no question; false without a UI. Ctrl+C answers false and stops the turn: a tool call the question was about is cancelled."},
 			{Name: "input", Fn: h.uiInput, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "placeholder", Type: "string", Optional: true}},
@@ -100,6 +100,8 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 				Doc: "Prefills the next prompt line."},
 			{Name: "get_editor_text", Fn: h.uiGetEditorText, Returns: "string",
 				Doc: "Returns the prefilled prompt line."},
+			{Name: "editor", Fn: h.uiEditor, Returns: "string?", Params: []stdlib.Param{{Name: "title", Type: "string"}, {Name: "text", Type: "string", Optional: true}},
+				Doc: "Lets the user edit text of several lines, starting from text: in the REPL $VISUAL (or $EDITOR) opens it in a temporary file and the saved file is the answer; in --mode rpc an editor request to the client; nil when the editor fails or exits non-zero, when neither variable is set, or without a UI (pi's ctx.ui.editor)."},
 		}}
 	sess = &stdlib.Module{Name: "lunar.SessionAPI", Doc: "The current session. Entries are session JSON (camelCase, as stored).",
 		Funcs: []stdlib.Func{
@@ -287,6 +289,19 @@ func (h *hook) uiInput(L *glua.LState) int {
 		L.Push(glua.LNil)
 	} else {
 		L.Push(glua.LString(text))
+	}
+	return 1
+}
+
+func (h *hook) uiEditor(L *glua.LState) int {
+	title := L.CheckString(1)
+	text := L.OptString(2, "")
+	defer pauseTimeout(L.Context())()
+	out, ok := h.rt.host.UI().Editor(title, text)
+	if !ok {
+		L.Push(glua.LNil)
+	} else {
+		L.Push(glua.LString(out))
 	}
 	return 1
 }

@@ -202,7 +202,7 @@ var events = [numEvents]eventSpec{
 	evModelChange: {Name: "model.change", Aliases: []string{"model_select"}, When: "/model, cycling, ctx.set_model, a resumed session's model",
 		Payload: []stdlib.Field{{Name: "previous_provider", Type: "string"}, {Name: "previous_model_id", Type: "string"},
 			{Name: "new_provider", Type: "string"}, {Name: "new_model_id", Type: "string"}, {Name: "thinking_level", Type: "string"},
-			{Name: "source", Type: `"set"|"cycle"|"restore"`, Doc: "set: /model or ctx.set_model; cycle: /model next; restore: /resume or a /sessions pick brought the session's model back (pi's model_select source)"}}},
+			{Name: "source", Type: `"set"|"cycle"|"restore"`, Doc: "set: /model or ctx.set_model; cycle: /model next or Ctrl+P at the prompt; restore: /resume or a /sessions pick brought the session's model back (pi's model_select source)"}}},
 	evProviderRequest: {Name: "provider.request", Aliases: []string{"before_provider_request"}, Kind: kindTransform,
 		When: "before every model request of the agent loop is sent (not lunar.complete's or a compaction's), once per request (retries send the same body)",
 		Payload: []stdlib.Field{{Name: "body", Type: "table", Doc: "the exact JSON body, decoded (keys in order; arrays marked as json arrays); only built when a handler listens"},

@@ -50,7 +50,7 @@ type Session interface {
 }
 
 // UI is how hooks talk to the user (ctx.ui). The REPL implements it with
-// numbered prompts; without a terminal HasUI is false, dialogs answer
+// pickers and prompts; without a terminal HasUI is false, dialogs answer
 // nothing (confirm: false) and notifications go to stderr.
 type UI interface {
 	HasUI() bool
@@ -60,6 +60,10 @@ type UI interface {
 	Notify(message, level string)
 	SetEditorText(text string)
 	EditorText() string
+	// Editor lets the user edit text of several lines (ctx.ui.editor):
+	// the REPL opens $VISUAL or $EDITOR on a temporary file; false when
+	// the user gave up or there is no UI.
+	Editor(title, text string) (string, bool)
 	// Print shows text as it is (ctx.ui.print): through the REPL's
 	// renderer, so the prompt line stays whole; on stderr without a UI.
 	Print(text string)
@@ -316,3 +320,6 @@ func (NoUI) SetEditorText(string) {}
 
 // EditorText implements UI.
 func (NoUI) EditorText() string { return "" }
+
+// Editor implements UI: no one to edit.
+func (NoUI) Editor(string, string) (string, bool) { return "", false }

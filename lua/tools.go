@@ -142,7 +142,10 @@ func normalizeSchema(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 func (h *hook) luaTool(L *glua.LState) int {
-	t, err := h.toolSpec(L.CheckTable(1))
+	spec := L.CheckTable(1)
+	name, _ := spec.RawGetString("name").(glua.LString)
+	h.warnUnknownKeys(L, spec, fmt.Sprintf("lunar.tool %q", string(name)), toolSpecKeys)
+	t, err := h.toolSpec(spec)
 	if err != nil {
 		// The hook runs on without the tool (a warning); `lunar hooks
 		// check` counts it as an error.

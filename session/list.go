@@ -38,7 +38,7 @@ type Info struct {
 	ID            string
 	Cwd           string
 	Name          string // from the latest session_info entry
-	FirstMessage  string // text of the first user message ("" if none)
+	FirstMessage  string // text of the first user message, or "!command" of a first !cmd ("" if none)
 	Modified      time.Time
 	MessageCount  int // message entries, all roles
 	ParentSession string
@@ -174,8 +174,15 @@ func scanInfo(path string) (Info, bool) {
 			in.Name = strings.Clone(strings.TrimSpace(e.Name()))
 		case TypeMessage:
 			in.MessageCount++
-			if in.FirstMessage == "" && e.Message != nil && e.Message.Role == RoleUser {
+			if in.FirstMessage != "" || e.Message == nil {
+				break
+			}
+			switch e.Message.Role {
+			case RoleUser:
 				in.FirstMessage = strings.Clone(messageText(e.Message))
+			case RoleBashExecution:
+				// A session begun with the REPL's !cmd is titled by it.
+				in.FirstMessage = "!" + strings.Clone(e.Message.Command())
 			}
 		}
 	}

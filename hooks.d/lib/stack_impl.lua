@@ -356,13 +356,47 @@ local function size(ctx)
   return string.format("%d messages, ~%d tokens", c.messages, c.tokens)
 end
 
+-- choose_turns is /pop without N (seed 000): the user turns of the
+-- path but the current (last) one, to pick the turn to go back to; it and
+-- every turn after it are set aside. Where no one can pick (one-shot,
+-- JSON mode) the list is the error, each turn with the N that pops it.
+-- Returns N, or nil when the user picked nothing.
+local function choose_turns(ctx, pm, turns)
+  local lines, options = {}, {}
+  for k = 1, #turns - 1 do
+    local m = pm.entries[turns[k]].message
+    local text = core.message_text(m):gsub("%s+", " "):gsub("^ ", "")
+    if #text > 70 then
+      text = text:sub(1, char_start(text, 70) - 1) .. "…"
+    end
+    options[k] = string.format("%s  (/pop %d)", text, #turns - k + 1)
+    lines[k] = string.format("  /pop %d  %s", #turns - k + 1, text)
+  end
+  if #options == 0 then
+    fail("nothing to go back to: the conversation has one user turn (/pop 1 sets it aside)")
+  end
+  if not ctx.has_ui then
+    fail("usage: /pop N (no terminal to choose on); the turns to go back to, newest last:\n"
+      .. table.concat(lines, "\n") .. "\n(/pop 1 sets the last turn aside)")
+  end
+  local choice = ctx.ui.select("Go back to which turn? It and the turns after it are set aside", options)
+  if choice == nil then
+    return nil
+  end
+  for k, o in ipairs(options) do
+    if o == choice then
+      return #turns - k + 1
+    end
+  end
+end
+
 -- M.pop is /pop's handler.
 function M.pop(_, ctx)
-  local n = 1
+  local n
   if #ctx.args > 0 then
     n = tonumber(ctx.args[1])
     if #ctx.args > 1 or not n or n < 1 or n ~= math.floor(n) then
-      fail("usage: /pop [N]  (N: how many user turns to pop, default 1)")
+      fail("usage: /pop [N]  (N: how many user turns to pop; without N, choose the turn)")
     end
   end
   local pm = path_model(ctx)
@@ -386,6 +420,12 @@ function M.pop(_, ctx)
   end
   if #turns == 0 then
     fail("nothing to pop: no user turn in the conversation")
+  end
+  if not n then
+    n = choose_turns(ctx, pm, turns)
+    if not n then
+      return
+    end
   end
   if n > #turns then
     fail(string.format("cannot pop %s: the conversation has %s", plural(n, "turn"), plural(#turns, "turn")))

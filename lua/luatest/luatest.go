@@ -185,7 +185,11 @@ type UI struct {
 	Asked   []string // "select: title", "confirm: title", "input: title"
 	Options []string // the options of the last select
 	Notices []string // "level: message"
-	Editor  string
+	Prefill string   // the editor prefill (set_editor_text)
+	// EditorAnswer is the text ctx.ui.editor returns (nil when
+	// EditorCancel is set).
+	EditorAnswer string
+	EditorCancel bool
 }
 
 var _ lua.UI = (*UI)(nil)
@@ -242,14 +246,25 @@ func (u *UI) Print(text string) {
 func (u *UI) SetEditorText(text string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.Editor = text
+	u.Prefill = text
 }
 
 // EditorText implements lua.UI.
 func (u *UI) EditorText() string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.Editor
+	return u.Prefill
+}
+
+// Editor implements lua.UI: the scripted EditorAnswer.
+func (u *UI) Editor(title, text string) (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.Asked = append(u.Asked, "editor: "+title)
+	if u.EditorCancel || !u.Interactive {
+		return "", false
+	}
+	return u.EditorAnswer, true
 }
 
 // Sent is one lunar.send call.

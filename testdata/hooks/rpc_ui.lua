@@ -7,10 +7,11 @@ lunar.command("dialogs", {
     local yes = ctx.ui.confirm("Sure?", "It matters")
     local typed = ctx.ui.input("Your name", "a name")
     local dismissed = ctx.ui.input("Dismissed")
+    local edited = ctx.ui.editor("Edit the plan", "line one")
     ctx.ui.notify("heads up", "warning")
     ctx.ui.set_editor_text("prefilled")
-    return string.format("has_ui=%s choice=%s yes=%s typed=%s dismissed=%s editor=%s",
-      tostring(ctx.has_ui), tostring(choice), tostring(yes), tostring(typed), tostring(dismissed), ctx.ui.get_editor_text())
+    return string.format("has_ui=%s choice=%s yes=%s typed=%s dismissed=%s edited=%s editor=%s",
+      tostring(ctx.has_ui), tostring(choice), tostring(yes), tostring(typed), tostring(dismissed), tostring(edited), ctx.ui.get_editor_text())
   end,
 })
 

@@ -140,6 +140,8 @@ func TestOneShotBuiltins(t *testing.T) {
 	msgs := reqMessages(t, reqs[1])
 	assert.Equal(t, "another question", contentText(msgs[len(msgs)-1].Content))
 	assert.NotContains(t, string(reqs[1].Body), "first question", "before the user message: it is left out")
+	assert.Contains(t, r.stdout, "its text was: first question", "no prompt to fill in one-shot: the text is shown")
+	assert.NotContains(t, r.stdout, "in the prompt to edit")
 
 	for _, line := range []string{"/clear", "/sessions", "/resume x", "/expand", "/quit"} {
 		r = e.run("", "-c", "-p", "hello", line)

@@ -467,6 +467,9 @@ func (r *repl) cmdBranch(ctx context.Context, args string) error {
 	msg := "now at " + id
 	if before {
 		msg = "now before " + id + "; its text is in the prompt to edit and resend"
+		if r.term.line == nil && r.term.plain == nil { // one-shot: there is no prompt to fill
+			msg = "now before " + id + "; its text was: " + ansi.Sanitize(text)
+		}
 	}
 	if e := r.a.rt.Session().Get(r.a.rt.Session().LeafID()); e != nil && e.Type == session.TypeBranchSummary {
 		msg += " (summary of the branch left: " + e.ID + ")"

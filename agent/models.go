@@ -77,8 +77,25 @@ var builtinProviders = []ProviderConfig{
 	{Name: "openrouter", API: APIOpenAICompletions, BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"},
 	{Name: "groq", API: APIOpenAICompletions, BaseURL: "https://api.groq.com/openai/v1", APIKeyEnv: "GROQ_API_KEY"},
 	{Name: "xai", API: APIOpenAICompletions, BaseURL: "https://api.x.ai/v1", APIKeyEnv: "XAI_API_KEY"},
-	{Name: "deepseek", API: APIOpenAICompletions, BaseURL: "https://api.deepseek.com/v1", APIKeyEnv: "DEEPSEEK_API_KEY"},
+	{Name: "deepseek", API: APIOpenAICompletions, BaseURL: "https://api.deepseek.com", APIKeyEnv: "DEEPSEEK_API_KEY"},
 	{Name: "mistral", API: APIOpenAICompletions, BaseURL: "https://api.mistral.ai/v1", APIKeyEnv: "MISTRAL_API_KEY"},
+	// pi's other providers that speak one of lunar's two APIs (the same
+	// base URLs and key variables as pi 0.73.1).
+	{Name: "cerebras", API: APIOpenAICompletions, BaseURL: "https://api.cerebras.ai/v1", APIKeyEnv: "CEREBRAS_API_KEY"},
+	{Name: "huggingface", API: APIOpenAICompletions, BaseURL: "https://router.huggingface.co/v1", APIKeyEnv: "HF_TOKEN"},
+	{Name: "moonshotai", API: APIOpenAICompletions, BaseURL: "https://api.moonshot.ai/v1", APIKeyEnv: "MOONSHOT_API_KEY"},
+	{Name: "moonshotai-cn", API: APIOpenAICompletions, BaseURL: "https://api.moonshot.cn/v1", APIKeyEnv: "MOONSHOT_API_KEY"},
+	{Name: "zai", API: APIOpenAICompletions, BaseURL: "https://api.z.ai/api/coding/paas/v4", APIKeyEnv: "ZAI_API_KEY"},
+	{Name: "opencode-go", API: APIOpenAICompletions, BaseURL: "https://opencode.ai/zen/go/v1", APIKeyEnv: "OPENCODE_API_KEY"},
+	{Name: "fireworks", API: APIAnthropicMessages, BaseURL: "https://api.fireworks.ai/inference", APIKeyEnv: "FIREWORKS_API_KEY"},
+	{Name: "kimi-coding", API: APIAnthropicMessages, BaseURL: "https://api.kimi.com/coding", APIKeyEnv: "KIMI_API_KEY"},
+	{Name: "minimax", API: APIAnthropicMessages, BaseURL: "https://api.minimax.io/anthropic", APIKeyEnv: "MINIMAX_API_KEY"},
+	{Name: "minimax-cn", API: APIAnthropicMessages, BaseURL: "https://api.minimaxi.com/anthropic", APIKeyEnv: "MINIMAX_CN_API_KEY"},
+	{Name: "vercel-ai-gateway", API: APIAnthropicMessages, BaseURL: "https://ai-gateway.vercel.sh", APIKeyEnv: "AI_GATEWAY_API_KEY"},
+	{Name: "xiaomi", API: APIAnthropicMessages, BaseURL: "https://api.xiaomimimo.com/anthropic", APIKeyEnv: "XIAOMI_API_KEY"},
+	{Name: "xiaomi-token-plan-cn", API: APIAnthropicMessages, BaseURL: "https://token-plan-cn.xiaomimimo.com/anthropic", APIKeyEnv: "XIAOMI_TOKEN_PLAN_CN_API_KEY"},
+	{Name: "xiaomi-token-plan-ams", API: APIAnthropicMessages, BaseURL: "https://token-plan-ams.xiaomimimo.com/anthropic", APIKeyEnv: "XIAOMI_TOKEN_PLAN_AMS_API_KEY"},
+	{Name: "xiaomi-token-plan-sgp", API: APIAnthropicMessages, BaseURL: "https://token-plan-sgp.xiaomimimo.com/anthropic", APIKeyEnv: "XIAOMI_TOKEN_PLAN_SGP_API_KEY"},
 	{Name: "ollama", API: APIOpenAICompletions, BaseURL: "http://localhost:11434/v1"},
 }
 

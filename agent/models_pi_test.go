@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,6 +30,8 @@ type piModel struct {
 	ContextWindow int    `json:"contextWindow"`
 	MaxTokens     int    `json:"maxTokens"`
 	Reasoning     bool   `json:"reasoning"`
+	API           string `json:"api"`
+	BaseURL       string `json:"baseUrl"`
 	Cost          struct {
 		Input      float64 `json:"input"`
 		Output     float64 `json:"output"`
@@ -62,7 +65,7 @@ func piRegistry(t *testing.T) []piModel {
   for (const p of JSON.parse(process.argv[2])) {
     for (const md of Object.values(m.MODELS[p] || {})) {
       out.push({provider: p, id: md.id, contextWindow: md.contextWindow, maxTokens: md.maxTokens,
-        reasoning: !!md.reasoning, cost: md.cost});
+        reasoning: !!md.reasoning, api: md.api, baseUrl: md.baseUrl, cost: md.cost});
     }
   }
   console.log(JSON.stringify(out));
@@ -99,6 +102,9 @@ func TestModelsMatchPi(t *testing.T) {
 		assert.Equal(t, w.MaxTokens, m.MaxTokens, "%s/%s max tokens", w.Provider, w.ID)
 		assert.Equal(t, w.Reasoning, m.Reasoning, "%s/%s reasoning", w.Provider, w.ID)
 		assert.Equal(t, w.cost(), m.Cost, "%s/%s cost", w.Provider, w.ID)
+		if w.API == m.API { // where pi speaks lunar's API, it is the same endpoint
+			assert.Equal(t, strings.TrimSuffix(w.BaseURL, "/"), m.BaseURL, "%s/%s base URL", w.Provider, w.ID)
+		}
 	}
 	assert.Len(t, piModels, len(want), "models_pi.go has models pi no longer knows (go generate ./agent)")
 	for _, m := range extraModels {

@@ -52,6 +52,9 @@ func (a *app) firstRunHelp(err error) string {
 	row := func(left, right string) { fmt.Fprintf(&b, "  %-30s %s\n", left, right) }
 	b.WriteString("Pick a provider:\n")
 	row("export ANTHROPIC_API_KEY=…", "or OPENAI_API_KEY=…")
+	if len(others) > 6 { // the first providers; README lists every variable
+		others = append(others[:6:6], "…")
+	}
 	if len(others) > 0 {
 		row("", "(or "+strings.Join(others, ", ")+", with --model)")
 	}

@@ -1,8 +1,11 @@
-// The REPL's streaming display: assistant text as it arrives (markdown
-// blocks drawn again rendered once complete, see session/export/ansi), thinking
-// collapsed to one dimmed line, one line per tool call with a short result
-// preview, hook-rendered custom messages, and a spinner with elapsed
-// seconds while the model or a tool is working.
+// The REPL's streaming display: assistant text rendered a line at a time
+// as it arrives (see session/export/ansi: every line is written once,
+// whole, and never drawn again), thinking collapsed to one dimmed line,
+// one line per tool call with a short result preview, hook-rendered
+// custom messages. Below the output, a live area is redrawn in place: a
+// spinner with elapsed seconds while the model or a tool is working, a
+// running bash command's last output lines, "…" while a table is held
+// and "waiting" when a stream stalls (see repl_live.go).
 package main
 
 import (
@@ -46,66 +49,18 @@ type view struct {
 	thinkingOpen  bool // a collapsed thinking line is on screen
 	thinkingDrawn time.Time
 
-	spin *spinner
+	spin      *spinner
+	lastDelta time.Time // when the stream last brought something
+	tail      []string  // a running bash command's last output lines
 
-	runUsage session.Usage // summed over this run's replies
-	runCalls int           // replies with usage in this run
+	runUsage     session.Usage // summed over this run's replies
+	runCalls     int           // replies with usage in this run
+	runEstimated bool          // an interrupted reply's output is estimated
+	replyChars   int           // streamed by the current reply
 }
 
 func newView(t *terminal, showThinking bool, hooks func() appHooks) *view {
 	return &view{t: t, showThinking: showThinking, hooks: hooks}
-}
-
-// spinner animates "⠋ label 3s" on stderr until stopped.
-type spinner struct {
-	label   string
-	start   time.Time
-	stopped bool // guarded by the terminal's mutex
-	stop    chan struct{}
-}
-
-var spinFrames = []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
-
-// startSpinner shows the spinner (terminal mutex held; stdout line closed).
-func (v *view) startSpinner(label string) {
-	v.resumeSpinner(label, time.Now())
-}
-
-// resumeSpinner shows the spinner counting from start.
-func (v *view) resumeSpinner(label string, start time.Time) {
-	if !v.t.ttyErr || v.spin != nil {
-		return
-	}
-	s := &spinner{label: label, start: start, stop: make(chan struct{})}
-	v.spin = s
-	go func() {
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for i := 0; ; i++ {
-			select {
-			case <-s.stop:
-				return
-			case <-tick.C:
-			}
-			v.t.mu.Lock()
-			if !s.stopped {
-				fmt.Fprintf(v.t.stderr, "\r\x1b[K%s", v.t.paint(ansiDim, fmt.Sprintf("%c %s %ds", spinFrames[i%len(spinFrames)], label,
-					int(time.Since(start).Seconds()))))
-			}
-			v.t.mu.Unlock()
-		}
-	}()
-}
-
-// stopSpinner removes the spinner (terminal mutex held).
-func (v *view) stopSpinner() {
-	if v.spin == nil {
-		return
-	}
-	v.spin.stopped = true
-	close(v.spin.stop)
-	v.spin = nil
-	io.WriteString(v.t.stderr, "\r\x1b[K")
 }
 
 // write writes s to stdout and tracks whether the line is left open.
@@ -113,6 +68,7 @@ func (v *view) write(s string) {
 	if s == "" {
 		return
 	}
+	v.hideLive()
 	io.WriteString(v.t.stdout, s)
 	v.open = !strings.HasSuffix(s, "\n")
 	v.wrote = true
@@ -149,7 +105,10 @@ func (v *view) printf(format string, args ...any) {
 	v.endLine()
 	v.write(fmt.Sprintf(format, args...))
 	v.section = "note"
-	if spin != nil {
+	switch {
+	case spin != nil && spin.quiet:
+		v.startQuiet()
+	case spin != nil:
 		v.resumeSpinner(spin.label, spin.start)
 	}
 }
@@ -197,7 +156,7 @@ func (v *view) begin() {
 	defer v.t.mu.Unlock()
 	v.open, v.section, v.wrote, v.errShown, v.abortSeen = false, "", false, false, false
 	v.thinkingOpen = false
-	v.runUsage, v.runCalls = session.Usage{}, 0
+	v.runUsage, v.runCalls, v.runEstimated = session.Usage{}, 0, false
 }
 
 // end finishes a run: the spinner goes, a run error that no message
@@ -318,8 +277,11 @@ func (v *view) event(ev agent.Event) {
 	case agent.EventAgentStart, agent.EventTurnStart:
 		v.endLine()
 		v.startSpinner("working")
+		v.replyChars = 0
 	case agent.EventMessageUpdate:
 		if ev.Stream != nil {
+			v.lastDelta = time.Now()
+			v.replyChars += len(ev.Stream.Delta)
 			v.stream(ev.Stream)
 		}
 	case agent.EventMessageEnd:
@@ -327,8 +289,14 @@ func (v *view) event(ev agent.Event) {
 	case agent.EventToolExecutionStart:
 		v.startSection("tool")
 		v.write(v.t.paint(ansiCyan, "→ ") + v.t.paint(ansiBold, toolCallSummary(ev.ToolName, ev.Args)) + "\n")
+		v.tail = nil
 		v.startSpinner(ev.ToolName)
+	case agent.EventToolExecutionUpdate:
+		if ev.ToolName == "bash" && ev.Result != nil {
+			v.showTail(resultText(ev.Result))
+		}
 	case agent.EventToolExecutionEnd:
+		v.tail = nil
 		v.stopSpinner()
 		v.toolResult(ev.ToolName, ev.Result, ev.IsError)
 	case agent.EventAgentEnd:
@@ -367,6 +335,9 @@ func (v *view) stream(se *agent.StreamEvent) {
 			v.startText(true)
 		}
 		v.write(v.text.Write(se.Delta))
+		if v.text.Held() {
+			v.drawLive() // "…" at once
+		}
 	case agent.StreamTextEnd:
 		v.flushText()
 	case agent.StreamToolCallStart:
@@ -377,17 +348,19 @@ func (v *view) stream(se *agent.StreamEvent) {
 }
 
 // startText begins a text block: on a terminal, wrapped between words
-// at its width and, for an answer (markdown), each markdown block drawn
-// again rendered once it is complete — unless --raw or TERM=dumb asks
-// for the text as it is.
+// at its width and, for an answer (markdown), rendered a line at a time
+// — unless --raw or TERM=dumb asks for the text as it is. While it
+// streams, the live area stays quiet unless the stream stalls or holds
+// a table back.
 func (v *view) startText(markdown bool) {
 	o := ansi.StreamOptions{Plain: !markdown || !v.markdown()}
 	if v.t.ttyOut {
-		o.Width, o.Rows = v.t.size()
-		o.Color = v.t.color
+		o.Width, _ = v.t.size()
+		o.Color, o.NoColor = true, !v.t.color
 		o.Size = v.t.size
 	}
 	v.text = ansi.NewStream(o)
+	v.startQuiet()
 }
 
 // markdown reports whether answers are rendered.
@@ -443,7 +416,18 @@ func (v *view) messageEnd(m *session.Message, custom string) {
 	}
 	switch m.Role {
 	case session.RoleAssistant:
-		if u := m.Usage; u != nil {
+		u := m.Usage
+		if m.StopReason == session.StopAborted && (u == nil || u.Output == 0) && v.replyChars > 0 {
+			// The stream was cut before the usage came: what the reply
+			// used is estimated from what it streamed (4 bytes a token).
+			est := session.Usage{Output: (v.replyChars + 3) / 4}
+			if u != nil {
+				est.Input, est.CacheRead, est.CacheWrite = u.Input, u.CacheRead, u.CacheWrite
+			}
+			u = &est
+			v.runEstimated = true
+		}
+		if u != nil {
 			v.runCalls++
 			v.runUsage.Input += u.Input
 			v.runUsage.Output += u.Output
@@ -559,7 +543,11 @@ func (v *view) statusLine(ci contextInfo) {
 		return
 	}
 	u := v.runUsage
-	parts := []string{"in " + shortTokens(u.Input+u.CacheRead+u.CacheWrite), "out " + shortTokens(u.Output)}
+	out := "out " + shortTokens(u.Output)
+	if v.runEstimated {
+		out = "out ~" + shortTokens(u.Output) + " (interrupted)"
+	}
+	parts := []string{"in " + shortTokens(u.Input+u.CacheRead+u.CacheWrite), out}
 	if u.CacheRead > 0 {
 		parts = append(parts, "cached "+shortTokens(u.CacheRead))
 	}
@@ -569,8 +557,17 @@ func (v *view) statusLine(ci contextInfo) {
 	warn := ""
 	if ci.window > 0 {
 		pct := 100 * float64(ci.tokens) / float64(ci.window)
-		parts = append(parts, fmt.Sprintf("context %s/%s (%.0f%%)", shortTokens(ci.tokens), shortTokens(ci.window), pct))
+		if ci.tokens > ci.window {
+			// Past the window (an estimate before the next reply counts
+			// it, a model switched to a smaller one): not a normal figure.
+			parts = append(parts, fmt.Sprintf("context %s/%s (full)", shortTokens(ci.tokens), shortTokens(ci.window)))
+			pct = 100
+		} else {
+			parts = append(parts, fmt.Sprintf("context %s/%s (%.0f%%)", shortTokens(ci.tokens), shortTokens(ci.window), min(pct, 100)))
+		}
 		switch {
+		case ci.tokens > ci.window:
+			warn = "over the context window: /compact or /clear"
 		case ci.threshold > 0 && ci.tokens >= ci.threshold*9/10:
 			warn = "auto-compaction near"
 		case ci.threshold <= 0 && pct >= 90:

@@ -1,0 +1,148 @@
+// The live area under the REPL's output while a run works: a spinner
+// line ("⠋ bash 3s"), above it a running bash command's last output
+// lines, and while an answer streams, "…" when a table is held back or
+// "waiting" when the stream stalls. Output above it is whole lines (see
+// session/export/ansi's Stream), so the area is erased, the lines
+// written, and the area drawn again below them: nothing already written
+// is ever redrawn. It is drawn on stderr, and only when stderr is a
+// terminal.
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Live area timing.
+const (
+	spinnerTick = 100 * time.Millisecond
+	// stallAfter is how long a stream that began to show text may
+	// bring nothing before the live area says it is waiting.
+	stallAfter = 2 * time.Second
+	// tailLines bounds a running bash command's output shown live.
+	tailLines = 5
+)
+
+// spinner animates the live area until stopped. Its fields are guarded
+// by the terminal's mutex.
+type spinner struct {
+	label   string
+	start   time.Time
+	quiet   bool // shown only when a stream stalls or holds a table back
+	stopped bool
+	stop    chan struct{}
+	frame   int
+	rows    int // rows drawn above the cursor's row; -1: nothing drawn
+}
+
+var spinFrames = []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+
+// startSpinner shows the spinner (terminal mutex held; stdout line closed).
+func (v *view) startSpinner(label string) {
+	v.resumeSpinner(label, time.Now())
+}
+
+// startQuiet starts a spinner that stays hidden while the text streams.
+func (v *view) startQuiet() {
+	v.stopSpinner()
+	v.resumeSpinner("", time.Now())
+	if v.spin != nil {
+		v.spin.quiet = true
+	}
+}
+
+// resumeSpinner shows the spinner counting from start.
+func (v *view) resumeSpinner(label string, start time.Time) {
+	if !v.t.ttyErr || v.spin != nil {
+		return
+	}
+	s := &spinner{label: label, start: start, stop: make(chan struct{}), rows: -1}
+	v.spin = s
+	go func() {
+		tick := time.NewTicker(spinnerTick)
+		defer tick.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-tick.C:
+			}
+			v.t.mu.Lock()
+			if !s.stopped {
+				s.frame++
+				v.drawLive()
+			}
+			v.t.mu.Unlock()
+		}
+	}()
+}
+
+// stopSpinner removes the spinner and the live area (terminal mutex
+// held).
+func (v *view) stopSpinner() {
+	if v.spin == nil {
+		return
+	}
+	v.hideLive()
+	v.spin.stopped = true
+	close(v.spin.stop)
+	v.spin = nil
+}
+
+// hideLive erases the live area (terminal mutex held); the spinner's
+// next frame draws it again.
+func (v *view) hideLive() {
+	s := v.spin
+	if s == nil || s.rows < 0 {
+		return
+	}
+	up := ""
+	if s.rows > 0 {
+		up = fmt.Sprintf("\x1b[%dA", s.rows)
+	}
+	io.WriteString(v.t.stderr, "\r"+up+"\x1b[J")
+	s.rows = -1
+}
+
+// drawLive draws the live area afresh (terminal mutex held).
+func (v *view) drawLive() {
+	s := v.spin
+	if s == nil || v.open {
+		return // nothing can go below a line that is not finished
+	}
+	label, since := s.label, s.start
+	if s.quiet {
+		switch {
+		case v.text != nil && v.text.Held():
+			label = "…"
+		case !v.lastDelta.IsZero() && time.Since(v.lastDelta) >= stallAfter:
+			label, since = "waiting for the model", v.lastDelta
+		default:
+			v.hideLive()
+			return
+		}
+	}
+	width := v.t.columns() - 1
+	var b strings.Builder
+	for _, l := range v.tail {
+		b.WriteString(v.t.paint(ansiDim, "  "+truncateRunes(l, width-2)) + "\n")
+	}
+	line := fmt.Sprintf("%c %s %ds", spinFrames[s.frame%len(spinFrames)], label, int(time.Since(since).Seconds()))
+	b.WriteString(v.t.paint(ansiDim, truncateRunes(line, width)))
+	v.hideLive()
+	io.WriteString(v.t.stderr, b.String())
+	s.rows = len(v.tail)
+}
+
+// showTail takes a running bash command's output so far: its last lines
+// are shown above the spinner.
+func (v *view) showTail(text string) {
+	lines := strings.Split(strings.TrimRight(cleanForTerminal(text), "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		lines = nil
+	}
+	v.tail = lines[max(len(lines)-tailLines, 0):]
+	v.drawLive()
+}

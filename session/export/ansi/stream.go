@@ -213,7 +213,6 @@ func incompleteSuffix(s string) int {
 	return 0
 }
 
-
 // block renders a complete source line that starts a block or continues
 // one: a blank, a fence, a table's first row (held), a rule, a heading,
 // a quote, a list item, a paragraph's line.
@@ -633,7 +632,7 @@ type lineWrap struct {
 	lead        string // written in base style before the first word
 	base        style
 	w, col      int
-	indent      int // the current screen line's prefix width
+	indent      int  // the current screen line's prefix width
 	words       int  // on the current screen line
 	open        bool // a screen line is started
 	shown       int  // screen lines returned

@@ -623,44 +623,24 @@ func delimiterRow(line string) bool {
 }
 
 // lineWrap lays out the text of one source line in screen lines, as its
-// parts arrive: greedy, between words, each screen line at the width the
-// terminal has when it starts.
+// parts arrive: greedy, between words. The words of the screen line not
+// yet complete are kept, not drawn, so that each screen line is laid out
+// at the width the terminal has when it is complete: after a resize,
+// the next screen line has the new width.
 type lineWrap struct {
 	size        func() int
-	p           painter
-	first, cont string
+	color       bool
+	nocolor     bool
+	first, cont string // prefixes (styled) of the first and further screen lines
 	lead        string // written in base style before the first word
 	base        style
-	w, col      int
-	indent      int  // the current screen line's prefix width
-	words       int  // on the current screen line
-	open        bool // a screen line is started
-	shown       int  // screen lines returned
+	pend        []word // words of the screen line being filled
+	shown       int    // screen lines returned
 	lines       []string
 }
 
 func (s *Stream) newLineWrap(k kind) *lineWrap {
-	return &lineWrap{size: s.width, p: painter{color: s.o.Color, nocolor: s.o.NoColor}, first: k.first, cont: k.cont, lead: k.lead, base: k.base}
-}
-
-func (l *lineWrap) start() {
-	prefix := l.cont
-	if l.shown+len(l.lines) == 0 {
-		prefix = l.first
-	}
-	l.p.b.WriteString(prefix)
-	l.col = visibleWidth(prefix)
-	l.indent = l.col
-	l.w = max(l.size(), l.col+1)
-	l.words, l.open = 0, true
-}
-
-func (l *lineWrap) newline() {
-	if !l.open {
-		l.start()
-	}
-	l.lines = append(l.lines, strings.TrimRight(l.p.take(), " "))
-	l.open = false
+	return &lineWrap{size: s.width, color: s.o.Color, nocolor: s.o.NoColor, first: k.first, cont: k.cont, lead: k.lead, base: k.base}
 }
 
 // add lays out runs after what came before.
@@ -669,58 +649,87 @@ func (l *lineWrap) add(runs []run) {
 		runs = append([]run{{l.lead, l.base}}, runs...)
 		l.lead = ""
 	}
-	if l.open {
-		l.w = max(l.size(), l.indent+1) // resized: the next word breaks at the new width
-	}
 	for _, wd := range words(runs) {
 		if wd.brk {
-			l.newline()
+			l.layout(true)
 			continue
 		}
-		if !l.open {
-			l.start()
+		l.pend = append(l.pend, wd)
+	}
+	l.layout(false)
+}
+
+func (l *lineWrap) prefix() string {
+	if l.shown+len(l.lines) == 0 {
+		return l.first
+	}
+	return l.cont
+}
+
+// layout makes screen lines of the pending words that fill one at the
+// current width; with all, of the rest too.
+func (l *lineWrap) layout(all bool) {
+	w := l.size()
+	for len(l.pend) > 0 {
+		col, n := visibleWidth(l.prefix()), 0
+		for n < len(l.pend) {
+			wd := l.pend[n]
+			if n > 0 && col+wd.spaces+wd.width > w {
+				break
+			}
+			if n > 0 {
+				col += wd.spaces
+			}
+			col += wd.width
+			n++
 		}
-		spaces := wd.spaces
-		if l.words > 0 && l.col+spaces+wd.width > l.w {
-			l.newline()
-			l.start()
+		if n == len(l.pend) && !all {
+			return // more words may fit on it
 		}
-		if l.words == 0 {
-			spaces = 0
-		}
-		if spaces > 0 {
-			l.p.write(strings.Repeat(" ", spaces), wd.gap)
-			l.col += spaces
+		l.line(l.pend[:n], w)
+		l.pend = l.pend[n:]
+	}
+}
+
+// line draws a screen line of words; a word longer than the line (the
+// only one on it) is cut.
+func (l *lineWrap) line(ws []word, w int) {
+	p := painter{color: l.color, nocolor: l.nocolor}
+	prefix := l.prefix()
+	p.b.WriteString(prefix)
+	col := visibleWidth(prefix)
+	for i, wd := range ws {
+		if i > 0 && wd.spaces > 0 {
+			p.write(strings.Repeat(" ", wd.spaces), wd.gap)
+			col += wd.spaces
 		}
 		for _, pc := range wd.pieces {
 			text := pc.text
-			for text != "" {
-				if l.col+width(text) <= l.w {
-					l.p.write(text, pc.st)
-					l.col += width(text)
-					break
-				}
-				// A word longer than the line is cut.
-				n, cw := 0, 0
-				for i, r := range text {
+			for col+width(text) > w {
+				k, cw := 0, 0
+				for j, r := range text {
 					rw := runewidth.RuneWidth(r)
-					if l.col+cw+rw > l.w {
+					if col+cw+rw > w {
 						break
 					}
 					cw += rw
-					n = i + utf8.RuneLen(r)
+					k = j + utf8.RuneLen(r)
 				}
-				if n == 0 && l.col <= l.indent {
-					_, n = utf8.DecodeRuneInString(text) // a rune wider than the line
+				if k == 0 && col <= visibleWidth(prefix) {
+					_, k = utf8.DecodeRuneInString(text) // a rune wider than the line
 				}
-				l.p.write(text[:n], pc.st)
-				text = text[n:]
-				l.newline()
-				l.start()
+				p.write(text[:k], pc.st)
+				text = text[k:]
+				l.lines = append(l.lines, strings.TrimRight(p.take(), " "))
+				prefix = l.cont
+				p.b.WriteString(prefix)
+				col = visibleWidth(prefix)
 			}
+			p.write(text, pc.st)
+			col += width(text)
 		}
-		l.words++
 	}
+	l.lines = append(l.lines, strings.TrimRight(p.take(), " "))
 }
 
 // full returns the screen lines that are complete.
@@ -733,8 +742,12 @@ func (l *lineWrap) full() []string {
 
 // finish ends the source line and returns its remaining screen lines.
 func (l *lineWrap) finish() []string {
-	if l.open || l.shown+len(l.lines) == 0 {
-		l.newline()
+	if l.lead != "" {
+		l.add(nil)
+	}
+	l.layout(true)
+	if l.shown+len(l.lines) == 0 {
+		l.lines = append(l.lines, strings.TrimRight(l.first, " "))
 	}
 	return l.full()
 }

@@ -174,7 +174,7 @@ func (r *renderer) records(rows [][]cell, header, cols, w int) []string {
 			if i < len(cells) {
 				runs = append(runs, cells[i].runs...)
 			}
-			l := &lineWrap{size: func() int { return max(w, 10) }, p: painter{color: r.color, nocolor: r.nocolor}, cont: "  "}
+			l := &lineWrap{size: func() int { return max(w, 10) }, color: r.color, nocolor: r.nocolor, cont: "  "}
 			l.add(runs)
 			out = append(out, l.finish()...)
 		}

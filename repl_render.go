@@ -547,7 +547,11 @@ func (v *view) statusLine(ci contextInfo) {
 	if v.runEstimated {
 		out = "out ~" + shortTokens(u.Output) + " (interrupted)"
 	}
-	parts := []string{"in " + shortTokens(u.Input+u.CacheRead+u.CacheWrite), out}
+	in := "in " + shortTokens(u.Input+u.CacheRead+u.CacheWrite)
+	if v.runEstimated && u.Input+u.CacheRead+u.CacheWrite == 0 {
+		in = "in ~" + shortTokens(ci.tokens) // the request was the context
+	}
+	parts := []string{in, out}
 	if u.CacheRead > 0 {
 		parts = append(parts, "cached "+shortTokens(u.CacheRead))
 	}

@@ -233,7 +233,7 @@ func TestREPLWideTable(t *testing.T) {
 			assert.Empty(t, v.wraps)
 			screen := v.text()
 			if cols == 100 {
-				assert.Contains(t, screen, "lunar │ https://example.com/lunar/docs/the-manual-of-the-agent.htm │ the team\n")
+				assert.Contains(t, screen, "lunar │ https://example.com/lunar/docs/the-manual-of-the-agent.htm  │ the team\n")
 			} else {
 				// The columns cannot fit without cutting a word: one
 				// record a block.

@@ -608,6 +608,32 @@ func (v *view) statusLine(ci contextInfo) {
 	v.write(line.String() + "\n")
 }
 
+// dialogDetail is the detail under a dialog's question, sanitised; a
+// diff (an edit or a write asking permission: every line "+…", "-…",
+// "@@ …", "…" or "(…)") is coloured as a tool result's diff is.
+func (t *terminal) dialogDetail(text string) string {
+	text = cleanForTerminal(text)
+	lines := strings.Split(text, "\n")
+	for _, l := range lines {
+		l = strings.TrimPrefix(l, "  ")
+		if l != "" && !strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "@@") &&
+			!strings.HasPrefix(l, "…") && !strings.HasPrefix(l, "(") && !strings.HasPrefix(l, " ") {
+			return text
+		}
+	}
+	for i, l := range lines {
+		switch body := strings.TrimPrefix(l, "  "); {
+		case strings.HasPrefix(body, "+"):
+			lines[i] = t.paint(ansiGreen, l)
+		case strings.HasPrefix(body, "-"):
+			lines[i] = t.paint(ansiRed, l)
+		case l != "":
+			lines[i] = t.paint(ansiDim, l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // diffPreviewLines bounds the diff shown under an edit.
 const diffPreviewLines = 12
 

@@ -306,3 +306,39 @@ func TestREPLStatusAfterInterrupt(t *testing.T) {
 	p.expect("> ")
 	p.quit()
 }
+
+// TestREPLStatusOverWindow: a context past the model's window is never
+// shown as a normal figure above 100 %.
+func TestREPLStatusOverWindow(t *testing.T) {
+	e := newReplEnv(t)
+	writeFile(t, e.home+"/config/config.json", `{"compaction": {"enabled": false}}`)
+	e.srv.Reply(llmtest.Text("huge"), llmtest.Usage(1500000, 20, 0, 0))
+	p := e.start()
+	p.line("one")
+	p.expect("huge")
+	p.expect("context 1.5M/1.05M (full) · over the context window: /compact or /clear")
+	p.expect("> ")
+	p.quit()
+	assert.NotRegexp(t, `\(1[0-9][0-9]%\)`, p.output())
+}
+
+// TestREPLPermissionDiffColoured: the permission dialog's diff is
+// coloured as the edit's result is.
+func TestREPLPermissionDiffColoured(t *testing.T) {
+	e := newReplEnv(t)
+	e.ask = true
+	e.env = append(e.env, "NO_COLOR=")
+	writeFile(t, e.cwd+"/notes.txt", "one\ntwo\nthree\n")
+	e.srv.Reply(llmtest.ToolCall("edit", `{"path":"notes.txt","oldText":"two","newText":"TWO"}`))
+	e.srv.Reply(llmtest.Text("edited"))
+	p := e.start()
+	p.line("edit it")
+	p.expect("Allow this edit of notes.txt?")
+	p.expect("\x1b[2m  @@ line 2 @@\x1b[0m\r\n\x1b[31m  -two\x1b[0m\r\n\x1b[32m  +TWO\x1b[0m")
+	p.expect("choose 1-3")
+	p.line("1")
+	p.expect("\x1b[31m-2 two\x1b[0m") // the result's diff, in the same colours
+	p.expect("\x1b[32m+2 TWO\x1b[0m")
+	p.expect("edited")
+	p.quit()
+}

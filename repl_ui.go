@@ -79,7 +79,7 @@ func pickLocked(t *terminal, title string, options []string) (int, error) {
 		first, rest, _ := strings.Cut(title, "\n")
 		fmt.Fprintln(t.stdout, t.paint(ansiBold, oneLine(first)))
 		if rest != "" {
-			fmt.Fprintln(t.stdout, cleanForTerminal(rest))
+			fmt.Fprintln(t.stdout, t.dialogDetail(rest))
 		}
 	}
 	width := t.columns() - 6

@@ -1,7 +1,8 @@
 // The live area under the REPL's output while a run works: a spinner
 // line ("⠋ bash 3s"), above it a running bash command's last output
-// lines, and while an answer streams, "…" when a table is held back or
-// "waiting" when the stream stalls. Output above it is whole lines (see
+// lines; while an answer streams, the line that is not complete yet
+// (dim, provisional) and "…" when a table is held back or "waiting"
+// when the stream stalls. Output above it is whole lines (see
 // session/export/ansi's Stream), so the area is erased, the lines
 // written, and the area drawn again below them: nothing already written
 // is ever redrawn. It is drawn on stderr, and only when stderr is a
@@ -13,6 +14,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/mattn/go-runewidth"
 )
 
 // Live area timing.
@@ -112,28 +115,50 @@ func (v *view) drawLive() {
 	if s == nil || v.open {
 		return // nothing can go below a line that is not finished
 	}
+	width := v.t.columns() - 1
+	var lines []string
+	for _, l := range v.tail {
+		lines = append(lines, v.t.paint(ansiDim, "  "+truncateRunes(l, width-2)))
+	}
 	label, since := s.label, s.start
 	if s.quiet {
+		if v.text != nil {
+			if p := v.text.Pending(); p != "" {
+				lines = append(lines, v.t.paint(ansiDim, lastColumns(p, width)))
+			}
+		}
 		switch {
 		case v.text != nil && v.text.Held():
 			label = "…"
 		case !v.lastDelta.IsZero() && time.Since(v.lastDelta) >= stallAfter:
 			label, since = "waiting for the model", v.lastDelta
 		default:
-			v.hideLive()
-			return
+			label = ""
 		}
 	}
-	width := v.t.columns() - 1
-	var b strings.Builder
-	for _, l := range v.tail {
-		b.WriteString(v.t.paint(ansiDim, "  "+truncateRunes(l, width-2)) + "\n")
+	if label != "" {
+		line := fmt.Sprintf("%c %s %ds", spinFrames[s.frame%len(spinFrames)], label, int(time.Since(since).Seconds()))
+		lines = append(lines, v.t.paint(ansiDim, truncateRunes(line, width)))
 	}
-	line := fmt.Sprintf("%c %s %ds", spinFrames[s.frame%len(spinFrames)], label, int(time.Since(since).Seconds()))
-	b.WriteString(v.t.paint(ansiDim, truncateRunes(line, width)))
 	v.hideLive()
-	io.WriteString(v.t.stderr, b.String())
-	s.rows = len(v.tail)
+	if len(lines) == 0 {
+		return
+	}
+	io.WriteString(v.t.stderr, strings.Join(lines, "\n"))
+	s.rows = len(lines) - 1
+}
+
+// lastColumns is the end of s that fits in width columns.
+func lastColumns(s string, width int) string {
+	r := []rune(s)
+	w := 0
+	for i := len(r) - 1; i >= 0; i-- {
+		w += runewidth.RuneWidth(r[i])
+		if w > width {
+			return string(r[i+1:])
+		}
+	}
+	return s
 }
 
 // showTail takes a running bash command's output so far: its last lines

@@ -107,6 +107,35 @@ func (s *Stream) write(text string) string {
 // end).
 func (s *Stream) Held() bool { return len(s.table) > 0 }
 
+// Pending is the text that arrived but is not shown yet, as plain text
+// (sanitised): the words of the screen line being filled, or the source
+// line so far. A caller may show it provisionally in a line it redraws.
+func (s *Stream) Pending() string {
+	if s.o.Plain {
+		return ""
+	}
+	line := s.line.String()
+	if s.para == nil {
+		return strings.TrimLeft(line, " ")
+	}
+	var b strings.Builder
+	for i, wd := range s.para.pend {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		for _, pc := range wd.pieces {
+			b.WriteString(pc.text)
+		}
+	}
+	if rest := strings.TrimSpace(line[s.cut:]); rest != "" {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(rest)
+	}
+	return b.String()
+}
+
 // Flush ends the text: its last line and anything held are rendered.
 func (s *Stream) Flush() string {
 	var out string

@@ -255,3 +255,15 @@ func TestStreamSanitisesSplitInput(t *testing.T) {
 	out := s.Write("a —"[:3]) + s.Write("—"[1:]+"b\r") + s.Write("\nc\x1b]2;t\x07\r") + s.Write("d\xe2\x80") + s.Flush()
 	assert.Equal(t, "a —b\nc"+`\x1b]2;t\x07\x0dd\xe2\x80`, out)
 }
+
+// TestStreamPending: what arrived but is not shown yet, for a caller's
+// provisional line.
+func TestStreamPending(t *testing.T) {
+	s := NewStream(StreamOptions{Options: Options{Width: 20}})
+	assert.Equal(t, "one two three four\n", s.Write("one two three four five **six"))
+	assert.Equal(t, "five **six", s.Pending())
+	s.Write("**\n")
+	assert.Equal(t, "", s.Pending())
+	s.Write("  short")
+	assert.Equal(t, "short", s.Pending())
+}

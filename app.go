@@ -423,9 +423,9 @@ func (a *app) resume(path string) (*session.Session, bool, error) {
 	return s, true, nil
 }
 
-// submit runs the one-shot prompt: /compact [instructions], a hook
-// command when it starts with /name and a hook registered that command,
-// otherwise a prompt.
+// submit runs the one-shot prompt: /compact [instructions], another
+// built-in command (oneshot_commands.go), a hook command when it starts
+// with /name and a hook registered that command, otherwise a prompt.
 func (a *app) submit(ctx context.Context, text string, images []session.ContentBlock) error {
 	trimmed := strings.TrimSpace(text)
 	if isCommand(trimmed) {
@@ -435,6 +435,9 @@ func (a *app) submit(ctx context.Context, text string, images []session.ContentB
 		}
 		if name == "compact" {
 			_, err := a.rt.Compact(ctx, agent.CompactManual, strings.TrimSpace(args))
+			return err
+		}
+		if ok, err := a.runBuiltinOneShot(ctx, trimmed); ok {
 			return err
 		}
 		prompt, handled, err := a.appHookSet().RunCommand(ctx, name, strings.TrimSpace(args))

@@ -200,15 +200,15 @@ func (h *luaHost) UI() lua.UI {
 	return h.a.ui
 }
 
-// Send queues text as the user's next message: it is sent when the
-// current step (a reply, a command) ends. A command line (without
-// attachments) is run then as if typed.
+// Send queues text as the user's next message: during a run as a
+// follow-up (the run goes on with it when the agent would stop), else it
+// is sent when the current step (a command, a handler) ends.
 func (h *luaHost) Send(_ context.Context, text string, attachments []lua.Attachment) error {
 	text, images, err := h.attach(text, attachments)
 	if err != nil {
 		return err
 	}
-	h.a.rt.Send(text, images)
+	h.a.rt.FollowUp(text, images)
 	return nil
 }
 
@@ -229,6 +229,8 @@ func (h *luaHost) Steer(_ context.Context, text string, attachments []lua.Attach
 }
 
 func (h *luaHost) Idle() bool { return h.a.rt.Idle() }
+
+func (h *luaHost) Queued() (steering, followUp []string) { return h.a.rt.Queued() }
 
 func (h *luaHost) SystemPrompt(ctx context.Context) (string, error) {
 	return h.a.rt.SystemPrompt(ctx), nil
@@ -337,9 +339,12 @@ func (h *luaHost) Branch(ctx context.Context, targetID, summary string) error {
 	return err
 }
 
+// Compact compacts now when idle; during a run it asks for the
+// compaction at the next turn boundary (the run goes on on the compacted
+// context) and reports success at once.
 func (h *luaHost) Compact(ctx context.Context, instructions string) error {
-	if h.a.rt.Running() {
-		return errors.New("cannot compact while the agent is running")
+	if h.a.rt.RequestCompact(instructions) {
+		return nil
 	}
 	_, err := h.a.rt.Compact(ctx, agent.CompactHook, instructions)
 	return err

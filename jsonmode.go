@@ -199,8 +199,15 @@ type jsonCompactionEnd struct {
 	ErrorMessage string                `json:"errorMessage,omitempty"`
 }
 
-// runtimeEvent writes loop events and pi's compaction_start and
-// compaction_end session events.
+// jsonQueueUpdate is pi's queue_update session event.
+type jsonQueueUpdate struct {
+	Type     string   `json:"type"`
+	Steering []string `json:"steering"`
+	FollowUp []string `json:"followUp"`
+}
+
+// runtimeEvent writes loop events and pi's compaction_start,
+// compaction_end and queue_update session events.
 func (j *jsonWriter) runtimeEvent(ev agent.RuntimeEvent) {
 	switch {
 	case ev.Loop != nil:
@@ -214,5 +221,15 @@ func (j *jsonWriter) runtimeEvent(ev agent.RuntimeEvent) {
 			out.Result = &jsonCompactionResult{Summary: r.Summary, FirstKeptEntryID: r.FirstKeptEntryID, TokensBefore: r.TokensBefore}
 		}
 		j.write(out)
+	case ev.Queue != nil:
+		j.write(jsonQueueUpdate{Type: agent.EventQueueUpdate, Steering: nonNil(ev.Queue.Steering), FollowUp: nonNil(ev.Queue.FollowUp)})
 	}
+}
+
+// nonNil makes a nil list encode as [].
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

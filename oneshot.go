@@ -185,6 +185,11 @@ func (a *app) runOneShot(ctx context.Context, prompts []initialPrompt) int {
 	ctx = agent.WithInputSource(ctx, a.oneShotSource())
 	var err error
 	for _, p := range prompts {
+		if err = refuseOneShot(p.text); err != nil {
+			return a.exitCode(err) // before anything runs
+		}
+	}
+	for _, p := range prompts {
 		if err = a.submit(ctx, p.text, p.images); err == nil {
 			err = a.runPending(ctx)
 		}
@@ -229,9 +234,13 @@ func (a *app) runPending(ctx context.Context) error {
 
 // exitCode maps a run's error to the process exit code, reporting it.
 func (a *app) exitCode(err error) int {
+	var ue *usageError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(a.stderr, "lunar: %s\n", ue.msg)
+		return exitUsage
 	case errors.Is(err, agent.ErrAborted) || errors.Is(err, context.Canceled):
 		fmt.Fprintln(a.stderr, "lunar: interrupted")
 		return exitInterrupted

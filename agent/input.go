@@ -34,10 +34,20 @@ func InputSource(ctx context.Context) string {
 	return SourceInteractive
 }
 
-// SteerQueue holds prompts queued into a running turn (Runtime
-// implements it).
+// SteerQueue holds messages queued into a running loop (Runtime
+// implements it): steering messages, added before the next model call,
+// and follow-ups, added when the agent would stop.
 type SteerQueue interface {
+	// HasSteer reports whether a steering message that asks for a model
+	// call waits (a run that would end makes one more then).
 	HasSteer() bool
-	// TakeSteer returns the queued prompts as user messages and clears them.
+	// TakeSteer removes and returns the next steering messages (user or
+	// custom role).
 	TakeSteer(ctx context.Context) []session.Message
+	// TakeFollowUp removes and returns the next follow-ups; none when
+	// no waiting follow-up asks for a model call.
+	TakeFollowUp(ctx context.Context) []session.Message
+	// TurnBoundary runs between two turns of a run, before the next
+	// one's messages and model call (a compaction a hook asked for).
+	TurnBoundary(ctx context.Context)
 }

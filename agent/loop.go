@@ -48,35 +48,16 @@ type Agent struct {
 	MaxTurns int
 
 	mu          sync.Mutex
-	subscribers []func(Event)
+	subscribers subscribers[Event]
 	validators  map[*Tool]*Validator
 	current     atomic.Pointer[run] // the run in progress, if any
 }
 
 // Subscribe registers fn to receive every loop event, in order, on the
 // loop's goroutine. It returns a function that unsubscribes.
-func (a *Agent) Subscribe(fn func(Event)) func() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.subscribers = append(a.subscribers, fn)
-	i := len(a.subscribers) - 1
-	return func() {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		a.subscribers[i] = nil
-	}
-}
+func (a *Agent) Subscribe(fn func(Event)) func() { return a.subscribers.add(fn) }
 
-func (a *Agent) emit(ev Event) {
-	a.mu.Lock()
-	subs := a.subscribers
-	a.mu.Unlock()
-	for _, fn := range subs {
-		if fn != nil {
-			fn(ev)
-		}
-	}
-}
+func (a *Agent) emit(ev Event) { a.subscribers.emit(ev) }
 
 func (a *Agent) hooks() Hooks {
 	if a.Hooks == nil {
@@ -93,9 +74,10 @@ type run struct {
 	messages     []session.Message // new in this run
 	tokens       TokenStats
 	lastCtxTok   int
-	ctxLimit     int     // context window of the model last called (after model.resolve)
-	turnOpen     bool    // turn_start was sent before the prompt messages
-	tools        []*Tool // offered to the last model call
+	ctxLimit     int               // context window of the model last called (after model.resolve)
+	turnOpen     bool              // turn_start was sent before the prompt messages
+	followUps    []session.Message // taken when the agent would stop, for the next turn
+	tools        []*Tool           // offered to the last model call
 }
 
 // Prompt adds a user message (text plus image parts) and runs the loop
@@ -186,6 +168,15 @@ func (r *run) appendMessage(m session.Message) error {
 	return nil
 }
 
+// appendQueued appends a message from the input queue: a prompt, or a
+// hook's custom message.
+func (r *run) appendQueued(m session.Message) error {
+	if m.Role != session.RoleCustom || m.Extra == nil {
+		return r.appendMessage(m)
+	}
+	return r.appendCustom(CustomMessage{CustomType: m.Extra.CustomType, Content: m.Content, Display: m.Extra.Display, Details: m.Details})
+}
+
 func (r *run) appendCustom(cm CustomMessage) error {
 	m := session.Message{Role: session.RoleCustom, Content: cm.Content, Details: cm.Details, Timestamp: time.Now().UnixMilli(),
 		Extra: &session.MessageExtra{CustomType: cm.CustomType, Display: cm.Display}}
@@ -203,13 +194,28 @@ func (r *run) loop() error {
 	if maxTurns <= 0 {
 		maxTurns = 500
 	}
+	q := r.a.Steer
 	for turn := 0; turn < maxTurns; turn++ {
 		if err := r.ctx.Err(); err != nil {
 			return ErrAborted
 		}
+		if turn > 0 && q != nil {
+			q.TurnBoundary(r.ctx)
+		}
 		more, err := r.turn()
-		if err != nil || (!more && (r.a.Steer == nil || !r.a.Steer.HasSteer())) {
+		switch {
+		case err != nil:
 			return err
+		case more:
+			continue
+		case q == nil:
+			return nil
+		case q.HasSteer():
+			continue
+		}
+		// The agent would stop: follow-ups go on with it (pi's followUp).
+		if r.followUps = q.TakeFollowUp(r.ctx); len(r.followUps) == 0 {
+			return nil
 		}
 	}
 	return fmt.Errorf("stopped after %d model calls in one run", maxTurns)
@@ -225,11 +231,14 @@ func (r *run) turn() (bool, error) {
 		r.beginTurn()
 	}
 
-	if a.Steer != nil && a.Steer.HasSteer() {
-		for _, m := range a.Steer.TakeSteer(ctx) {
-			if err := r.appendMessage(m); err != nil {
-				return false, r.endTurn(nil, nil, err)
-			}
+	queued := r.followUps
+	r.followUps = nil
+	if a.Steer != nil {
+		queued = append(queued, a.Steer.TakeSteer(ctx)...)
+	}
+	for _, m := range queued {
+		if err := r.appendQueued(m); err != nil {
+			return false, r.endTurn(nil, nil, err)
 		}
 	}
 	req, prov, err := r.request()

@@ -78,12 +78,14 @@ type Runtime struct {
 	toolsOff     map[string]bool // tools disabled by name (lunar.disable_tool, set_active_tools)
 	toolNoticed  map[string]bool // hook tools already announced as replacing a built-in or ignored
 
-	pending pendingQueue
-	running atomic.Bool
-	abort   atomic.Pointer[func()]
+	pending   pendingQueue
+	queueEmit sync.Mutex // orders queue_update events (queueChange)
+	// compactReq is a compaction a hook asked for during the run (rt.mu).
+	compactReq *compactRequest
+	running    atomic.Bool
+	abort      atomic.Pointer[func()]
 
-	subMu       sync.Mutex
-	subscribers []func(RuntimeEvent)
+	subscribers subscribers[RuntimeEvent]
 
 	bg sync.WaitGroup // session hooks running in the background (session.compact)
 }
@@ -247,11 +249,16 @@ func (rt *Runtime) warn(format string, args ...any) {
 	}
 }
 
-// RuntimeEvent is what subscribers of a Runtime receive: a loop event, or
-// a compaction starting or ending.
+// RuntimeEvent is what subscribers of a Runtime receive: a loop event, a
+// compaction starting or ending, or a change of the input queue.
 type RuntimeEvent struct {
 	Loop       *Event           // a loop event (agent_start, message_update, …)
 	Compaction *CompactionEvent // compaction_start / compaction_end
+	// Queue is queue_update: the input queue changed (a message queued,
+	// delivered, taken back or cleared). It may come from any goroutine
+	// that changes the queue; a subscriber must not change the queue
+	// from inside it.
+	Queue *QueueUpdate
 }
 
 // CompactionEvent types, pi's session event names.
@@ -292,17 +299,7 @@ type CompactionResult struct {
 // Subscribe registers fn for every runtime event, delivered in order on the
 // goroutine that runs the operation. It returns a function that
 // unsubscribes.
-func (rt *Runtime) Subscribe(fn func(RuntimeEvent)) func() {
-	rt.subMu.Lock()
-	defer rt.subMu.Unlock()
-	rt.subscribers = append(rt.subscribers, fn)
-	i := len(rt.subscribers) - 1
-	return func() {
-		rt.subMu.Lock()
-		defer rt.subMu.Unlock()
-		rt.subscribers[i] = nil
-	}
-}
+func (rt *Runtime) Subscribe(fn func(RuntimeEvent)) func() { return rt.subscribers.add(fn) }
 
 // SubscribeLoop registers fn for the loop events only.
 func (rt *Runtime) SubscribeLoop(fn func(Event)) func() {
@@ -313,16 +310,7 @@ func (rt *Runtime) SubscribeLoop(fn func(Event)) func() {
 	})
 }
 
-func (rt *Runtime) emit(ev RuntimeEvent) {
-	rt.subMu.Lock()
-	subs := rt.subscribers
-	rt.subMu.Unlock()
-	for _, fn := range subs {
-		if fn != nil {
-			fn(ev)
-		}
-	}
-}
+func (rt *Runtime) emit(ev RuntimeEvent) { rt.subscribers.emit(ev) }
 
 // SetAbort installs the function ctx.abort() calls (the front end's way
 // to stop the current step); nil removes it.

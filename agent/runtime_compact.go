@@ -114,3 +114,38 @@ func (rt *Runtime) compact(ctx context.Context, reason, instructions string, wil
 		TokensBefore: result.TokensBefore, FirstKeptEntryID: result.FirstKeptEntryID, EntryID: id}
 	return res, nil
 }
+
+// compactRequest is a compaction asked for during a run.
+type compactRequest struct{ instructions string }
+
+// RequestCompact asks for a compaction (reason CompactHook) at the next
+// turn boundary of the run in progress: before the next model call,
+// which then works on the compacted context, or after the run when it
+// makes none. It reports false when no run is in progress (call Compact
+// then). A second request before the first ran replaces it. The outcome
+// is reported as any compaction's: compaction_start/compaction_end
+// events, the session.compact hooks, and a warning when it failed.
+func (rt *Runtime) RequestCompact(instructions string) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if !rt.running.Load() {
+		return false
+	}
+	rt.compactReq = &compactRequest{instructions: instructions}
+	return true
+}
+
+// TurnBoundary implements SteerQueue: it runs the compaction a hook
+// asked for during the run.
+func (rt *Runtime) TurnBoundary(ctx context.Context) {
+	rt.mu.Lock()
+	req := rt.compactReq
+	rt.compactReq = nil
+	rt.mu.Unlock()
+	if req == nil || ctx.Err() != nil {
+		return
+	}
+	if _, err := rt.compact(ctx, CompactHook, req.instructions, false); err != nil && ctx.Err() == nil {
+		rt.warn("compaction a hook asked for: %v", err)
+	}
+}

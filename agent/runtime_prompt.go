@@ -40,8 +40,10 @@ func (rt *Runtime) Continue(ctx context.Context) error {
 }
 
 // afterRun compacts after a run as pi's _checkCompaction does.
-func (rt *Runtime) afterRun(ctx context.Context, err error) error {
-	defer rt.requeueSteer()
+func (rt *Runtime) afterRun(ctx context.Context, err error) (rerr error) {
+	defer func() { rt.settleQueue(rerr == nil && ctx.Err() == nil) }()
+	// A compaction a hook asked for in the run's last turn runs now.
+	rt.TurnBoundary(ctx)
 	if ctx.Err() != nil {
 		return err
 	}
@@ -125,8 +127,12 @@ type PendingAction struct {
 
 type pendingQueue struct {
 	mu    sync.Mutex
-	items []PendingAction
-	steer []PendingAction // prompts for the running turn (deliver = "steer")
+	items []PendingAction // for the front end, when the current step ends
+
+	// The running loop's queues (runtime_queue.go).
+	steering, followUp    []queued
+	steerMode, followMode QueueMode
+	seq                   uint64 // of the last message queued
 }
 
 func (q *pendingQueue) push(p PendingAction) {
@@ -145,67 +151,6 @@ func (rt *Runtime) Send(text string, images []session.ContentBlock) {
 // typed it when the current step ends (lunar.send of a /command).
 func (rt *Runtime) SendCommand(line string) {
 	rt.pending.push(PendingAction{Command: line})
-}
-
-// Steer queues text into the running turn: it is added as a user message
-// before the next model call (a run that would end makes one more), as
-// pi's steer. Without a running turn it is queued as Send does.
-func (rt *Runtime) Steer(text string, images []session.ContentBlock) {
-	rt.pending.mu.Lock()
-	defer rt.pending.mu.Unlock()
-	p := PendingAction{Text: text, Images: images}
-	if rt.running.Load() {
-		rt.pending.steer = append(rt.pending.steer, p)
-	} else {
-		rt.pending.items = append(rt.pending.items, p)
-	}
-}
-
-// HasSteer implements SteerQueue.
-func (rt *Runtime) HasSteer() bool {
-	rt.pending.mu.Lock()
-	defer rt.pending.mu.Unlock()
-	return len(rt.pending.steer) > 0
-}
-
-// TakeSteer implements SteerQueue: the queued steering prompts as user
-// messages, after the chat.message hooks (source "extension"; handled
-// ones are dropped).
-func (rt *Runtime) TakeSteer(ctx context.Context) []session.Message {
-	rt.pending.mu.Lock()
-	items := rt.pending.steer
-	rt.pending.steer = nil
-	rt.pending.mu.Unlock()
-	var out []session.Message
-	for _, p := range items {
-		text, images, handled := rt.loopHooks().ChatMessage(ctx, SourceExtension, p.Text, p.Images)
-		if handled {
-			continue
-		}
-		content := append([]session.ContentBlock{{Type: session.BlockText, Text: text}}, images...)
-		out = append(out, session.Message{Role: session.RoleUser, Content: content, Timestamp: time.Now().UnixMilli()})
-	}
-	return out
-}
-
-// requeueSteer turns steering prompts the run ended without into
-// ordinary queued prompts.
-func (rt *Runtime) requeueSteer() {
-	rt.pending.mu.Lock()
-	defer rt.pending.mu.Unlock()
-	rt.pending.items = append(rt.pending.items, rt.pending.steer...)
-	rt.pending.steer = nil
-}
-
-// SendMessage appends a custom message now when lunar is idle, or when
-// the current step ends; with triggerTurn the agent then answers it.
-func (rt *Runtime) SendMessage(msg CustomMessage, triggerTurn bool) error {
-	if !rt.running.Load() && !triggerTurn {
-		_, err := rt.Session().AppendCustomMessage(msg.CustomType, msg.Content, msg.Display, msg.Details)
-		return err
-	}
-	rt.pending.push(PendingAction{Message: &msg, Trigger: triggerTurn})
-	return nil
 }
 
 // TakePending returns and clears the queued hook actions.

@@ -101,7 +101,7 @@ func (h *sessionRecorder) Compact(_ context.Context, info CompactInfo) {
 // newTestRuntime builds a runtime as the binary does, on a new session
 // file, with openai/gpt-4.1 pointed at a fake server (as --base-url and
 // --api-key would).
-func newTestRuntime(t *testing.T, opt func(*RuntimeOptions)) (*Runtime, *llmtest.Server, *sessionRecorder) {
+func newTestRuntime(t testing.TB, opt func(*RuntimeOptions)) (*Runtime, *llmtest.Server, *sessionRecorder) {
 	t.Helper()
 	srv := llmtest.New(t)
 	home := t.TempDir()

@@ -42,7 +42,9 @@ func ctxFuncs(h *hook) *stdlib.Module {
 		{Name: "get_system_prompt", Fn: h.ctxGetSystemPrompt, Returns: "string?, string?",
 			Doc: "The system prompt the next model call sends: the base prompt (or, during a run, the one agent.before_start set) after the chat.system.transform hooks. Not from a chat.system.transform handler (ev.system_prompt is the prompt so far). In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 		{Name: "is_idle", Fn: h.ctxIsIdle, Returns: "boolean",
-			Doc: "Reports whether no reply is in progress (a lunar.send with deliver = \"steer\" would wait for the next prompt)."},
+			Doc: "Reports whether no run is in progress. During one, lunar.send and lunar.send_message join the running loop, ctx.session.compact() waits for the next turn boundary, and built-in commands that change the session are refused."},
+		{Name: "queued", Fn: h.ctxQueued, Returns: "lunar.Queue",
+			Doc: "The prompts waiting for the running agent, in delivery order (empty lists when idle): `steering` (before its next model call) and `follow_up` (when it would stop). Custom messages hooks queued are not listed."},
 	}}
 }
 
@@ -60,6 +62,22 @@ func (h *hook) ctxGetSystemPrompt(L *glua.LState) int {
 
 func (h *hook) ctxIsIdle(L *glua.LState) int {
 	L.Push(glua.LBool(h.rt.host.Idle()))
+	return 1
+}
+
+func (h *hook) ctxQueued(L *glua.LState) int {
+	steering, followUp := h.rt.host.Queued()
+	list := func(ss []string) *glua.LTable {
+		t := L.CreateTable(len(ss), 0)
+		for _, s := range ss {
+			t.Append(glua.LString(s))
+		}
+		return t
+	}
+	t := L.CreateTable(0, 2)
+	t.RawSetString("steering", list(steering))
+	t.RawSetString("follow_up", list(followUp))
+	L.Push(t)
 	return 1
 }
 
@@ -100,7 +118,7 @@ func ctxTables(h *hook) (ui, sess, models, cmd *stdlib.Module) {
 			{Name: "branch", Fn: h.sessBranch, Returns: "true?, string?", Params: []stdlib.Param{{Name: "id", Type: "string"}, {Name: "summary", Type: "string", Optional: true}},
 				Doc: "Moves the leaf to an entry (the branch events fire), storing summary as a branch summary when given. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "compact", Fn: h.sessCompact, Returns: "true?, string?", Params: []stdlib.Param{{Name: "instructions", Type: "string", Optional: true}},
-				Doc: "Compacts the session now (reason \"hook\"; not while the agent runs): true, or nil and why not (nothing to compact, already compacted, cancelled by a hook, the model's error). In `lunar hooks check` (no session, no model): nil, \"not available\"."},
+				Doc: "Compacts the session (reason \"hook\"). Idle: now, returning true, or nil and why not (nothing to compact, already compacted, cancelled by a hook, the model's error). During a run (ctx.is_idle() false): at the next turn boundary, before the next model call, and the run goes on on the compacted context (pi aborts the run instead); or after the run when it makes no more calls. It returns true at once; the outcome arrives as the session.compact event (a failure as a warning, \"compaction a hook asked for: …\"); a second call before then replaces the first's instructions. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "context", Fn: h.sessContext, Returns: "lunar.ContextMessage[]?, string?",
 				Doc: "The messages the next model call would send: the path's context after the context hooks, each with entry_id. Not from a context handler. In `lunar hooks check` (no session, no model): nil, \"not available\"."},
 			{Name: "rebuild_context", Fn: h.sessRebuildContext, Returns: "{messages: integer, tokens: integer}?, string?",

@@ -112,6 +112,9 @@ type Host interface {
 	Steer(ctx context.Context, text string, attachments []Attachment) error
 	// Idle reports whether no agent run is in progress (ctx.is_idle).
 	Idle() bool
+	// Queued is the prompts waiting in the running agent's steering and
+	// follow-up queues, in delivery order (ctx.queued).
+	Queued() (steering, followUp []string)
 	// SystemPrompt is the system prompt of the next model call, after the
 	// chat.system.transform hooks (ctx.get_system_prompt).
 	SystemPrompt(ctx context.Context) (string, error)
@@ -184,6 +187,9 @@ func (NopHost) Steer(context.Context, string, []Attachment) error { return ErrNo
 
 // Idle implements Host.
 func (NopHost) Idle() bool { return true }
+
+// Queued implements Host: nothing queued.
+func (NopHost) Queued() (steering, followUp []string) { return nil, nil }
 
 // SystemPrompt implements Host.
 func (NopHost) SystemPrompt(context.Context) (string, error) { return "", ErrNotAvailable }

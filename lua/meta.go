@@ -83,6 +83,9 @@ var dataClasses = []stdlib.Class{
 		{Name: "label", Type: "string?"},
 		{Name: "children", Type: "lunar.TreeNode[]"},
 	}},
+	{Name: "lunar.Queue", Fields: []stdlib.Field{
+		{Name: "steering", Type: "string[]", Doc: "prompts delivered before the running agent's next model call"},
+		{Name: "follow_up", Type: "string[]", Doc: "prompts delivered when it would stop"}}},
 	{Name: "lunar.Model", Fields: []stdlib.Field{
 		{Name: "provider", Type: "string"},
 		{Name: "id", Type: "string"},

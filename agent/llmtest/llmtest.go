@@ -30,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Wire APIs, as recorded in Request.API.
@@ -47,6 +48,8 @@ type Request struct {
 	// Body is the raw request body; JSON is it decoded (nil if not JSON).
 	Body []byte         `json:"-"`
 	JSON map[string]any `json:"-"`
+	// Received is when the whole body had arrived (latency measurements).
+	Received time.Time `json:"-"`
 }
 
 // MarshalJSON writes the request as one record of the JSONL log: the body
@@ -291,7 +294,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		return
 	}
-	rq := Request{Method: r.Method, Path: r.URL.Path, API: apiOf(r.Method, r.URL.Path), Header: r.Header.Clone(), Body: body}
+	rq := Request{Method: r.Method, Path: r.URL.Path, API: apiOf(r.Method, r.URL.Path), Header: r.Header.Clone(), Body: body, Received: time.Now()}
 	_ = json.Unmarshal(body, &rq.JSON)
 
 	s.mu.Lock()

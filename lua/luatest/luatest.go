@@ -285,6 +285,8 @@ type Host struct {
 	ExecDeny string // non-empty: CheckExec refuses with this message
 	// Busy makes Idle false (an agent run in progress).
 	Busy bool
+	// QueuedSteering and QueuedFollowUp are what Queued answers.
+	QueuedSteering, QueuedFollowUp []string
 	// SystemPromptValue is what SystemPrompt answers.
 	SystemPromptValue string
 	// Tools is the tool registry hooks see (nil: lunar's default built-ins).
@@ -348,6 +350,13 @@ func (h *Host) Steer(_ context.Context, text string, atts []lua.Attachment) erro
 
 // Idle implements lua.Host: true unless Busy is set.
 func (h *Host) Idle() bool { return !h.Busy }
+
+// Queued implements lua.Host: QueuedSteering and QueuedFollowUp.
+func (h *Host) Queued() (steering, followUp []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.QueuedSteering, h.QueuedFollowUp
+}
 
 // SystemPrompt implements lua.Host: SystemPromptValue.
 func (h *Host) SystemPrompt(context.Context) (string, error) { return h.SystemPromptValue, nil }

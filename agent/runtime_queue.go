@@ -1,0 +1,344 @@
+package agent
+
+// The input queue of a running agent, with pi's steer / follow-up
+// semantics: a steering message joins the running loop once the current
+// turn's tool calls have all finished, before the next model call; a
+// follow-up waits until the agent would stop, then the run goes on with
+// it. Each queue drains one message a turn ("one-at-a-time", the
+// default) or all at once ("all"). Queued prompts are visible (Queued,
+// the queue_update event) and can be taken back until delivered.
+// Between runs the same calls queue for the front end instead (items,
+// run by RunPending when the current step ends).
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/lunar-cli/lunar/session"
+)
+
+// QueueMode says how many queued messages one delivery takes.
+type QueueMode string
+
+// Queue modes, pi's names.
+const (
+	QueueOneAtATime QueueMode = "one-at-a-time"
+	QueueAll        QueueMode = "all"
+)
+
+// ParseQueueMode checks a mode's name ("" is one-at-a-time).
+func ParseQueueMode(s string) (QueueMode, error) {
+	switch QueueMode(s) {
+	case "", QueueOneAtATime:
+		return QueueOneAtATime, nil
+	case QueueAll:
+		return QueueAll, nil
+	}
+	return "", fmt.Errorf("queue mode must be %q or %q, got %q", QueueOneAtATime, QueueAll, s)
+}
+
+// QueueUpdate is the queue_update event: the texts of the prompts still
+// waiting in each queue, in delivery order (pi's shape). Custom messages
+// hooks queue are not listed, as in pi.
+type QueueUpdate struct {
+	Steering []string
+	FollowUp []string
+}
+
+// EventQueueUpdate is the type name of the queue_update event.
+const EventQueueUpdate = "queue_update"
+
+// queued is one message waiting in a queue.
+type queued struct {
+	seq    uint64
+	text   string
+	images []session.ContentBlock
+	custom *CustomMessage // a hook's custom message instead of a prompt
+	// trigger: the message asks for a model call (prompts always; custom
+	// messages with trigger_turn). One that does not is appended when
+	// the run goes on anyway, or after it.
+	trigger bool
+}
+
+func (q queued) action() PendingAction {
+	if q.custom != nil {
+		return PendingAction{Message: q.custom, Trigger: q.trigger}
+	}
+	return PendingAction{Text: q.text, Images: q.images}
+}
+
+func texts(qs []queued) []string {
+	out := []string{}
+	for _, q := range qs {
+		if q.custom == nil {
+			out = append(out, q.text)
+		}
+	}
+	return out
+}
+
+// Steer queues a prompt into the running loop: it is added as a user
+// message once the current turn's tool calls have finished, before the
+// next model call (a run that would end makes one more), as pi's steer.
+// Between runs it is queued as Send does.
+func (rt *Runtime) Steer(text string, images []session.ContentBlock) {
+	rt.enqueue(queued{text: text, images: images, trigger: true}, false)
+}
+
+// FollowUp queues a prompt for when the running agent would stop: the
+// run goes on with it as the next user message (pi's followUp). Between
+// runs it is queued as Send does.
+func (rt *Runtime) FollowUp(text string, images []session.ContentBlock) {
+	rt.enqueue(queued{text: text, images: images, trigger: true}, true)
+}
+
+// enqueue adds q to a queue while a run is in progress, else to the
+// front end's items.
+func (rt *Runtime) enqueue(q queued, followUp bool) {
+	rt.queueChange(func(p *pendingQueue) bool {
+		if !rt.running.Load() {
+			p.items = append(p.items, q.action())
+			return false
+		}
+		p.seq++
+		q.seq = p.seq
+		if followUp {
+			p.followUp = append(p.followUp, q)
+		} else {
+			p.steering = append(p.steering, q)
+		}
+		return true
+	})
+}
+
+// queueChange runs change under the queue's lock and, when it changed
+// the prompts listed, publishes queue_update (custom messages are not
+// listed: queueing or delivering one publishes nothing). Updates are
+// published in the order the changes were made, whichever goroutines
+// made them.
+func (rt *Runtime) queueChange(change func(*pendingQueue) bool) {
+	rt.queueEmit.Lock()
+	defer rt.queueEmit.Unlock()
+	p := &rt.pending
+	p.mu.Lock()
+	before := QueueUpdate{Steering: texts(p.steering), FollowUp: texts(p.followUp)}
+	changed := change(p)
+	up := QueueUpdate{Steering: texts(p.steering), FollowUp: texts(p.followUp)}
+	p.mu.Unlock()
+	if changed && !(slices.Equal(before.Steering, up.Steering) && slices.Equal(before.FollowUp, up.FollowUp)) {
+		rt.emit(RuntimeEvent{Queue: &up})
+	}
+}
+
+// SetSteeringMode sets how many steering messages one delivery takes.
+func (rt *Runtime) SetSteeringMode(m QueueMode) {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	rt.pending.steerMode = m
+}
+
+// SetFollowUpMode sets how many follow-ups one delivery takes.
+func (rt *Runtime) SetFollowUpMode(m QueueMode) {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	rt.pending.followMode = m
+}
+
+// SteeringMode is how many steering messages one delivery takes.
+func (rt *Runtime) SteeringMode() QueueMode {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	if rt.pending.steerMode == "" {
+		return QueueOneAtATime
+	}
+	return rt.pending.steerMode
+}
+
+// FollowUpMode is how many follow-ups one delivery takes.
+func (rt *Runtime) FollowUpMode() QueueMode {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	if rt.pending.followMode == "" {
+		return QueueOneAtATime
+	}
+	return rt.pending.followMode
+}
+
+// Queued returns the texts of the prompts waiting in each queue, in
+// delivery order.
+func (rt *Runtime) Queued() (steering, followUp []string) {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	return texts(rt.pending.steering), texts(rt.pending.followUp)
+}
+
+// TakeBackLast removes the newest prompt not delivered yet, steering or
+// follow-up, and returns its text (the REPL's Up key puts it back in the
+// editor).
+func (rt *Runtime) TakeBackLast() (text string, ok bool) {
+	rt.queueChange(func(p *pendingQueue) bool {
+		si, fi := lastPrompt(p.steering), lastPrompt(p.followUp)
+		switch {
+		case fi >= 0 && (si < 0 || p.followUp[fi].seq > p.steering[si].seq):
+			text = p.followUp[fi].text
+			p.followUp = slices.Delete(p.followUp, fi, fi+1)
+		case si >= 0:
+			text = p.steering[si].text
+			p.steering = slices.Delete(p.steering, si, si+1)
+		default:
+			return false
+		}
+		ok = true
+		return true
+	})
+	return text, ok
+}
+
+// lastPrompt is the index of the newest prompt in qs, -1 if none.
+func lastPrompt(qs []queued) int {
+	for i := len(qs) - 1; i >= 0; i-- {
+		if qs[i].custom == nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// ClearQueue empties both queues (hooks' queued custom messages too) and
+// returns the prompts' texts, as pi's clearQueue.
+func (rt *Runtime) ClearQueue() (steering, followUp []string) {
+	rt.queueChange(func(p *pendingQueue) bool {
+		steering, followUp = texts(p.steering), texts(p.followUp)
+		changed := len(p.steering)+len(p.followUp) > 0
+		p.steering, p.followUp = nil, nil
+		return changed
+	})
+	return steering, followUp
+}
+
+// HasSteer implements SteerQueue: a steering message that asks for a
+// model call waits.
+func (rt *Runtime) HasSteer() bool {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	return slices.ContainsFunc(rt.pending.steering, func(q queued) bool { return q.trigger })
+}
+
+// TakeSteer implements SteerQueue: the next steering messages (one, or
+// all in QueueAll mode; custom messages that ask for no model call do not
+// count), prompts after the chat.message hooks (source
+// "extension"; handled ones are dropped).
+func (rt *Runtime) TakeSteer(ctx context.Context) []session.Message {
+	return rt.take(ctx, false)
+}
+
+// TakeFollowUp implements SteerQueue: the next follow-ups (one, or all
+// in QueueAll mode) when one of them asks for a model call, else none.
+func (rt *Runtime) TakeFollowUp(ctx context.Context) []session.Message {
+	return rt.take(ctx, true)
+}
+
+func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
+	var items []queued
+	rt.queueChange(func(p *pendingQueue) bool {
+		qs, mode := &p.steering, p.steerMode
+		if followUp {
+			qs, mode = &p.followUp, p.followMode
+			if !slices.ContainsFunc(*qs, func(q queued) bool { return q.trigger }) {
+				return false
+			}
+		}
+		n := len(*qs)
+		if mode != QueueAll {
+			n = oneDelivery(*qs)
+		}
+		items = slices.Clone((*qs)[:n])
+		*qs = slices.Delete(*qs, 0, n)
+		return n > 0
+	})
+	var out []session.Message
+	for _, q := range items {
+		now := time.Now().UnixMilli()
+		if q.custom != nil {
+			cm := q.custom
+			out = append(out, session.Message{Role: session.RoleCustom, Content: cm.Content, Details: cm.Details, Timestamp: now,
+				Extra: &session.MessageExtra{CustomType: cm.CustomType, Display: cm.Display}})
+			continue
+		}
+		text, images, handled := rt.loopHooks().ChatMessage(ctx, SourceExtension, q.text, q.images)
+		if handled {
+			continue
+		}
+		content := append([]session.ContentBlock{{Type: session.BlockText, Text: text}}, images...)
+		out = append(out, session.Message{Role: session.RoleUser, Content: content, Timestamp: now})
+	}
+	return out
+}
+
+// oneDelivery is how many messages from the front of qs one delivery
+// takes in one-at-a-time mode: one that asks for a model call, with the
+// custom messages around it that do not (they count for nothing).
+func oneDelivery(qs []queued) int {
+	n, triggered := 0, false
+	for _, q := range qs {
+		if q.trigger {
+			if triggered {
+				break
+			}
+			triggered = true
+		}
+		n++
+	}
+	return n
+}
+
+// Delivery says where a hook's message goes while a run is in progress.
+type Delivery string
+
+// Deliveries (pi's deliverAs "steer" and "followUp").
+const (
+	DeliverSteer    Delivery = "steer"
+	DeliverFollowUp Delivery = "follow_up"
+)
+
+// SendMessage appends a custom message now when lunar is idle (with
+// triggerTurn, queued for the front end to append and answer when the
+// current step ends). During a run it joins the running loop as a
+// steering message (seed 002; pi's sendMessage): appended before the
+// next model call, or after the run when there is none and triggerTurn
+// is false.
+func (rt *Runtime) SendMessage(msg CustomMessage, triggerTurn bool) error {
+	return rt.SendMessageAs(msg, triggerTurn, DeliverSteer)
+}
+
+// SendMessageAs is SendMessage with the queue a message sent during a
+// run joins (DeliverFollowUp: when the agent would stop).
+func (rt *Runtime) SendMessageAs(msg CustomMessage, triggerTurn bool, deliver Delivery) error {
+	if !rt.running.Load() && !triggerTurn {
+		_, err := rt.Session().AppendCustomMessage(msg.CustomType, msg.Content, msg.Display, msg.Details)
+		return err
+	}
+	rt.enqueue(queued{custom: &msg, trigger: triggerTurn}, deliver == DeliverFollowUp)
+	return nil
+}
+
+// settleQueue runs when a run has ended. After a normal end, messages
+// that missed it (queued as it finished, or custom messages that did not
+// ask for a turn) go to the front end's items, steering first, to run
+// when the step ends; after an error or abort they stay queued for the
+// next run (or ClearQueue), as pi's.
+func (rt *Runtime) settleQueue(ended bool) {
+	if !ended {
+		return
+	}
+	rt.queueChange(func(p *pendingQueue) bool {
+		n := len(p.steering) + len(p.followUp)
+		for _, q := range append(p.steering, p.followUp...) {
+			p.items = append(p.items, q.action())
+		}
+		p.steering, p.followUp = nil, nil
+		return n > 0
+	})
+}

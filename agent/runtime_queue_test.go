@@ -1,0 +1,305 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
+	"github.com/lunar-cli/lunar/session"
+)
+
+// queueRuntime is a test runtime with a tool "act" that runs fn (inside
+// the run, as a user typing while a tool works) and records the queue
+// updates.
+func queueRuntime(t testing.TB, fn func(rt *Runtime, n int)) (*Runtime, *llmtest.Server, *queueLog) {
+	t.Helper()
+	var rt *Runtime
+	n := 0
+	rt, srv, _ := newTestRuntime(t, func(o *RuntimeOptions) {
+		o.Tools = []*Tool{{Name: "act", Parameters: json.RawMessage(`{"type":"object"}`),
+			Execute: func(context.Context, string, json.RawMessage, func(ToolResult)) (ToolResult, error) {
+				n++
+				fn(rt, n)
+				return TextResult("acted", false), nil
+			}}}
+	})
+	log := &queueLog{}
+	rt.Subscribe(func(ev RuntimeEvent) {
+		if ev.Queue != nil {
+			log.add(*ev.Queue)
+		}
+	})
+	return rt, srv, log
+}
+
+type queueLog struct {
+	mu      sync.Mutex
+	updates []QueueUpdate
+}
+
+func (l *queueLog) add(u QueueUpdate) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.updates = append(l.updates, u)
+}
+
+func (l *queueLog) all() []QueueUpdate {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]QueueUpdate(nil), l.updates...)
+}
+
+type reqMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// reqMessages are a request's messages (OpenAI's shape).
+func reqMessages(t *testing.T, r llmtest.Request) []reqMessage {
+	t.Helper()
+	var body struct {
+		Messages []reqMessage `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &body))
+	return body.Messages
+}
+
+// userTexts are the texts of a request's user messages, in order.
+func userTexts(t *testing.T, r llmtest.Request) []string {
+	t.Helper()
+	var out []string
+	for _, m := range reqMessages(t, r) {
+		if m.Role != "user" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) != nil {
+			var parts []struct {
+				Text string `json:"text"`
+			}
+			require.NoError(t, json.Unmarshal(m.Content, &parts))
+			for _, p := range parts {
+				s += p.Text
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestSteerWaitsForTheTurnsToolCalls(t *testing.T) {
+	rt, srv, log := queueRuntime(t, func(rt *Runtime, n int) {
+		if n == 1 {
+			rt.Steer("stop and look", nil)
+		}
+	})
+	srv.Reply(llmtest.ToolCall("act", `{}`), llmtest.ToolCall("act", `{}`))
+	srv.Reply(llmtest.Text("looked"))
+	require.NoError(t, rt.Prompt(context.Background(), "go", nil))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	// Both calls of the turn ran and say so; the steer follows their results.
+	var roles []string
+	for _, m := range reqMessages(t, reqs[1]) {
+		roles = append(roles, m.Role)
+	}
+	assert.Equal(t, []string{"user", "assistant", "tool", "tool", "user"}, roles)
+	assert.Equal(t, []string{"go", "stop and look"}, userTexts(t, reqs[1]))
+	assert.Equal(t, []QueueUpdate{
+		{Steering: []string{"stop and look"}, FollowUp: []string{}},
+		{Steering: []string{}, FollowUp: []string{}},
+	}, log.all())
+	s, f := rt.Queued()
+	assert.Empty(t, s)
+	assert.Empty(t, f)
+}
+
+func TestFollowUpWaitsUntilTheAgentWouldStop(t *testing.T) {
+	rt, srv, _ := queueRuntime(t, func(rt *Runtime, n int) {
+		if n == 1 {
+			rt.FollowUp("then this", nil)
+			rt.Steer("first this", nil)
+		}
+	})
+	var runs int
+	rt.SubscribeLoop(func(ev Event) {
+		if ev.Type == EventAgentStart {
+			runs++
+		}
+	})
+	srv.Reply(llmtest.ToolCall("act", `{}`))
+	srv.Reply(llmtest.Text("steered"))
+	srv.Reply(llmtest.Text("followed"))
+	require.NoError(t, rt.Prompt(context.Background(), "go", nil))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, []string{"go", "first this"}, userTexts(t, reqs[1]))
+	assert.Equal(t, []string{"go", "first this", "then this"}, userTexts(t, reqs[2]))
+	assert.Equal(t, 1, runs, "a follow-up goes on in the same run, as pi's")
+	assert.False(t, rt.HasPending())
+}
+
+func TestQueueModes(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		mode     QueueMode
+		requests int
+		second   []string // user texts of the second request
+	}{
+		{"one at a time", QueueOneAtATime, 5, []string{"go", "a"}},
+		{"all", QueueAll, 3, []string{"go", "a", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt, srv, _ := queueRuntime(t, func(rt *Runtime, n int) {
+				if n == 1 {
+					rt.Steer("a", nil)
+					rt.Steer("b", nil)
+					rt.FollowUp("c", nil)
+					rt.FollowUp("d", nil)
+				}
+			})
+			rt.SetSteeringMode(tc.mode)
+			rt.SetFollowUpMode(tc.mode)
+			assert.Equal(t, tc.mode, rt.SteeringMode())
+			assert.Equal(t, tc.mode, rt.FollowUpMode())
+			srv.Reply(llmtest.ToolCall("act", `{}`))
+			srv.SetDefault(llmtest.Text("ok"))
+			require.NoError(t, rt.Prompt(context.Background(), "go", nil))
+			reqs := srv.Requests()
+			require.Equal(t, tc.requests, len(reqs))
+			assert.Equal(t, tc.second, userTexts(t, reqs[1]))
+			assert.Equal(t, []string{"go", "a", "b", "c", "d"}, userTexts(t, reqs[len(reqs)-1]))
+		})
+	}
+}
+
+func TestTakeBackAndClearQueue(t *testing.T) {
+	var took []string
+	var cleared [2][]string
+	rt, srv, log := queueRuntime(t, func(rt *Runtime, n int) {
+		if n != 1 {
+			return
+		}
+		rt.Steer("s1", nil)
+		rt.FollowUp("f1", nil)
+		rt.Steer("s2", nil)
+		s, f := rt.Queued()
+		assert.Equal(t, []string{"s1", "s2"}, s)
+		assert.Equal(t, []string{"f1"}, f)
+		text, ok := rt.TakeBackLast()
+		require.True(t, ok)
+		took = append(took, text)
+		text, ok = rt.TakeBackLast()
+		require.True(t, ok)
+		took = append(took, text)
+		rt.FollowUp("f2", nil)
+		rt.Steer("s3", nil)
+		cleared[0], cleared[1] = rt.ClearQueue()
+		_, ok = rt.TakeBackLast()
+		assert.False(t, ok, "nothing left")
+	})
+	srv.Reply(llmtest.ToolCall("act", `{}`))
+	srv.Reply(llmtest.Text("done"))
+	require.NoError(t, rt.Prompt(context.Background(), "go", nil))
+	assert.Equal(t, []string{"s2", "f1"}, took, "newest first, whichever queue")
+	assert.Equal(t, [2][]string{{"s1", "s3"}, {"f2"}}, cleared)
+	assert.Len(t, srv.Requests(), 2, "nothing delivered")
+	ups := log.all()
+	require.Len(t, ups, 8, "3 queued, 2 taken back, 2 queued, 1 cleared")
+	assert.Equal(t, QueueUpdate{Steering: []string{}, FollowUp: []string{}}, ups[7])
+}
+
+func TestQueueBetweenRunsGoesToTheFrontEnd(t *testing.T) {
+	rt, srv, log := queueRuntime(t, func(*Runtime, int) {})
+	rt.FollowUp("later", nil)
+	rt.Steer("sooner", nil)
+	assert.Empty(t, log.all(), "nothing queued in the loop")
+	p := rt.TakePending()
+	require.Len(t, p, 2)
+	assert.Equal(t, "later", p[0].Text)
+	_ = srv
+}
+
+func TestSendMessageDuringARunJoinsTheLoop(t *testing.T) {
+	rt, srv, _ := queueRuntime(t, func(rt *Runtime, n int) {
+		if n == 1 {
+			require.NoError(t, rt.SendMessage(CustomMessage{CustomType: "note", Content: []session.ContentBlock{{Type: session.BlockText, Text: "fyi"}}, Display: true}, false))
+		}
+	})
+	srv.Reply(llmtest.ToolCall("act", `{}`))
+	srv.Reply(llmtest.Text("done"))
+	require.NoError(t, rt.Prompt(context.Background(), "go", nil))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2, "a message that asks for no turn makes none")
+	assert.Equal(t, []string{"go", "fyi"}, userTexts(t, reqs[1]), "delivered before the next call")
+	path := rt.Session().Path("")
+	var custom int
+	for _, e := range path {
+		if e.Type == session.TypeCustomMessage {
+			custom++
+		}
+	}
+	assert.Equal(t, 1, custom)
+}
+
+// BenchmarkSteerDelivery is the latency from the end of a tool call to
+// the next model request when a prompt was steered in during the tool
+// (the queue's cost), beside the same turn without a steer: a run over
+// the fake server through the OpenAI SDK, as the binary makes it.
+func BenchmarkSteerDelivery(b *testing.B) {
+	for _, steer := range []bool{true, false} {
+		name := "steered"
+		if !steer {
+			name = "plain"
+		}
+		b.Run(name, func(b *testing.B) {
+			rt, srv, _ := queueRuntime(b, func(rt *Runtime, _ int) {
+				if steer {
+					rt.Steer("look at this too", nil)
+				}
+			})
+			var toolEnd, delivered time.Time
+			rt.SubscribeLoop(func(ev Event) {
+				switch {
+				case ev.Type == EventToolExecutionEnd:
+					toolEnd = time.Now()
+				case ev.Type == EventMessageStart && ev.Message.Role == session.RoleUser && delivered.Before(toolEnd):
+					delivered = time.Now()
+				}
+			})
+			var total, queue time.Duration
+			n := 0
+			for b.Loop() {
+				before := len(srv.Requests())
+				srv.Reply(llmtest.ToolCall("act", `{}`))
+				srv.Reply(llmtest.Text("ok"))
+				if err := rt.Prompt(context.Background(), "go", nil); err != nil {
+					b.Fatal(err)
+				}
+				reqs := srv.Requests()
+				if len(reqs) != before+2 {
+					b.Fatalf("%d requests, want 2", len(reqs)-before)
+				}
+				if steer && !strings.Contains(string(reqs[before+1].Body), "look at this too") {
+					b.Fatal("the steer was not delivered with the next request")
+				}
+				total += reqs[before+1].Received.Sub(toolEnd)
+				if steer {
+					queue += delivered.Sub(toolEnd)
+				}
+				n++
+			}
+			b.ReportMetric(float64(total.Microseconds())/float64(n), "µs-tool-end-to-request")
+			if steer {
+				b.ReportMetric(float64(queue.Microseconds())/float64(n), "µs-tool-end-to-delivery")
+			}
+		})
+	}
+}

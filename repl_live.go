@@ -37,7 +37,6 @@ type spinner struct {
 	stopped bool
 	stop    chan struct{}
 	frame   int
-	rows    int // rows drawn above the cursor's row; -1: nothing drawn
 }
 
 var spinFrames = []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
@@ -61,7 +60,7 @@ func (v *view) resumeSpinner(label string, start time.Time) {
 	if !v.t.ttyErr || v.spin != nil {
 		return
 	}
-	s := &spinner{label: label, start: start, stop: make(chan struct{}), rows: -1}
+	s := &spinner{label: label, start: start, stop: make(chan struct{})}
 	v.spin = s
 	go func() {
 		tick := time.NewTicker(spinnerTick)
@@ -97,26 +96,31 @@ func (v *view) stopSpinner() {
 // hideLive erases the live area (terminal mutex held); the spinner's
 // next frame draws it again.
 func (v *view) hideLive() {
-	s := v.spin
-	if s == nil || s.rows < 0 {
+	if !v.liveShown {
 		return
 	}
 	up := ""
-	if s.rows > 0 {
-		up = fmt.Sprintf("\x1b[%dA", s.rows)
+	if v.liveRows > 0 {
+		up = fmt.Sprintf("\x1b[%dA", v.liveRows)
 	}
 	io.WriteString(v.t.stderr, "\r"+up+"\x1b[J")
-	s.rows = -1
+	v.liveShown = false
 }
 
 // drawLive draws the live area afresh (terminal mutex held).
 func (v *view) drawLive() {
 	s := v.spin
-	if s == nil || v.open {
+	if v.open || !v.t.ttyErr {
 		return // nothing can go below a line that is not finished
 	}
 	width := v.t.columns() - 1
 	var lines []string
+	if s == nil {
+		lines = v.editorLines(width)
+		v.hideLive()
+		v.showLive(lines)
+		return
+	}
 	for _, l := range v.tail {
 		lines = append(lines, v.t.paint(ansiDim, "  "+truncateRunes(l, width-2)))
 	}
@@ -140,12 +144,18 @@ func (v *view) drawLive() {
 		line := fmt.Sprintf("%c %s %ds", spinFrames[s.frame%len(spinFrames)], label, int(time.Since(since).Seconds()))
 		lines = append(lines, v.t.paint(ansiDim, truncateRunes(line, width)))
 	}
+	lines = append(lines, v.editorLines(width)...)
 	v.hideLive()
+	v.showLive(lines)
+}
+
+// showLive writes the live area's lines (erased before).
+func (v *view) showLive(lines []string) {
 	if len(lines) == 0 {
 		return
 	}
 	io.WriteString(v.t.stderr, strings.Join(lines, "\n"))
-	s.rows = len(lines) - 1
+	v.liveRows, v.liveShown = len(lines)-1, true
 }
 
 // lastColumns is the end of s that fits in width columns.

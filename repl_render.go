@@ -50,6 +50,9 @@ type view struct {
 	thinkingDrawn time.Time
 
 	spin      *spinner
+	liveShown bool      // the live area is on screen
+	liveRows  int       // its rows above the cursor's
+	ed        *runEditor
 	lastDelta time.Time // when the stream last brought something
 	tail      []string  // a running bash command's last output lines
 
@@ -72,6 +75,9 @@ func (v *view) write(s string) {
 	io.WriteString(v.t.stdout, s)
 	v.open = !strings.HasSuffix(s, "\n")
 	v.wrote = true
+	if v.ed.visible() {
+		v.drawLive() // the line being typed stays below the output
+	}
 }
 
 func (v *view) endLine() {
@@ -224,6 +230,8 @@ func (v *view) runtimeEvent(ev agent.RuntimeEvent) {
 		v.event(*ev.Loop)
 	case ev.Compaction != nil:
 		v.compaction(ev.Compaction)
+	case ev.Queue != nil:
+		v.queueUpdate(ev.Queue)
 	}
 }
 
@@ -450,6 +458,8 @@ func (v *view) messageEnd(m *session.Message, custom string) {
 		case session.StopLength:
 			v.write(v.t.paint(ansiYellow, "(the reply hit the output token limit)") + "\n")
 		}
+	case session.RoleUser:
+		v.delivered(m)
 	case session.RoleCustom:
 		v.startSection("note")
 		v.write(strings.TrimRight(custom, "\n") + "\n") // sanitised by renderCustom

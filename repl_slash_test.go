@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
@@ -629,8 +628,9 @@ func TestREPLCtrlDEndsThePromptLine(t *testing.T) {
 
 func TestREPLTypeAhead(t *testing.T) {
 	e := newReplEnv(t)
-	// Typed during a reply: sent once the reply is done.
-	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"sleep 1.5; echo slow"}`))
+	// Typed during a reply (without Enter, which would steer): the next
+	// prompt's text once the reply is done.
+	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
 	e.srv.Reply(llmtest.Text("first done"))
 	e.srv.Reply(llmtest.Text("typed-ahead answer"))
 	// Typed during a reply stopped with Ctrl+C: discarded.
@@ -638,17 +638,19 @@ func TestREPLTypeAhead(t *testing.T) {
 	e.srv.Reply(llmtest.Text("fresh answer"))
 	p := e.start()
 	p.line("slow one")
-	p.expect("→ bash  sleep 1.5")
-	p.line("next question")
+	p.expect("started")
+	p.send("next question")
+	p.expect("› next question")
+	writeFile(t, filepath.Join(e.cwd, "go"), "")
 	p.expect("first done")
+	p.expect("> next question")
+	p.send("\r")
 	p.expect("typed-ahead answer")
 	p.expect("> ")
 	p.line("hang")
 	p.expect("partial")
 	p.send("discard me")
-	// Nothing shows typed-ahead keys to wait for; a pause lets the Ctrl+C
-	// arrive in a read of its own (in the same read it is discarded too).
-	time.Sleep(300 * time.Millisecond)
+	p.expect("› discard me")
 	p.send("\x03")
 	p.expect("(interrupted)")
 	p.expect("> ")

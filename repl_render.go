@@ -50,8 +50,8 @@ type view struct {
 	thinkingDrawn time.Time
 
 	spin      *spinner
-	liveShown bool      // the live area is on screen
-	liveRows  int       // its rows above the cursor's
+	liveShown bool // the live area is on screen
+	liveRows  int  // its rows above the cursor's
 	ed        *runEditor
 	lastDelta time.Time // when the stream last brought something
 	tail      []string  // a running bash command's last output lines

@@ -668,16 +668,18 @@ func TestREPLDialogIgnoresKeysTypedBeforeIt(t *testing.T) {
 	e := newReplEnv(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo gated"}`))
 	e.srv.Reply(llmtest.Text("refused, fine"))
-	e.srv.Reply(llmtest.Text("answer to y"))
 	p := e.start("--hook", replHook(t, "repl_typeahead.lua"))
 	p.line("run it")
 	p.expect("thinking it over")
-	p.line("y") // typed before the question
+	p.line("y") // typed before the question: it steers the run
 	p.expect("Allow? echo gated [y/N] ")
 	p.line("n")
 	p.expect("refused, fine")
-	p.expect("answer to y") // the early "y" went to the next prompt
+	p.expect("> ")
 	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "y", lastUserText(t, reqs[1]), "the early y went to the agent, not to the question")
 
 	var results []string
 	for _, m := range e.onlySession().BuildContext().Messages {

@@ -6,7 +6,8 @@
 // model call), Alt+Enter queues a follow-up (for when it would stop),
 // pi's keys; queued messages show as dim lines until delivered; Up or
 // Alt+Up takes the newest queued message back into the editor; Esc stops
-// the run as Ctrl+C does. What is left in the editor when the run ends is
+// the run as Ctrl+C does. A command (/…, !…) entered during the run is
+// typed ahead: it runs at the prompt after the run. What is left in the editor when the run ends is
 // the next prompt's text.
 package main
 
@@ -31,6 +32,7 @@ type runEditor struct {
 	// steering and followUp are the queued prompts, as queue_update
 	// last listed them.
 	steering, followUp []string
+	later              []string // commands typed ahead
 }
 
 // Editor actions run once the terminal's mutex is released (they take
@@ -42,7 +44,7 @@ type edAction struct {
 
 // visible reports whether the editor has lines to draw (nil-safe).
 func (e *runEditor) visible() bool {
-	return e != nil && e.active && (len(e.buf) > 0 || len(e.steering)+len(e.followUp) > 0)
+	return e != nil && e.active && (len(e.buf) > 0 || len(e.steering)+len(e.followUp)+len(e.later) > 0)
 }
 
 // begin routes keys to the editor for the run that starts.
@@ -53,7 +55,7 @@ func (e *runEditor) begin() {
 	}
 	t.mu.Lock()
 	e.active, e.buf, e.carry = true, nil, nil
-	e.steering, e.followUp = nil, nil
+	e.steering, e.followUp, e.later = nil, nil, nil
 	e.sent = map[string]int{}
 	t.mu.Unlock()
 	t.filter.setRunKeys(e.keys)
@@ -75,7 +77,7 @@ func (e *runEditor) end(stopped bool) {
 	}
 	e.active = false
 	text := string(e.buf)
-	e.buf, e.steering, e.followUp = nil, nil, nil
+	e.buf, e.steering, e.followUp, e.later = nil, nil, nil, nil
 	e.r.view.hideLive()
 	if !stopped && text != "" {
 		t.filter.holdKeys([]byte(text))
@@ -180,12 +182,19 @@ func (e *runEditor) escape(b []byte) (int, edAction) {
 	return 2, edAction{} // Alt+key: nothing
 }
 
-// submit takes the editor's text for the queue.
+// submit takes the editor's text for the queue. A command (/…, !…) or a
+// line continued with a backslash is not a message for the agent: it is
+// typed ahead, for the prompt after the run.
 func (e *runEditor) submit(kind string) edAction {
-	text := e.r.term.decode(string(e.buf))
+	line := string(e.buf)
+	text := e.r.term.decode(line)
 	e.buf = nil
 	if strings.TrimSpace(text) == "" {
 		return edAction{}
+	}
+	if isCommand(text) || strings.HasPrefix(text, "!") || strings.HasSuffix(text, "\\") {
+		e.later = append(e.later, text)
+		return edAction{kind: "hold", text: line + "\r"}
 	}
 	e.sent[text]++
 	return edAction{kind: kind, text: text}
@@ -270,6 +279,9 @@ func (v *view) editorLines(width int) []string {
 	}
 	for _, s := range e.followUp {
 		lines = append(lines, v.t.paint(ansiDim, truncateRunes("Follow-up: "+oneLine(s), width)))
+	}
+	for _, s := range e.later {
+		lines = append(lines, v.t.paint(ansiDim, truncateRunes("After the reply: "+oneLine(s), width)))
 	}
 	if len(e.buf) > 0 {
 		// The end of the text, where the cursor is.

@@ -13,6 +13,7 @@ package main
 
 import (
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
@@ -88,7 +89,15 @@ func (e *runEditor) end(stopped bool) {
 // active (they are held for the next prompt).
 func (e *runEditor) keys(b []byte) bool {
 	t := e.r.term
-	t.mu.Lock()
+	// A dialog holds the terminal while it asks, and reads keys once
+	// its prompt opens: waiting for the mutex then would keep the keys
+	// from it.
+	for !t.mu.TryLock() {
+		if t.prompting.Load() {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if !e.active {
 		t.mu.Unlock()
 		return false
@@ -192,10 +201,11 @@ func (e *runEditor) submit(kind string) edAction {
 	if strings.TrimSpace(text) == "" {
 		return edAction{}
 	}
-	if isCommand(text) || strings.HasPrefix(text, "!") || strings.HasSuffix(text, "\\") {
+	if t := strings.TrimSpace(text); isCommand(t) || strings.HasPrefix(t, "!") || strings.HasSuffix(text, "\\") {
 		e.later = append(e.later, text)
 		return edAction{kind: "hold", text: line + "\r"}
 	}
+	text = strings.TrimSpace(text) // as a prompt is
 	e.sent[text]++
 	return edAction{kind: kind, text: text}
 }

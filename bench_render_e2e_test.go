@@ -28,7 +28,7 @@ func BenchmarkRenderedAnswerCPU(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	md := strings.Repeat(string(src)+"\n", 4)
+	md := strings.Repeat(string(src)+"\n", 80000/len(src)) // ~80 KB: 40 bytes a chunk
 	for _, mode := range []struct {
 		name string
 		args []string

@@ -140,6 +140,7 @@ func (v *view) suspend() string {
 		label = v.spin.label
 	}
 	v.stopSpinner()
+	v.hideLive() // the line being typed too: the dialog reads the keys now
 	v.endLine()
 	v.section = ""
 	return label
@@ -400,6 +401,7 @@ func (v *view) drawThinking(first bool) {
 	if v.thinkingChars > 0 {
 		label = fmt.Sprintf("thinking… (%d chars)", v.thinkingChars)
 	}
+	v.hideLive()
 	io.WriteString(v.t.stdout, "\r\x1b[K"+v.t.paint(ansiDim, label))
 	v.open, v.wrote = true, true
 }

@@ -40,14 +40,14 @@ func (p *ptyREPL) since(at int) string { return p.output()[at:] }
 type vt struct {
 	width    int
 	rows     [][]rune
+	soft     []bool // the row continues the one above (the terminal wrapped it)
 	row, col int
-	wraps    []string // rows the terminal wrapped
 }
 
 var csiRe = regexp.MustCompile(`^\x1b\[([0-9;?]*)([A-Za-z])`)
 
 func playVT(out string, width int, widths map[int]int) *vt {
-	v := &vt{width: width, rows: [][]rune{nil}}
+	v := &vt{width: width, rows: [][]rune{nil}, soft: []bool{false}}
 	for i := 0; i < len(out); {
 		if w, ok := widths[i]; ok {
 			v.width = w
@@ -62,8 +62,11 @@ func playVT(out string, width int, widths map[int]int) *vt {
 			case "G":
 				v.col = max(n-1, 0)
 			case "J":
-				v.rows = v.rows[:v.row+1]
+				v.rows, v.soft = v.rows[:v.row+1], v.soft[:v.row+1]
 				v.rows[v.row] = v.rows[v.row][:min(v.col, len(v.rows[v.row]))]
+				if v.col == 0 {
+					v.soft[v.row] = false
+				}
 			case "K":
 				v.rows[v.row] = v.rows[v.row][:min(v.col, len(v.rows[v.row]))]
 			}
@@ -81,17 +84,17 @@ func playVT(out string, width int, widths map[int]int) *vt {
 		case '\n':
 			v.row++
 			for len(v.rows) <= v.row {
-				v.rows = append(v.rows, nil)
+				v.rows, v.soft = append(v.rows, nil), append(v.soft, false)
 			}
 		case 0x1b, 0x07:
 		default:
 			if v.col+runewidth.RuneWidth(r) > v.width {
-				v.wraps = append(v.wraps, string(v.rows[v.row]))
 				v.row++
 				v.col = 0
 				for len(v.rows) <= v.row {
-					v.rows = append(v.rows, nil)
+					v.rows, v.soft = append(v.rows, nil), append(v.soft, false)
 				}
+				v.soft[v.row] = true
 			}
 			line := v.rows[v.row]
 			for len(line) < v.col {
@@ -107,6 +110,19 @@ func playVT(out string, width int, widths map[int]int) *vt {
 		}
 	}
 	return v
+}
+
+// wraps are the rows still on the screen that the terminal had to wrap
+// (a rendered line wider than the screen); a live line wrapped and then
+// erased does not count.
+func (v *vt) wraps() []string {
+	var out []string
+	for i, soft := range v.soft {
+		if soft {
+			out = append(out, string(v.rows[i-1]))
+		}
+	}
+	return out
 }
 
 func (v *vt) text() string {
@@ -156,7 +172,7 @@ func TestREPLLongCodeBlockAtWidths(t *testing.T) {
 			assert.NotContains(t, out, "```")
 			assert.NotRegexp(t, `\x1b\[[0-9]*A`, out, "nothing is redrawn")
 			v := playVT(out, cols, nil)
-			assert.Empty(t, v.wraps, "lines wider than %d columns", cols)
+			assert.Empty(t, v.wraps(), "lines wider than %d columns", cols)
 			assert.Contains(t, v.text(), "  func f59() int { return 59 }")
 		})
 	}
@@ -174,10 +190,10 @@ func TestREPLResizeDuringAnswer(t *testing.T) {
 	p := e.start()
 	start := p.resize(100)
 	p.line("talk")
-	p.expect("word40") // on a full line: the first pause is reached
+	p.expect("word59") // in the live line: the first part is all in, the stream paused
 	to60 := p.resize(60)
 	e.srv.Resume()
-	p.expect("word100")
+	p.expect("word119")
 	to80 := p.resize(80)
 	e.srv.Resume()
 	p.expect("The end.")
@@ -186,7 +202,7 @@ func TestREPLResizeDuringAnswer(t *testing.T) {
 
 	out := p.output()
 	v := playVT(out[start:], 100, map[int]int{to60 - start: 60, to80 - start: 80})
-	assert.Empty(t, v.wraps, "the terminal wrapped rendered lines")
+	assert.Empty(t, v.wraps(), "the terminal wrapped rendered lines")
 	screen := v.text()
 	i, j := strings.Index(screen, "word0 "), strings.Index(screen, "The end.")
 	require.True(t, i >= 0 && j > i, screen)
@@ -230,7 +246,7 @@ func TestREPLWideTable(t *testing.T) {
 			p.expect("> ")
 			p.quit()
 			v := playVT(p.since(at), cols, nil)
-			assert.Empty(t, v.wraps)
+			assert.Empty(t, v.wraps())
 			screen := v.text()
 			if cols == 100 {
 				assert.Contains(t, screen, "lunar │ https://example.com/lunar/docs/the-manual-of-the-agent.htm  │ the team\n")
@@ -273,7 +289,7 @@ func TestREPLBashTailLive(t *testing.T) {
 	out := p.output()
 	live := out[strings.Index(out, "→ bash"):strings.Index(out, "ran it")]
 	assert.Contains(t, live, "  line3\r\n  line4\r\n  line5\r\n  line6\r\n  line7\r\n")
-	assert.NotContains(t, live, "  line2\r\n  line3", "five lines at most")
+	assert.NotRegexp(t, `(  line\d\r\n){6}`, live, "five lines at most")
 	assert.Regexp(t, `\r\x1b\[5A\x1b\[J`, live, "the live lines are erased before the result")
 }
 

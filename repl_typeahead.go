@@ -34,6 +34,7 @@ type runEditor struct {
 	// last listed them.
 	steering, followUp []string
 	later              []string // commands typed ahead
+	holding            bool     // keys go to the prompt after the run
 }
 
 // Editor actions run once the terminal's mutex is released (they take
@@ -55,7 +56,7 @@ func (e *runEditor) begin() {
 		return // no line editing, or no live area to draw it in
 	}
 	t.mu.Lock()
-	e.active, e.buf, e.carry = true, nil, nil
+	e.active, e.buf, e.carry, e.holding = true, nil, nil, false
 	e.steering, e.followUp, e.later = nil, nil, nil
 	e.sent = map[string]int{}
 	t.mu.Unlock()
@@ -106,7 +107,14 @@ func (e *runEditor) keys(b []byte) bool {
 	e.carry = nil
 	var acts []edAction
 	for len(b) > 0 {
+		if e.holding {
+			acts = append(acts, edAction{kind: "hold", text: string(b)})
+			break
+		}
 		n, act := e.key(b)
+		if e.holding {
+			continue // the hold above takes b
+		}
 		if n == 0 {
 			e.carry = append([]byte(nil), b...)
 			break
@@ -144,6 +152,12 @@ func (e *runEditor) key(b []byte) (int, edAction) {
 		return 1, edAction{kind: "hold", text: "\x04"}
 	case c == 0x1b:
 		return e.escape(b)
+	case c < 0x20 && len(e.buf) == 0:
+		// A key of the prompt's (Ctrl+R, Tab, …): it and the keys after
+		// it go to the prompt after the run, as they did before the
+		// editor took keys.
+		e.holding = true
+		return 0, edAction{}
 	case c < 0x20:
 		return 1, edAction{} // other control keys do nothing here
 	}

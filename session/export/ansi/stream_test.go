@@ -3,8 +3,10 @@ package ansi
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -266,4 +268,30 @@ func TestStreamPending(t *testing.T) {
 	assert.Equal(t, "", s.Pending())
 	s.Write("  short")
 	assert.Equal(t, "short", s.Pending())
+}
+
+// FuzzStream: whatever streams in, in whatever chunks, a stream writes
+// whole lines whose only escape sequences are its own SGR styling.
+func FuzzStream(f *testing.F) {
+	for _, s := range []string{"# h\n\n- a\n  - b\n> q\n", "```go\nx\n```\n", "| a | b |\n|---|---|\n| 1 | 2 |\n", "**a b** `c d` [e](f) ~~g~~\n", "\x1b[2J\tx\r\n"} {
+		f.Add(s, uint8(7), uint8(40))
+	}
+	sgr := regexp.MustCompile("\x1b\\[[0-9;]*m")
+	f.Fuzz(func(t *testing.T, md string, chunk, w uint8) {
+		width := 10 + int(w)%120
+		var out string
+		done := make(chan bool)
+		go func() {
+			defer close(done)
+			out = feed(t, NewStream(StreamOptions{Options: Options{Width: width, Color: true}}), md, 1+int(chunk)%32)
+		}()
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+			t.Fatalf("stuck on %q, width %d, chunk %d", md, width, 1+int(chunk)%32)
+		}
+		if rest := sgr.ReplaceAllString(out, ""); strings.ContainsAny(rest, "\x1b\r\x07") {
+			t.Fatalf("%q wrote %q", md, out)
+		}
+	})
 }

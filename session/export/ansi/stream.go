@@ -95,8 +95,8 @@ func (s *Stream) write(text string) string {
 		s.line.WriteString(part)
 		if nl {
 			s.endLine()
-		} else if part != "" {
-			s.early()
+		} else if strings.IndexByte(part, ' ') >= 0 {
+			s.early() // screen lines can only be complete at a space
 		}
 		text = rest
 	}
@@ -500,6 +500,9 @@ func listMarker(t string) (string, int) {
 func (s *Stream) inline(text string, base style) []run {
 	if strings.TrimSpace(text) == "" {
 		return nil
+	}
+	if !strings.ContainsAny(text, "*_`[]<&\\~") {
+		return []run{{text, base}} // no inline markup: no parse
 	}
 	src := []byte("a " + text)
 	r := &renderer{src: src, color: s.o.Color, nocolor: s.o.NoColor}

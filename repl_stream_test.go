@@ -312,15 +312,16 @@ func TestREPLStalledStream(t *testing.T) {
 // the interrupted reply used (estimated from what it streamed).
 func TestREPLStatusAfterInterrupt(t *testing.T) {
 	e := newReplEnv(t)
-	e.srv.Reply(llmtest.Text(strings.Repeat("streamed text ", 20)+"\n"), llmtest.Hang())
+	e.srv.Reply(llmtest.Text(strings.Repeat("streamed text ", 20)+"end.\n"), llmtest.Hang())
 	p := e.start()
 	p.line("go on")
-	p.expect("streamed text")
+	p.expect("end.") // all of it streamed: 285 bytes
 	p.send("\x03")
 	p.expect("(interrupted)")
-	p.expect("in ~73 · out ~71 (interrupted)") // 281 bytes streamed
+	p.expect(" · out ~72 (interrupted) · context ")
 	p.expect("> ")
 	p.quit()
+	assert.Regexp(t, `in ~[0-9]+ · out ~72`, p.output(), "the request's size, estimated as the context")
 }
 
 // TestREPLStatusOverWindow: a context past the model's window is never

@@ -13,6 +13,7 @@ package main
 
 import (
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -35,6 +36,8 @@ type runEditor struct {
 	steering, followUp []string
 	later              []string // commands typed ahead
 	holding            bool     // keys go to the prompt after the run
+	// acting is held while the actions of keys run (see end).
+	acting sync.Mutex
 }
 
 // Editor actions run once the terminal's mutex is released (they take
@@ -73,17 +76,18 @@ func (e *runEditor) end(stopped bool) {
 	}
 	t.filter.setRunKeys(nil)
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !e.active {
-		return
+	if e.active {
+		e.active = false
+		text := string(e.buf)
+		e.buf, e.steering, e.followUp, e.later = nil, nil, nil, nil
+		e.r.view.hideLive()
+		if !stopped && text != "" {
+			t.filter.holdKeys([]byte(text))
+		}
 	}
-	e.active = false
-	text := string(e.buf)
-	e.buf, e.steering, e.followUp, e.later = nil, nil, nil, nil
-	e.r.view.hideLive()
-	if !stopped && text != "" {
-		t.filter.holdKeys([]byte(text))
-	}
+	t.mu.Unlock()
+	e.acting.Lock() // wait for the actions keys accepted before
+	e.acting.Unlock()
 }
 
 // keys takes keys typed during the run; false when the editor is not
@@ -124,8 +128,19 @@ func (e *runEditor) keys(b []byte) bool {
 		}
 		b = b[n:]
 	}
+	for _, a := range acts {
+		if a.kind == "hold" {
+			// In order with the editor's text, which end holds too.
+			t.filter.holdKeys([]byte(a.text))
+		}
+	}
 	e.r.view.drawLive()
+	// Actions accepted while the run was on are done before end
+	// returns: a prompt steered as the run ends reaches the runtime's
+	// queue before the REPL looks at it.
+	e.acting.Lock()
 	t.mu.Unlock()
+	defer e.acting.Unlock()
 	for _, a := range acts {
 		e.do(a)
 	}
@@ -260,8 +275,6 @@ func (e *runEditor) do(a edAction) {
 	case "stop":
 		r.stopRunning()
 		r.term.filter.discard()
-	case "hold":
-		r.term.filter.holdKeys([]byte(a.text))
 	}
 }
 

@@ -74,7 +74,8 @@ func (e *runEditor) end(stopped bool) {
 	if t.filter == nil {
 		return
 	}
-	t.filter.setRunKeys(nil)
+	// The editor's text is held before keys stop coming to it: a key
+	// that arrives meanwhile finds it inactive and is held after it.
 	t.mu.Lock()
 	if e.active {
 		e.active = false
@@ -86,6 +87,7 @@ func (e *runEditor) end(stopped bool) {
 		}
 	}
 	t.mu.Unlock()
+	t.filter.setRunKeys(nil)
 	e.acting.Lock() // wait for the actions keys accepted before
 	e.acting.Unlock()
 }

@@ -256,7 +256,8 @@ func TestREPLBannerResumeHintAndResumeByWords(t *testing.T) {
 }
 
 // On a terminal, `sessions show` draws the markdown (here without
-// colours: NO_COLOR); piped, it is the markdown itself (see above).
+// colours: NO_COLOR keeps bold); piped, it is the markdown itself (see
+// above).
 func TestSessionsShowRendersOnATerminal(t *testing.T) {
 	e := newReplEnv(t)
 	e.srv.Reply(llmtest.Text("Some **bold** words.\n\n- one\n- two"))
@@ -267,7 +268,7 @@ func TestSessionsShowRendersOnATerminal(t *testing.T) {
 	id := e.onlySession().ID()
 
 	p = e.startRaw("sessions", "show", id)
-	p.expect("bold words")
+	p.expect("Some \x1b[1mbold\x1b[0m words.")
 	assert.Equal(t, 0, p.wait())
 	out := p.output()
 	assert.Contains(t, out, "render me")

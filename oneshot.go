@@ -90,7 +90,7 @@ func (p *textPrinter) writeText(s string) {
 	p.write(p.text.Write(s))
 }
 
-// flushText ends a rendered text block (its last block is drawn).
+// flushText ends a rendered text block (its last line is rendered).
 func (p *textPrinter) flushText() {
 	if p.text != nil {
 		p.write(p.text.Flush())

@@ -22,6 +22,10 @@ func markdownOn(tty, raw bool) bool {
 	return tty && !raw && os.Getenv("TERM") != "dumb"
 }
 
+// noColor reports whether NO_COLOR asks for no colours: rendered text
+// keeps its attributes (bold, italic, underline, strikethrough, dim).
+func noColor() bool { return os.Getenv("NO_COLOR") != "" }
+
 // termSize is the size of the terminal w is (80×24 when unknown).
 func termSize(w io.Writer) (cols, rows int) {
 	if fd, ok := fdOf(w); ok {
@@ -79,8 +83,8 @@ func markdownStreams(w io.Writer, raw bool) func() *ansi.Stream {
 		return nil
 	}
 	return func() *ansi.Stream {
-		o := ansi.StreamOptions{Options: ansi.Options{Color: os.Getenv("NO_COLOR") == ""}, Size: func() (int, int) { return termSize(w) }}
-		o.Width, o.Rows = termSize(w)
+		o := ansi.StreamOptions{Options: ansi.Options{Color: true, NoColor: noColor()}, Size: func() (int, int) { return termSize(w) }}
+		o.Width, _ = termSize(w)
 		return ansi.NewStream(o)
 	}
 }

@@ -98,13 +98,25 @@ type inputFilter struct {
 	// (the cooked terminal turned their Enter into a line feed): in them
 	// a line feed is Enter, not Ctrl+J.
 	backlog int
+	// runKeys, when set, takes keys while no prompt reads (the in-run
+	// editor); it returns false to have them held.
+	runKeys func([]byte) bool
 }
 
 func newInputFilter() *inputFilter { return &inputFilter{pastes: map[string]string{}} }
 
-// deliver writes filtered keys to the prompt, or holds them back.
+// deliver writes filtered keys to the prompt, or gives them to the
+// in-run editor (see repl_typeahead.go), or holds them back.
 func (f *inputFilter) deliver(dst io.Writer, out []byte) error {
 	f.holdMu.Lock()
+	if f.hold && !f.open && f.runKeys != nil {
+		keys := f.runKeys
+		f.holdMu.Unlock() // the editor takes the terminal's mutex
+		if keys(out) {
+			return nil
+		}
+		f.holdMu.Lock()
+	}
 	defer f.holdMu.Unlock()
 	if f.hold && !f.open {
 		f.held = append(f.held, out...)
@@ -112,6 +124,21 @@ func (f *inputFilter) deliver(dst io.Writer, out []byte) error {
 	}
 	_, err := dst.Write(out)
 	return err
+}
+
+// setRunKeys gives keys typed while no prompt reads to fn (nil: hold
+// them back).
+func (f *inputFilter) setRunKeys(fn func([]byte) bool) {
+	f.holdMu.Lock()
+	f.runKeys = fn
+	f.holdMu.Unlock()
+}
+
+// holdKeys adds keys to the type-ahead.
+func (f *inputFilter) holdKeys(b []byte) {
+	f.holdMu.Lock()
+	f.held = append(f.held, b...)
+	f.holdMu.Unlock()
 }
 
 // openTo lets keys through to dst while a prompt reads; with typeAhead
@@ -596,10 +623,11 @@ func (h *history) add(l *liner.State, entry string) {
 
 // repl is one interactive session of the terminal front end.
 type repl struct {
-	a    *app
-	term *terminal
-	view *view
-	ui   *replUI
+	a      *app
+	term   *terminal
+	view   *view
+	editor *runEditor // keys typed during a run (repl_typeahead.go)
+	ui     *replUI
 
 	mu        sync.Mutex
 	cancelRun context.CancelFunc // cancels the running reply or command
@@ -625,6 +653,8 @@ func (a *app) interactiveUI() *replUI {
 	r := &repl{a: a, term: t}
 	r.view = newView(t, a.opts.ShowThinking, a.appHookSet)
 	r.view.raw = a.opts.Raw
+	r.editor = &runEditor{r: r}
+	r.view.ed = r.editor
 	r.ui = &replUI{r: r}
 	a.ui = r.ui
 	if t.line != nil {
@@ -970,7 +1000,9 @@ func (r *repl) showCustomSince(mark string) {
 func (r *repl) runAgent(fn func(ctx context.Context) error) {
 	r.view.begin()
 	unsub := r.a.rt.Subscribe(r.view.runtimeEvent)
+	r.editor.begin()
 	err := r.interruptible(fn)
+	r.editor.end(r.stopped || errors.Is(err, agent.ErrAborted))
 	unsub()
 	r.view.end(err, r.contextInfo())
 }

@@ -1,5 +1,5 @@
-// Markdown answers on a terminal: streamed raw, each block drawn again
-// rendered once complete; --raw, TERM=dumb and pipes get the model's text.
+// Markdown answers on a terminal: rendered a line at a time as they
+// stream, never redrawn; --raw, TERM=dumb and pipes get the model's text.
 package main
 
 import (
@@ -22,19 +22,22 @@ func TestREPLRendersMarkdownAnswer(t *testing.T) {
 	e.srv.Reply(llmtest.Text(markdownAnswer))
 	p := e.start()
 	p.line("show me")
-	// The heading is drawn as soon as its line ends; the paragraph shows
-	// raw while it streams, then rendered in its place.
-	p.expect("\x1b[J\x1b[1;4;35m# Plan\x1b[0m")
-	p.expect("Use **bold** and `code`.")
-	p.expect("\x1b[JUse \x1b[1mbold\x1b[0m and \x1b[36mcode\x1b[0m.")
-	p.expect("  \x1b[35mfunc\x1b[0m \x1b[34mmain\x1b[0m() {}")
+	// Each line is rendered once, when it is complete; the fence is a
+	// header; the table is held until it ends.
+	p.expect("\x1b[1;4;35m# Plan\x1b[0m\r\n")
+	p.expect("Use \x1b[1mbold\x1b[0m and \x1b[36mcode\x1b[0m.\r\n")
+	p.expect("\x1b[2m╭─ go\x1b[0m\r\n  \x1b[35mfunc\x1b[0m \x1b[34mmain\x1b[0m() {}\r\n\x1b[2m╰─\x1b[0m\r\n")
 	p.expect("\x1b[1mkey\x1b[0m\x1b[2m │ \x1b[0m\x1b[1mvalue\x1b[0m")
 	p.expect("a  \x1b[2m │ \x1b[0m    1")
 	p.expect("> ")
 	p.quit()
 
 	out := p.output()
-	assert.Equal(t, 4, strings.Count(out, "\x1b[J"), "each of the 4 blocks is drawn once")
+	assert.NotContains(t, out, "**bold**", "no raw markdown is shown first")
+	assert.NotContains(t, out, "```")
+	for _, l := range []string{"# Plan", "Use \x1b[1mbold", "\x1b[35mfunc", "\x1b[1mkey"} {
+		assert.Equal(t, 1, strings.Count(out, l), "%q is drawn once", l)
+	}
 	msgs := e.onlySession().BuildContext().Messages
 	require.Len(t, msgs, 2)
 	assert.Equal(t, markdownAnswer, msgs[1].Message.Text(), "the session keeps the model's text")
@@ -60,7 +63,7 @@ func TestREPLMarkdownOff(t *testing.T) {
 			p.expect("> ")
 			p.quit()
 			out := p.output()
-			assert.NotContains(t, out, "\x1b[J", "nothing is redrawn")
+			assert.NotRegexp(t, `\x1b\[[0-9]*A`, out, "nothing is redrawn")
 			assert.NotContains(t, out, "\x1b[1mbold")
 		})
 	}
@@ -101,9 +104,10 @@ func TestOneShotOnTerminal(t *testing.T) {
 	e.srv.Reply(llmtest.Text(markdownAnswer))
 
 	out := oneShotOnTerminal(t, e, "-p", "show me")
-	assert.Contains(t, out, "\x1b[JUse \x1b[1mbold\x1b[0m and \x1b[36mcode\x1b[0m.")
+	assert.Contains(t, out, "\r\nUse \x1b[1mbold\x1b[0m and \x1b[36mcode\x1b[0m.\r\n")
 	assert.Contains(t, out, "  \x1b[35mfunc\x1b[0m \x1b[34mmain\x1b[0m() {}")
-	assert.Equal(t, 4, strings.Count(out, "\x1b[J"), "each of the 4 blocks is drawn once")
+	assert.NotContains(t, out, "\x1b[J", "nothing is redrawn")
+	assert.NotContains(t, out, "**bold**")
 
 	out = oneShotOnTerminal(t, e, "--raw", "-p", "show me")
 	assert.Equal(t, markdownAnswer, strings.ReplaceAll(out, "\r\n", "\n"))

@@ -46,7 +46,7 @@ func (t *terminal) choose(spec pickSpec) (int, error) {
 		first, rest, _ := strings.Cut(spec.title, "\n")
 		fmt.Fprintln(t.stdout, t.paint(ansiBold, oneLine(first)))
 		if rest != "" {
-			fmt.Fprintln(t.stdout, cleanForTerminal(rest))
+			fmt.Fprintln(t.stdout, t.dialogDetail(rest)) // a diff coloured as the tool result's
 		}
 	}
 	if t.line == nil || t.filter == nil {

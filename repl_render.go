@@ -1,10 +1,13 @@
 package main
 
-// The REPL's streaming display: assistant text as it arrives (markdown
-// blocks drawn again rendered once complete, see session/export/ansi), thinking
-// collapsed to one dimmed line, one line per tool call with a short result
-// preview, hook-rendered custom messages, and a spinner with elapsed
-// seconds while the model or a tool is working.
+// The REPL's streaming display: assistant text rendered a line at a time
+// as it arrives (see session/export/ansi: every line is written once,
+// whole, and never drawn again), thinking collapsed to one dimmed line,
+// one line per tool call with a short result preview, hook-rendered
+// custom messages. Below the output, a live area is redrawn in place: a
+// spinner with elapsed seconds while the model or a tool is working, a
+// running bash command's last output lines, "…" while a table is held
+// and "waiting" when a stream stalls (see repl_live.go).
 
 import (
 	"encoding/json"
@@ -47,66 +50,21 @@ type view struct {
 	thinkingOpen  bool // a collapsed thinking line is on screen
 	thinkingDrawn time.Time
 
-	spin *spinner
+	spin      *spinner
+	liveShown bool // the live area is on screen
+	liveRows  int  // its rows above the cursor's
+	ed        *runEditor
+	lastDelta time.Time // when the stream last brought something
+	tail      []string  // a running bash command's last output lines
 
-	runUsage session.Usage // summed over this run's replies
-	runCalls int           // replies with usage in this run
+	runUsage     session.Usage // summed over this run's replies
+	runCalls     int           // replies with usage in this run
+	runEstimated bool          // an interrupted reply's output is estimated
+	replyChars   int           // streamed by the current reply
 }
 
 func newView(t *terminal, showThinking bool, hooks func() appHooks) *view {
 	return &view{t: t, showThinking: showThinking, hooks: hooks}
-}
-
-// spinner animates "⠋ label 3s" on stderr until stopped.
-type spinner struct {
-	label   string
-	start   time.Time
-	stopped bool // guarded by the terminal's mutex
-	stop    chan struct{}
-}
-
-var spinFrames = []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
-
-// startSpinner shows the spinner (terminal mutex held; stdout line closed).
-func (v *view) startSpinner(label string) {
-	v.resumeSpinner(label, time.Now())
-}
-
-// resumeSpinner shows the spinner counting from start.
-func (v *view) resumeSpinner(label string, start time.Time) {
-	if !v.t.ttyErr || v.spin != nil {
-		return
-	}
-	s := &spinner{label: label, start: start, stop: make(chan struct{})}
-	v.spin = s
-	go func() {
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for i := 0; ; i++ {
-			select {
-			case <-s.stop:
-				return
-			case <-tick.C:
-			}
-			v.t.mu.Lock()
-			if !s.stopped {
-				fmt.Fprintf(v.t.stderr, "\r\x1b[K%s", v.t.paint(ansiDim, fmt.Sprintf("%c %s %ds", spinFrames[i%len(spinFrames)], label,
-					int(time.Since(start).Seconds()))))
-			}
-			v.t.mu.Unlock()
-		}
-	}()
-}
-
-// stopSpinner removes the spinner (terminal mutex held).
-func (v *view) stopSpinner() {
-	if v.spin == nil {
-		return
-	}
-	v.spin.stopped = true
-	close(v.spin.stop)
-	v.spin = nil
-	io.WriteString(v.t.stderr, "\r\x1b[K")
 }
 
 // write writes s to stdout and tracks whether the line is left open.
@@ -114,9 +72,13 @@ func (v *view) write(s string) {
 	if s == "" {
 		return
 	}
+	v.hideLive()
 	io.WriteString(v.t.stdout, s)
 	v.open = !strings.HasSuffix(s, "\n")
 	v.wrote = true
+	if v.ed.visible() {
+		v.drawLive() // the line being typed stays below the output
+	}
 }
 
 func (v *view) endLine() {
@@ -150,7 +112,10 @@ func (v *view) printf(format string, args ...any) {
 	v.endLine()
 	v.write(fmt.Sprintf(format, args...))
 	v.section = "note"
-	if spin != nil {
+	switch {
+	case spin != nil && spin.quiet:
+		v.startQuiet()
+	case spin != nil:
 		v.resumeSpinner(spin.label, spin.start)
 	}
 }
@@ -176,6 +141,7 @@ func (v *view) suspend() string {
 		label = v.spin.label
 	}
 	v.stopSpinner()
+	v.hideLive() // the line being typed too: the dialog reads the keys now
 	v.endLine()
 	v.section = ""
 	return label
@@ -198,7 +164,7 @@ func (v *view) begin() {
 	defer v.t.mu.Unlock()
 	v.open, v.section, v.wrote, v.errShown, v.abortSeen = false, "", false, false, false
 	v.thinkingOpen = false
-	v.runUsage, v.runCalls = session.Usage{}, 0
+	v.runUsage, v.runCalls, v.runEstimated = session.Usage{}, 0, false
 }
 
 // end finishes a run: the spinner goes, a run error that no message
@@ -266,6 +232,8 @@ func (v *view) runtimeEvent(ev agent.RuntimeEvent) {
 		v.event(*ev.Loop)
 	case ev.Compaction != nil:
 		v.compaction(ev.Compaction)
+	case ev.Queue != nil:
+		v.queueUpdate(ev.Queue)
 	}
 }
 
@@ -319,8 +287,11 @@ func (v *view) event(ev agent.Event) {
 	case agent.EventAgentStart, agent.EventTurnStart:
 		v.endLine()
 		v.startSpinner("working")
+		v.replyChars = 0
 	case agent.EventMessageUpdate:
 		if ev.Stream != nil {
+			v.lastDelta = time.Now()
+			v.replyChars += len(ev.Stream.Delta)
 			v.stream(ev.Stream)
 		}
 	case agent.EventMessageEnd:
@@ -328,8 +299,14 @@ func (v *view) event(ev agent.Event) {
 	case agent.EventToolExecutionStart:
 		v.startSection("tool")
 		v.write(v.t.paint(ansiCyan, "→ ") + v.t.paint(ansiBold, toolCallSummary(ev.ToolName, ev.Args)) + "\n")
+		v.tail = nil
 		v.startSpinner(ev.ToolName)
+	case agent.EventToolExecutionUpdate:
+		if ev.ToolName == "bash" && ev.Result != nil {
+			v.showTail(resultText(ev.Result))
+		}
 	case agent.EventToolExecutionEnd:
+		v.tail = nil
 		v.stopSpinner()
 		v.toolResult(ev.ToolName, ev.Result, ev.IsError)
 	case agent.EventAgentEnd:
@@ -368,6 +345,9 @@ func (v *view) stream(se *agent.StreamEvent) {
 			v.startText(true)
 		}
 		v.write(v.text.Write(se.Delta))
+		if v.text.Held() {
+			v.drawLive() // "…" at once
+		}
 	case agent.StreamTextEnd:
 		v.flushText()
 	case agent.StreamToolCallStart:
@@ -378,17 +358,19 @@ func (v *view) stream(se *agent.StreamEvent) {
 }
 
 // startText begins a text block: on a terminal, wrapped between words
-// at its width and, for an answer (markdown), each markdown block drawn
-// again rendered once it is complete — unless --raw or TERM=dumb asks
-// for the text as it is.
+// at its width and, for an answer (markdown), rendered a line at a time
+// — unless --raw or TERM=dumb asks for the text as it is. While it
+// streams, the live area stays quiet unless the stream stalls or holds
+// a table back.
 func (v *view) startText(markdown bool) {
 	o := ansi.StreamOptions{Plain: !markdown || !v.markdown()}
 	if v.t.ttyOut {
-		o.Width, o.Rows = v.t.size()
-		o.Color = v.t.color
+		o.Width, _ = v.t.size()
+		o.Color, o.NoColor = true, !v.t.color
 		o.Size = v.t.size
 	}
 	v.text = ansi.NewStream(o)
+	v.startQuiet()
 }
 
 // markdown reports whether answers are rendered.
@@ -420,6 +402,7 @@ func (v *view) drawThinking(first bool) {
 	if v.thinkingChars > 0 {
 		label = fmt.Sprintf("thinking… (%d chars)", v.thinkingChars)
 	}
+	v.hideLive()
 	io.WriteString(v.t.stdout, "\r\x1b[K"+v.t.paint(ansiDim, label))
 	v.open, v.wrote = true, true
 }
@@ -444,7 +427,18 @@ func (v *view) messageEnd(m *session.Message, custom string) {
 	}
 	switch m.Role {
 	case session.RoleAssistant:
-		if u := m.Usage; u != nil {
+		u := m.Usage
+		if m.StopReason == session.StopAborted && (u == nil || u.Output == 0) && v.replyChars > 0 {
+			// The stream was cut before the usage came: what the reply
+			// used is estimated from what it streamed (4 bytes a token).
+			est := session.Usage{Output: (v.replyChars + 3) / 4}
+			if u != nil {
+				est.Input, est.CacheRead, est.CacheWrite = u.Input, u.CacheRead, u.CacheWrite
+			}
+			u = &est
+			v.runEstimated = true
+		}
+		if u != nil {
 			v.runCalls++
 			v.runUsage.Input += u.Input
 			v.runUsage.Output += u.Output
@@ -467,6 +461,8 @@ func (v *view) messageEnd(m *session.Message, custom string) {
 		case session.StopLength:
 			v.write(v.t.paint(ansiYellow, "(the reply hit the output token limit)") + "\n")
 		}
+	case session.RoleUser:
+		v.delivered(m)
 	case session.RoleCustom:
 		v.startSection("note")
 		v.write(strings.TrimRight(custom, "\n") + "\n") // sanitised by renderCustom
@@ -560,7 +556,15 @@ func (v *view) statusLine(ci contextInfo) {
 		return
 	}
 	u := v.runUsage
-	parts := []string{"in " + shortTokens(u.Input+u.CacheRead+u.CacheWrite), "out " + shortTokens(u.Output)}
+	out := "out " + shortTokens(u.Output)
+	if v.runEstimated {
+		out = "out ~" + shortTokens(u.Output) + " (interrupted)"
+	}
+	in := "in " + shortTokens(u.Input+u.CacheRead+u.CacheWrite)
+	if v.runEstimated && u.Input+u.CacheRead+u.CacheWrite == 0 {
+		in = "in ~" + shortTokens(ci.tokens) // the request was the context
+	}
+	parts := []string{in, out}
 	if u.CacheRead > 0 {
 		parts = append(parts, "cached "+shortTokens(u.CacheRead))
 	}
@@ -570,8 +574,17 @@ func (v *view) statusLine(ci contextInfo) {
 	warn := ""
 	if ci.window > 0 {
 		pct := 100 * float64(ci.tokens) / float64(ci.window)
-		parts = append(parts, fmt.Sprintf("context %s/%s (%.0f%%)", shortTokens(ci.tokens), shortTokens(ci.window), pct))
+		if ci.tokens > ci.window {
+			// Past the window (an estimate before the next reply counts
+			// it, a model switched to a smaller one): not a normal figure.
+			parts = append(parts, fmt.Sprintf("context %s/%s (full)", shortTokens(ci.tokens), shortTokens(ci.window)))
+			pct = 100
+		} else {
+			parts = append(parts, fmt.Sprintf("context %s/%s (%.0f%%)", shortTokens(ci.tokens), shortTokens(ci.window), min(pct, 100)))
+		}
 		switch {
+		case ci.tokens > ci.window:
+			warn = "over the context window: /compact or /clear"
 		case ci.threshold > 0 && ci.tokens >= ci.threshold*9/10:
 			warn = "auto-compaction near"
 		case ci.threshold <= 0 && pct >= 90:
@@ -606,6 +619,32 @@ func (v *view) statusLine(ci contextInfo) {
 	}
 	v.endLine()
 	v.write(line.String() + "\n")
+}
+
+// dialogDetail is the detail under a dialog's question, sanitised; a
+// diff (an edit or a write asking permission: every line "+…", "-…",
+// "@@ …", "…" or "(…)") is coloured as a tool result's diff is.
+func (t *terminal) dialogDetail(text string) string {
+	text = cleanForTerminal(text)
+	lines := strings.Split(text, "\n")
+	for _, l := range lines {
+		l = strings.TrimPrefix(l, "  ")
+		if l != "" && !strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "@@") &&
+			!strings.HasPrefix(l, "…") && !strings.HasPrefix(l, "(") && !strings.HasPrefix(l, " ") {
+			return text
+		}
+	}
+	for i, l := range lines {
+		switch body := strings.TrimPrefix(l, "  "); {
+		case strings.HasPrefix(body, "+"):
+			lines[i] = t.paint(ansiGreen, l)
+		case strings.HasPrefix(body, "-"):
+			lines[i] = t.paint(ansiRed, l)
+		case l != "":
+			lines[i] = t.paint(ansiDim, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // diffPreviewLines bounds the diff shown under an edit.

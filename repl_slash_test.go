@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
@@ -631,8 +630,9 @@ func TestREPLCtrlDEndsThePromptLine(t *testing.T) {
 
 func TestREPLTypeAhead(t *testing.T) {
 	e := newReplEnv(t)
-	// Typed during a reply: sent once the reply is done.
-	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"sleep 1.5; echo slow"}`))
+	// Typed during a reply (without Enter, which would steer): the next
+	// prompt's text once the reply is done.
+	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
 	e.srv.Reply(llmtest.Text("first done"))
 	e.srv.Reply(llmtest.Text("typed-ahead answer"))
 	// Typed during a reply stopped with Ctrl+C: discarded.
@@ -640,17 +640,19 @@ func TestREPLTypeAhead(t *testing.T) {
 	e.srv.Reply(llmtest.Text("fresh answer"))
 	p := e.start()
 	p.line("slow one")
-	p.expect("→ bash  sleep 1.5")
-	p.line("next question")
+	p.expect("started")
+	p.send("next question")
+	p.expect("› next question")
+	writeFile(t, filepath.Join(e.cwd, "go"), "")
 	p.expect("first done")
+	p.expect("> next question")
+	p.send("\r")
 	p.expect("typed-ahead answer")
 	p.expect("> ")
 	p.line("hang")
 	p.expect("partial")
 	p.send("discard me")
-	// Nothing shows typed-ahead keys to wait for; a pause lets the Ctrl+C
-	// arrive in a read of its own (in the same read it is discarded too).
-	time.Sleep(300 * time.Millisecond)
+	p.expect("› discard me")
 	p.send("\x03")
 	p.expect("(interrupted)")
 	p.expect("> ")
@@ -668,16 +670,18 @@ func TestREPLDialogIgnoresKeysTypedBeforeIt(t *testing.T) {
 	e := newReplEnv(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo gated"}`))
 	e.srv.Reply(llmtest.Text("refused, fine"))
-	e.srv.Reply(llmtest.Text("answer to y"))
 	p := e.start("--hook", replHook(t, "repl_typeahead.lua"))
 	p.line("run it")
 	p.expect("thinking it over")
-	p.line("y") // typed before the question
+	p.line("y") // typed before the question: it steers the run
 	p.expect("Allow? echo gated [y/N] ")
 	p.line("n")
 	p.expect("refused, fine")
-	p.expect("answer to y") // the early "y" went to the next prompt
+	p.expect("> ")
 	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "y", lastUserText(t, reqs[1]), "the early y went to the agent, not to the question")
 
 	var results []string
 	for _, m := range e.onlySession().BuildContext().Messages {

@@ -113,5 +113,5 @@ func renderMarkdown(md string, w io.Writer) string {
 	if err != nil {
 		width = 80
 	}
-	return ansi.Render(md, ansi.Options{Width: width, Color: os.Getenv("NO_COLOR") == ""})
+	return ansi.Render(md, ansi.Options{Width: width, Color: true, NoColor: noColor()})
 }

@@ -107,6 +107,10 @@ func (t *turn) anthropic() {
 		case PartHang:
 			t.hang()
 			return
+		case PartPause:
+			if !t.pause() {
+				return
+			}
 		}
 	}
 	u = t.usage()

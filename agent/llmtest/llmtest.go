@@ -139,6 +139,7 @@ type Server struct {
 
 	closed    chan struct{}
 	closeOnce sync.Once
+	resume    chan struct{} // releases a paused stream (see Pause)
 
 	allowed map[string]bool // more top-level body fields to accept
 	invalid []error         // bodies refused (see validate.go)
@@ -147,7 +148,7 @@ type Server struct {
 // NewServer starts a server on 127.0.0.1 with an empty script. Call Close
 // when done.
 func NewServer() *Server {
-	s := &Server{closed: make(chan struct{}), models: []string{"llmtest-model"}}
+	s := &Server{closed: make(chan struct{}), resume: make(chan struct{}, 16), models: []string{"llmtest-model"}}
 	s.hs = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	return s
 }
@@ -176,6 +177,9 @@ func (s *Server) Close() {
 		s.hs.Close()
 	})
 }
+
+// Resume releases the next (or the current) paused stream (see Pause).
+func (s *Server) Resume() { s.resume <- struct{}{} }
 
 // Reply queues one reply made of parts; it panics on a reply the server
 // could not render (a scripting mistake).

@@ -550,3 +550,25 @@ func TestRequestLastUserText(t *testing.T) {
 	_, ok := Request{Body: []byte(`{"messages":[{"role":"assistant","content":"x"}]}`)}.LastUserText()
 	assert.False(t, ok)
 }
+
+func TestPauseResumes(t *testing.T) {
+	srv := New(t)
+	srv.Reply(Text("before"), Pause(), Text("after"))
+	resp, err := http.Post(srv.URL()+"/chat/completions", "application/json",
+		strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	var got strings.Builder
+	for !strings.Contains(got.String(), "before") {
+		line, err := br.ReadString('\n')
+		require.NoError(t, err)
+		got.WriteString(line)
+	}
+	assert.NotContains(t, got.String(), "after", "paused")
+	srv.Resume()
+	rest, err := io.ReadAll(br)
+	require.NoError(t, err)
+	assert.Contains(t, string(rest), "after")
+	assert.Contains(t, string(rest), "[DONE]")
+}

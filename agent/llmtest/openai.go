@@ -81,6 +81,10 @@ func (t *turn) openAI() {
 		case PartHang:
 			t.hang()
 			return
+		case PartPause:
+			if !t.pause() {
+				return
+			}
 		}
 	}
 	final := `{"id":` + jsonString(id) + `,"object":"chat.completion.chunk","created":` + itoa(1700000000+t.n) +

@@ -128,6 +128,19 @@ func (t *turn) hang() {
 	}
 }
 
+// pause blocks until Server.Resume; false when the client went away or
+// the server closed first.
+func (t *turn) pause() bool {
+	t.flush()
+	select {
+	case <-t.srv.resume:
+		return true
+	case <-t.r.Context().Done():
+	case <-t.srv.closed:
+	}
+	return false
+}
+
 // maskKey returns the API key the request carried, masked as OpenAI echoes
 // it in 401 errors ("sk-abc***wxyz").
 func maskKey(r *http.Request) string {

@@ -26,6 +26,7 @@ const (
 	PartStreamError      = "stream_error"      // an error event inside the stream, which then ends
 	PartDisconnect       = "disconnect"        // the connection drops without [DONE] / message_stop
 	PartHang             = "hang"              // the stream stalls until the client goes away
+	PartPause            = "pause"             // the stream stalls until Server.Resume
 )
 
 // Part is one piece of a scripted reply. Build parts with the constructors
@@ -129,6 +130,12 @@ func Disconnect() Part { return Part{Type: PartDisconnect} }
 // client goes away or the server closes.
 func Hang() Part { return Part{Type: PartHang} }
 
+// Pause stalls the stream after the parts before it until the test
+// calls Server.Resume (or the client goes away); the parts after it
+// follow. It lets a test act in the middle of a reply (resize the
+// terminal, type) and see what a stalled stream looks like.
+func Pause() Part { return Part{Type: PartPause} }
+
 // Split makes a text, thinking or argument string arrive in n deltas.
 func (p Part) Split(n int) Part { p.Fragments = n; return p }
 
@@ -183,7 +190,7 @@ type Reply struct {
 func (r Reply) Validate() error {
 	for i, p := range r.Parts {
 		switch p.Type {
-		case PartText, PartThinking, PartRedactedThinking, PartUsage, PartFinish:
+		case PartText, PartThinking, PartRedactedThinking, PartUsage, PartFinish, PartPause:
 		case PartToolCall:
 			if p.Name == "" {
 				return fmt.Errorf("part %d: tool_call needs a name", i)

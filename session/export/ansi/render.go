@@ -1,9 +1,9 @@
 // Package ansi renders markdown for a terminal: headings, emphasis,
 // code spans, links, block quotes, lists, fenced code with syntax
 // highlighting, tables fitted to the width and rules, written with SGR
-// escape sequences (none at all when colour is off). Render draws a whole
-// text; Stream shows text as it streams and draws each block again,
-// rendered, once it is complete.
+// escape sequences (none at all when styling is off, no colours with
+// NO_COLOR). Render draws a whole text; Stream renders text as it
+// streams, each line once, when it is complete.
 //
 // It is also where terminal safety lives: Sanitize is the one function
 // that every writer passes the text it did not write itself through
@@ -37,9 +37,13 @@ type Options struct {
 	// Width is the terminal's width in columns (80 when 0). Text is
 	// wrapped between words to fit it; tables are fitted into it.
 	Width int
-	// Color enables escape sequences; without it (NO_COLOR) structure is
-	// kept (bullets, indentation, tables) and nothing is styled.
+	// Color enables escape sequences; without it structure is kept
+	// (bullets, indentation, tables) and nothing is styled.
 	Color bool
+	// NoColor (NO_COLOR, no-color.org) leaves colours out of the escape
+	// sequences Color enables: bold, dim, italic, underline and
+	// strikethrough stay.
+	NoColor bool
 }
 
 func (o Options) width() int {
@@ -76,7 +80,7 @@ func Render(markdown string, o Options) string {
 // renderLines renders markdown into screen lines.
 func renderLines(markdown string, o Options) []string {
 	src := []byte(Sanitize(markdown))
-	r := &renderer{src: src, color: o.Color}
+	r := &renderer{src: src, color: o.Color, nocolor: o.NoColor}
 	return r.blocks(parse(src), o.width())
 }
 
@@ -102,11 +106,12 @@ var (
 
 // renderer turns a parsed document into screen lines.
 type renderer struct {
-	src   []byte
-	color bool
+	src     []byte
+	color   bool
+	nocolor bool
 }
 
-func (r *renderer) paint(text string, st style) string { return paint(r.color, text, st) }
+func (r *renderer) paint(text string, st style) string { return paint(r.color, r.nocolor, text, st) }
 
 // blocks renders the children of a container. Blocks are separated as
 // the source separates them: by a blank line where it has one (several
@@ -142,12 +147,12 @@ func blankBefore(n ast.Node) bool {
 func (r *renderer) block(n ast.Node, w int) []string {
 	switch n := n.(type) {
 	case *ast.Paragraph, *ast.TextBlock:
-		return wrap(r.inline(n, style{}), w, r.color, false)
+		return wrap(r.inline(n, style{}), w, r.color, r.nocolor, false)
 	case *ast.Heading:
 		level := min(max(n.Level, 1), 6)
 		st := headingStyle[level]
 		runs := append([]run{{strings.Repeat("#", level) + " ", st}}, r.inline(n, st)...)
-		return wrap(runs, w, r.color, false)
+		return wrap(runs, w, r.color, r.nocolor, false)
 	case *ast.ThematicBreak:
 		return []string{r.paint(strings.Repeat("─", w), ruleStyle)}
 	case *ast.FencedCodeBlock:
@@ -187,7 +192,7 @@ func (r *renderer) code(n ast.Node, lang string, w int) []string {
 	}
 	code := strings.TrimRight(strings.ReplaceAll(b.String(), "\t", "    "), "\n")
 	var out []string
-	p := painter{color: r.color}
+	p := painter{color: r.color, nocolor: r.nocolor}
 	p.write("  ", style{})
 	highlight.Tokens(code, highlight.ByName(lang), func(c highlight.Class, text string) {
 		st := tokenStyle[c]

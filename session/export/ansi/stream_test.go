@@ -3,49 +3,63 @@ package ansi
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // feed streams md in chunks of n bytes and returns everything written.
-func feed(s *Stream, md string, n int) string {
+// Every write must be whole lines.
+func feed(t testing.TB, s *Stream, md string, n int) string {
 	var b strings.Builder
 	for len(md) > 0 {
 		k := min(n, len(md))
-		b.WriteString(s.Write(md[:k]))
+		out := s.Write(md[:k])
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			t.Fatalf("a write ended inside a line: %q", out)
+		}
+		b.WriteString(out)
 		md = md[k:]
 	}
 	b.WriteString(s.Flush())
 	return b.String()
 }
 
-// TestStreamEndsAsRendered streams each testdata/*.md in chunks of
-// several sizes (splitting words, escape-free runes and markers) and
-// checks that the screen ends exactly as Render draws the whole text,
-// with each block redrawn the same number of times whatever the chunks.
-func TestStreamEndsAsRendered(t *testing.T) {
+// TestStreamLineAtATime streams each testdata/*.md in chunks of several
+// sizes (splitting words, runes and markers) at several widths: the
+// output never moves the cursor back or erases, each write is whole
+// lines, no line is wider than the terminal, and the chunks change
+// nothing.
+func TestStreamLineAtATime(t *testing.T) {
 	inputs, err := filepath.Glob(filepath.Join("testdata", "*.md"))
 	require.NoError(t, err)
 	for _, in := range inputs {
 		src, err := os.ReadFile(in)
 		require.NoError(t, err)
 		md := string(src)
-		for _, w := range []int{80, 40} {
-			want := newScreen(t, w)
-			want.write(Render(md, Options{Width: w, Color: true}))
-			redraws := -1
-			for _, n := range []int{1, 2, 5, 13, 64, len(md)} {
+		for _, w := range []int{100, 80, 60, 40} {
+			want := ""
+			for _, n := range []int{len(md), 1, 2, 5, 13, 64} {
 				t.Run(filepath.Base(in)+"/"+itoa(w)+"/"+itoa(n), func(t *testing.T) {
-					got := newScreen(t, w)
-					got.write(feed(NewStream(StreamOptions{Options: Options{Width: w, Color: true}, Rows: 1000}), md, n))
-					assert.Equal(t, want.text(), got.text())
-					if redraws < 0 {
-						redraws = got.redraws
+					got := feed(t, NewStream(StreamOptions{Options: Options{Width: w, Color: true}}), md, n)
+					for _, seq := range []string{"\r", "\x1b[J", "\x1b[K", "A", "C"} {
+						if len(seq) > 1 {
+							assert.NotContains(t, got, seq)
+						} else {
+							assert.NotRegexp(t, "\x1b\\[[0-9]*"+seq, got)
+						}
 					}
-					assert.Equal(t, redraws, got.redraws, "redraws depend on the chunks")
+					for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+						assert.LessOrEqual(t, visibleWidth(l), w, "%q", l)
+					}
+					if want == "" {
+						want = got
+					}
+					assert.Equal(t, want, got, "the output depends on the chunks")
 				})
 			}
 		}
@@ -53,131 +67,129 @@ func TestStreamEndsAsRendered(t *testing.T) {
 }
 
 // TestStreamGolden keeps the exact bytes a stream writes for an answer
-// streamed in 7-byte chunks at 40 columns: raw text, word wrapping,
-// cursor moves and redrawn blocks.
+// streamed in 7-byte chunks at 40 columns.
 func TestStreamGolden(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("testdata", "answer.md"))
 	require.NoError(t, err)
-	golden(t, "answer.stream.40.golden", feed(NewStream(StreamOptions{Options: Options{Width: 40, Color: true}}), string(src), 7))
+	golden(t, "answer.stream.40.golden", feed(t, NewStream(StreamOptions{Options: Options{Width: 40, Color: true}}), string(src), 7))
 }
 
-func TestStreamBlockCompletion(t *testing.T) {
-	type step struct {
-		chunk   string
-		redraws int // redraws so far, after the chunk
-	}
+func TestStreamLines(t *testing.T) {
 	tests := []struct {
-		name  string
-		steps []step
-		flush int    // redraws after Flush
-		want  string // the screen at the end
+		name   string
+		width  int
+		steps  [][2]string // chunk, what it shows
+		flush  string
+		styled bool
 	}{
 		{
-			name:  "a paragraph split across many chunks is drawn once, at the blank line",
-			steps: []step{{"Some **bo", 0}, {"ld** te", 0}, {"xt\n", 0}, {"and more", 0}, {"\n", 0}, {"\n", 1}, {"*Next*", 1}},
-			flush: 2, want: "Some bold text\nand more\n\nNext",
+			name: "a line shows when it ends, rendered", width: 40,
+			steps: [][2]string{{"Some **bo", ""}, {"ld** te", ""}, {"xt\n", "Some bold text\n"}, {"\n", "\n"}, {"*Next*", ""}},
+			flush: "Next\n",
 		},
 		{
-			name:  "a code fence stays open until it is closed, blank lines and all",
-			steps: []step{{"```go\n", 0}, {"x := 1\n", 0}, {"\n", 0}, {"y := ", 0}, {"2\n", 0}, {"``", 0}, {"`\n", 1}},
-			flush: 1, want: "  x := 1\n\n  y := 2",
+			name: "a long line shows each screen line once full", width: 20,
+			steps: [][2]string{
+				{"one two three four five six ", "one two three four\n"},
+				{"seven ", ""},
+				{"eight nine ten eleven twelve", "five six seven eight\n"},
+				{"\n", "nine ten eleven\ntwelve\n"},
+			},
 		},
 		{
-			name:  "a longer fence is not closed by a shorter one",
-			steps: []step{{"````\n", 0}, {"```\n", 0}, {"````\n", 1}},
-			flush: 1, want: "  ```",
+			name: "emphasis still open holds the screen line", width: 20,
+			steps: [][2]string{
+				{"one two three **four five six seven ", ""},
+				{"eight** nine ", "one two three four\nfive six seven eight\n"},
+			},
+			flush: "nine\n",
 		},
 		{
-			name:  "a heading is drawn at the end of its line",
-			steps: []step{{"## Ti", 0}, {"tle", 0}, {"\n", 1}, {"`text`\n", 1}},
-			flush: 2, want: "## Title\ntext",
+			name: "code lines as they arrive under a header", width: 40,
+			steps: [][2]string{
+				{"```go\n", "╭─ go\n"}, {"x := 1\n", "  x := 1\n"}, {"\ty()\n", "      y()\n"}, {"```\n", "╰─\n"},
+			},
 		},
 		{
-			name:  "a rule is drawn at the end of its line",
-			steps: []step{{"---\n", 1}},
-			flush: 1, want: strings.Repeat("─", 20),
+			name: "a code line is cut at the width", width: 10,
+			steps: [][2]string{{"```\nabcdefghijklmnop\n", "╭─\n  abcdefgh\n  ijklmnop\n"}},
 		},
 		{
-			name:  "a paragraph with its setext underline is a heading",
-			steps: []step{{"Title\n", 0}, {"===\n", 1}},
-			flush: 1, want: "# Title",
+			name: "lists and quotes", width: 40,
+			steps: [][2]string{
+				{"- one\n", "• one\n"}, {"  - nested\n", "  ◦ nested\n"}, {"2. two\n", "2. two\n"},
+				{"> **quoted**\n", "│ quoted\n"},
+			},
 		},
 		{
-			name:  "the unfinished last line is drawn by Flush",
-			steps: []step{{"just *one* line", 0}},
-			flush: 1, want: "just one line",
+			name: "a table is held until it ends", width: 40,
+			steps: [][2]string{
+				{"| a | b |\n", ""}, {"|---|---|\n", ""}, {"| 1 | 2 |\n", ""},
+				{"\nafter\n", "a │ b\n──┼──\n1 │ 2\n\nafter\n"},
+			},
 		},
 		{
-			name:  "an unclosed fence is drawn by Flush",
-			steps: []step{{"```\nopen", 0}},
-			flush: 1, want: "  open",
+			name: "a line with a bar that is no table", width: 40,
+			steps: [][2]string{{"a | b\n", ""}, {"c\n", "a | b\nc\n"}},
 		},
 		{
-			name:  "a paragraph wrapped over several rows is redrawn from its first",
-			steps: []step{{"one two three four five six seven eight nine ten\n\n", 1}},
-			flush: 1, want: "one two three four\nfive six seven eight\nnine ten",
-		},
-		{
-			name:  "a list and its indented continuation",
-			steps: []step{{"1. first\n2. second\n\n", 1}, {"   ```sh\n   ls\n   ```\n", 2}, {"\n3. third\n", 2}},
-			flush: 3, want: "1. first\n2. second\n\n     ls\n\n3. third",
-		},
-		{
-			name:  "whitespace-only lines end a block",
-			steps: []step{{"*a*\n   \n*b*\n", 1}},
-			flush: 2, want: "a\n\nb",
-		},
-		{
-			name:  "plain prose that renders as itself is not redrawn",
-			steps: []step{{"Just words\nand more words.\n\n", 0}, {"The end", 0}},
-			flush: 0, want: "Just words\nand more words.\n\nThe end",
+			name: "a table too wide is shown as records", width: 16,
+			steps: [][2]string{{"| name | description |\n|--|--|\n| x | a rather long description words |\n| y | short |\n", ""}},
+			flush: "name: x\ndescription: a\n  rather long\n  description\n  words\n\nname: y\ndescription:\n  short\n",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewStream(StreamOptions{Options: Options{Width: 20, Color: true}})
-			scr := newScreen(t, 20)
+			s := NewStream(StreamOptions{Options: Options{Width: tt.width, Color: tt.styled}})
 			for _, st := range tt.steps {
-				scr.write(s.Write(st.chunk))
-				assert.Equal(t, st.redraws, scr.redraws, "after %q", st.chunk)
+				assert.Equal(t, st[1], s.Write(st[0]), "after %q", st[0])
 			}
-			scr.write(s.Flush())
-			assert.Equal(t, tt.flush, scr.redraws, "after Flush")
-			assert.Equal(t, tt.want, scr.text())
+			assert.Equal(t, tt.flush, s.Flush())
 		})
 	}
 }
 
-// TestStreamShowsTextAsItArrives checks that nothing is held back: each
-// chunk is on screen as soon as it is written.
-func TestStreamShowsTextAsItArrives(t *testing.T) {
+// TestStreamHeld: Held is true while a table waits for its end.
+func TestStreamHeld(t *testing.T) {
 	s := NewStream(StreamOptions{Options: Options{Width: 40}})
-	scr := newScreen(t, 40)
-	scr.write(s.Write("a partial **answ"))
-	assert.Equal(t, "a partial **answ", scr.text())
-	scr.write(s.Write("er**\n```go\nfunc"))
-	assert.Equal(t, "a partial **answer**\n```go\nfunc", scr.text())
+	s.Write("text\n")
+	assert.False(t, s.Held())
+	s.Write("| a |\n")
+	assert.True(t, s.Held())
+	s.Write("|---|\n\n")
+	assert.False(t, s.Held())
 }
 
-func TestStreamLeavesUnreachableBlocksRaw(t *testing.T) {
-	t.Run("taller than the screen", func(t *testing.T) {
-		s := NewStream(StreamOptions{Options: Options{Width: 20}, Rows: 3})
-		scr := newScreen(t, 20)
-		scr.write(feed(s, "*a*\n*b*\n*c*\n\n*d*\n", 4))
-		assert.Equal(t, "*a*\n*b*\n*c*\n\nd", scr.text())
-		assert.Equal(t, 1, scr.redraws)
-	})
-	t.Run("the width changed", func(t *testing.T) {
-		cols := 20
-		s := NewStream(StreamOptions{Options: Options{Width: 20}, Size: func() (int, int) { return cols, 24 }})
-		scr := newScreen(t, 20)
-		scr.write(s.Write("*a*\n"))
-		cols = 30
-		scr.write(s.Write("\n*b*\n"))
-		scr.write(s.Flush())
-		assert.Equal(t, "*a*\n\nb", scr.text(), "the first block stays raw, the next is drawn at the new width")
-		assert.Equal(t, 1, scr.redraws)
-	})
+// TestStreamResize: a resize takes effect at the next screen line, and
+// no word is split by the terminal.
+func TestStreamResize(t *testing.T) {
+	cols := 30
+	s := NewStream(StreamOptions{Options: Options{Width: 30}, Size: func() (int, int) { return cols, 24 }})
+	words := make([]string, 40)
+	for i := range words {
+		words[i] = "word" + itoa(i)
+	}
+	text := strings.Join(words, " ")
+	out := s.Write(text[:150])
+	require.NotEmpty(t, out)
+	cols = 15
+	out2 := s.Write(text[150:] + "\n")
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		assert.LessOrEqual(t, width(l), 30)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(out2, "\n"), "\n") {
+		assert.LessOrEqual(t, width(l), 15, "%q", l)
+	}
+	assert.Equal(t, text, strings.Join(strings.Fields(out+out2), " "), "every word whole, once, in order")
+}
+
+// TestStreamNoColor: NO_COLOR drops the colours and keeps the attributes.
+func TestStreamNoColor(t *testing.T) {
+	s := NewStream(StreamOptions{Options: Options{Width: 40, Color: true, NoColor: true}})
+	out := feed(t, s, "# Head\n\n**b** *i* ~~s~~ [l](u) `c`\n\n```go\nfunc f()\n```\n", 3)
+	assert.Contains(t, out, "\x1b[1;4m# Head\x1b[0m")
+	assert.Contains(t, out, "\x1b[1mb\x1b[0m \x1b[3mi\x1b[0m \x1b[9ms\x1b[0m \x1b[4ml\x1b[0m")
+	assert.NotRegexp(t, "\x1b\\[[0-9;]*(3[0-9]|9[0-7])m", out, "no colour")
 }
 
 func TestStreamDropsControlCharacters(t *testing.T) {
@@ -215,36 +227,22 @@ func TestWrapper(t *testing.T) {
 			scr := newScreen(t, tt.width)
 			scr.write(b.String())
 			assert.Equal(t, tt.want, scr.text())
-			assert.Zero(t, scr.redraws)
 		})
 	}
 }
 
-// TestWrapperCountsRows checks the row count the redraw relies on against
-// the screen, for text that wraps in every way the wrapper knows.
-func TestWrapperCountsRows(t *testing.T) {
-	for _, text := range []string{
-		"short", "one two three four five six", "abcdefghijklmnopqrstuvwxyz and more", "ab cdefghij\n\nklm nopqrs",
-		"exactly10c\nnext", "exactly10c more", "日本語日本語 日本語", "a\tb\tc\td",
-	} {
-		rows := 0
-		w := wrapper{width: 10, rows: &rows}
-		scr := newScreen(t, 10)
-		for _, r := range text {
-			scr.write(w.add(string(r)))
-		}
-		assert.Equal(t, scr.row, rows, "%q", text)
-	}
-}
-
-func BenchmarkStream(b *testing.B) {
+// BenchmarkStreamLines renders a 3,000-line answer streamed in
+// token-sized chunks.
+func BenchmarkStreamLines(b *testing.B) {
 	src, err := os.ReadFile(filepath.Join("testdata", "answer.md"))
 	require.NoError(b, err)
-	long := strings.Repeat(string(src)+"\n", 20) // ~20 KB
+	one := string(src) + "\n"
+	long := strings.Repeat(one, 3000/strings.Count(one, "\n")+1)
+	b.ReportMetric(float64(strings.Count(long, "\n")), "lines")
 	b.SetBytes(int64(len(long)))
 	b.ReportAllocs()
 	for b.Loop() {
-		s := NewStream(StreamOptions{Options: Options{Width: 100, Color: true}, Rows: 1000})
+		s := NewStream(StreamOptions{Options: Options{Width: 100, Color: true}})
 		for i := 0; i < len(long); i += 8 { // token-sized chunks
 			s.Write(long[i:min(i+8, len(long))])
 		}
@@ -258,4 +256,42 @@ func TestStreamSanitisesSplitInput(t *testing.T) {
 	s := NewStream(StreamOptions{Plain: true})
 	out := s.Write("a —"[:3]) + s.Write("—"[1:]+"b\r") + s.Write("\nc\x1b]2;t\x07\r") + s.Write("d\xe2\x80") + s.Flush()
 	assert.Equal(t, "a —b\nc"+`\x1b]2;t\x07\x0dd\xe2\x80`, out)
+}
+
+// TestStreamPending: what arrived but is not shown yet, for a caller's
+// provisional line.
+func TestStreamPending(t *testing.T) {
+	s := NewStream(StreamOptions{Options: Options{Width: 20}})
+	assert.Equal(t, "one two three four\n", s.Write("one two three four five **six"))
+	assert.Equal(t, "five **six", s.Pending())
+	s.Write("**\n")
+	assert.Equal(t, "", s.Pending())
+	s.Write("  short")
+	assert.Equal(t, "short", s.Pending())
+}
+
+// FuzzStream: whatever streams in, in whatever chunks, a stream writes
+// whole lines whose only escape sequences are its own SGR styling.
+func FuzzStream(f *testing.F) {
+	for _, s := range []string{"# h\n\n- a\n  - b\n> q\n", "```go\nx\n```\n", "| a | b |\n|---|---|\n| 1 | 2 |\n", "**a b** `c d` [e](f) ~~g~~\n", "\x1b[2J\tx\r\n"} {
+		f.Add(s, uint8(7), uint8(40))
+	}
+	sgr := regexp.MustCompile("\x1b\\[[0-9;]*m")
+	f.Fuzz(func(t *testing.T, md string, chunk, w uint8) {
+		width := 10 + int(w)%120
+		var out string
+		done := make(chan bool)
+		go func() {
+			defer close(done)
+			out = feed(t, NewStream(StreamOptions{Options: Options{Width: width, Color: true}}), md, 1+int(chunk)%32)
+		}()
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+			t.Fatalf("stuck on %q, width %d, chunk %d", md, width, 1+int(chunk)%32)
+		}
+		if rest := sgr.ReplaceAllString(out, ""); strings.ContainsAny(rest, "\x1b\r\x07") {
+			t.Fatalf("%q wrote %q", md, out)
+		}
+	})
 }

@@ -30,8 +30,12 @@ type style struct {
 }
 
 // sgr is the escape sequence that sets s (after a reset); "" for the
-// default style.
-func (s style) sgr() string {
+// default style. With nocolor (NO_COLOR) the colour is left out and the
+// attributes (bold, dim, italic, underline, strikethrough) stay.
+func (s style) sgr(nocolor bool) string {
+	if nocolor {
+		s.fg = 0
+	}
 	if s == (style{}) {
 		return ""
 	}
@@ -77,9 +81,10 @@ type run struct {
 
 // painter writes runs with or without escape sequences.
 type painter struct {
-	color bool
-	b     strings.Builder
-	cur   style
+	color   bool // escape sequences at all
+	nocolor bool // attributes only
+	b       strings.Builder
+	cur     style
 }
 
 // write appends text in style st.
@@ -87,11 +92,14 @@ func (p *painter) write(text string, st style) {
 	if text == "" {
 		return
 	}
+	if p.nocolor {
+		st.fg = 0
+	}
 	if p.color && st != p.cur {
 		if p.cur != (style{}) {
 			p.b.WriteString(reset)
 		}
-		p.b.WriteString(st.sgr())
+		p.b.WriteString(st.sgr(p.nocolor))
 		p.cur = st
 	}
 	p.b.WriteString(text)
@@ -114,8 +122,8 @@ func (p *painter) take() string {
 }
 
 // paint returns text in style st as one string.
-func paint(color bool, text string, st style) string {
-	p := painter{color: color}
+func paint(color, nocolor bool, text string, st style) string {
+	p := painter{color: color, nocolor: nocolor}
 	p.write(text, st)
 	return p.take()
 }
@@ -193,9 +201,9 @@ func words(runs []run) []word {
 // word longer than a line is cut when cut is set (a table cell); else it
 // is left whole for the terminal to wrap (a long address stays one when
 // copied).
-func wrap(runs []run, w int, color, cut bool) []string {
+func wrap(runs []run, w int, color, nocolor, cut bool) []string {
 	w = max(w, 1)
-	p := painter{color: color}
+	p := painter{color: color, nocolor: nocolor}
 	var lines []string
 	col := 0
 	newline := func() {

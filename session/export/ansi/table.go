@@ -1,6 +1,7 @@
 // Tables: columns as wide as their content when the table fits the
 // width; otherwise the widest columns give up space and their cells wrap
-// between words.
+// between words; a table that does not fit even so (a column would cut
+// its words) is shown one record a block, as "column: value" lines.
 
 package ansi
 
@@ -55,7 +56,9 @@ func (r *renderer) table(t *east.Table, w int) []string {
 			}
 		}
 	}
-	fitColumns(widths, floors, w-3*(cols-1))
+	if !fitColumns(widths, floors, w-3*(cols-1)) {
+		return r.records(rows, header, cols, w)
+	}
 
 	sep, lastSep := r.paint(" │ ", tableStyle), r.paint(" │", tableStyle)
 	var out []string
@@ -69,7 +72,7 @@ func (r *renderer) table(t *east.Table, w int) []string {
 			if i < len(cells) {
 				runs = cells[i].runs
 			}
-			wrapped[i] = wrap(runs, widths[i], r.color, true)
+			wrapped[i] = wrap(runs, widths[i], r.color, r.nocolor, true)
 			height = max(height, len(wrapped[i]))
 		}
 		for line := range height {
@@ -121,32 +124,62 @@ func (r *renderer) table(t *east.Table, w int) []string {
 }
 
 // fitColumns narrows the widest columns until their sum is at most
-// total: first down to their longest word (floors), then down to
-// minColumn; a column narrower than that keeps its width. A table that
-// still does not fit is left to the terminal to wrap.
-func fitColumns(widths, floors []int, total int) {
+// total, each down to its longest word (floors) or minColumn, whichever
+// is wider. It reports whether the table fits so.
+func fitColumns(widths, floors []int, total int) bool {
 	sum := 0
 	for _, w := range widths {
 		sum += w
 	}
-	for _, floor := range []func(i int) int{
-		func(i int) int { return max(floors[i], minColumn) },
-		func(int) int { return minColumn },
-	} {
-		for sum > total {
-			wi := -1
-			for i, w := range widths {
-				if w > floor(i) && (wi < 0 || w > widths[wi]) {
-					wi = i
-				}
+	for sum > total {
+		wi := -1
+		for i, w := range widths {
+			if w > max(floors[i], minColumn) && (wi < 0 || w > widths[wi]) {
+				wi = i
 			}
-			if wi < 0 {
-				break
-			}
-			widths[wi]--
-			sum--
+		}
+		if wi < 0 {
+			return false
+		}
+		widths[wi]--
+		sum--
+	}
+	return true
+}
+
+// records lays out a table too wide for w one body row a block: a line
+// "column: value" a cell (the value wrapped under itself), a blank line
+// between rows.
+func (r *renderer) records(rows [][]cell, header, cols, w int) []string {
+	var names [][]run
+	if header > 0 {
+		for _, c := range rows[header-1] {
+			names = append(names, c.runs)
 		}
 	}
+	var out []string
+	for ri, cells := range rows[header:] {
+		if ri > 0 {
+			out = append(out, "")
+		}
+		for i := range cols {
+			var runs []run
+			if i < len(names) {
+				runs = append(runs, names[i]...)
+			}
+			if len(runs) == 0 {
+				runs = append(runs, run{"(" + itoa(i+1) + ")", style{bold: true}})
+			}
+			runs = append(runs, run{":", style{bold: true}}, run{" ", style{}})
+			if i < len(cells) {
+				runs = append(runs, cells[i].runs...)
+			}
+			l := &lineWrap{size: func() int { return max(w, 10) }, color: r.color, nocolor: r.nocolor, cont: "  "}
+			l.add(runs)
+			out = append(out, l.finish()...)
+		}
+	}
+	return out
 }
 
 // visibleWidth is the width of text without its escape sequences.

@@ -121,3 +121,27 @@ func (r *repl) commandWhileRunning(line string) {
 		r.a.rt.Send(prompt, nil)
 	}
 }
+
+// hookCommandWhileRunning runs line now if it is a hook's command
+// ("/name args"), as RPC does for a prompt that arrives while the agent
+// streams (pi runs extension commands at once); a prompt it returns
+// follows the run up. handled false: line is no hook command.
+func (a *app) hookCommandWhileRunning(line string) (handled bool, err error) {
+	t := strings.TrimSpace(line)
+	if !isCommand(t) {
+		return false, nil
+	}
+	name, args, _ := strings.Cut(strings.TrimPrefix(t, "/"), " ")
+	prompt, handled, err := a.appHookSet().RunCommand(context.Background(), name, strings.TrimSpace(args))
+	if err != nil || !handled {
+		return handled, err
+	}
+	if strings.TrimSpace(prompt) != "" {
+		if a.rt.Running() {
+			a.rt.FollowUp(prompt, nil)
+		} else {
+			a.rt.Send(prompt, nil)
+		}
+	}
+	return true, nil
+}

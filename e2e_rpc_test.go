@@ -579,6 +579,38 @@ func TestRPCHookCommands(t *testing.T) {
 	r.close()
 }
 
+// TestRPCHookCommandWhileStreaming: as in pi, a prompt that is a hook's
+// command runs at once while the agent streams (no streamingBehavior
+// needed), with ctx.is_idle() false; the prompt it returns follows up.
+func TestRPCHookCommandWhileStreaming(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua")
+	gate := filepath.Join(e.cwd, "gate")
+	e.srv.Reply(llmtest.ToolCall("bash", fmt.Sprintf(`{"command": "while [ ! -e %s ]; do sleep 0.02; done; echo through"}`, gate)))
+	e.srv.Reply(llmtest.Text("after the tool"))
+	e.srv.Reply(llmtest.Text("after the probe"))
+	r := e.startRPC()
+	r.send(map[string]any{"type": "prompt", "message": "start"})
+	r.until("the tool", func(ev map[string]any) bool { return ev["type"] == "tool_execution_start" })
+	id := r.send(map[string]any{"type": "prompt", "message": "/probe"})
+	seen := r.until("the probe's response", isResponse(id))
+	var notes []any
+	for _, ev := range seen {
+		if ev["type"] == "extension_ui_request" && ev["method"] == "notify" {
+			notes = append(notes, ev["message"])
+		}
+	}
+	assert.Equal(t, []any{"probe: idle=false"}, notes, "ran during the run")
+	assert.Equal(t, true, seen[len(seen)-1]["success"])
+	require.NoError(t, os.WriteFile(gate, nil, 0o644))
+	r.until("agent_end", func(ev map[string]any) bool { return ev["type"] == "agent_end" })
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 3)
+	text, _ := reqs[2].LastUserText()
+	assert.Equal(t, "from the probe", text, "the command's prompt followed the run up")
+	r.close()
+}
+
 // TestRPCAbortCancelsDialog: abort while a dialog waits cancels it (the
 // permission policy refuses the call) and stops the run.
 func TestRPCAbortCancelsDialog(t *testing.T) {

@@ -313,6 +313,12 @@ func (s *rpcServer) prompt(c rpcCommand) error {
 		return err
 	}
 	if s.streaming.Load() {
+		// As in pi, a hook's command runs at once, even while the agent
+		// streams (its ctx.is_idle() is false); a prompt it returns
+		// follows the run up.
+		if handled, err := s.a.hookCommandWhileRunning(*c.Message); handled || err != nil {
+			return err
+		}
 		switch c.StreamingBehavior {
 		case "steer":
 			s.queue("steer", *c.Message, images)

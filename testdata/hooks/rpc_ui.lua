@@ -15,6 +15,14 @@ lunar.command("dialogs", {
   end,
 })
 
+lunar.command("probe", {
+  description = "notifies whether the agent is idle, and asks for a follow-up",
+  handler = function(args, ctx)
+    ctx.ui.notify("probe: idle=" .. tostring(ctx.is_idle()))
+    return "from the probe"
+  end,
+})
+
 lunar.command("quiet", {
   description = "does nothing",
   handler = function() end,

@@ -63,14 +63,8 @@ func parseMCP(path string, data []byte) (servers []mcp.Server, warnings []string
 		}
 		return nil, nil, fmt.Errorf("mcp config %s: %v", path, err)
 	}
-	names := make([]string, 0, len(doc.MCPServers))
-	for n := range doc.MCPServers {
-		names = append(names, n)
-	}
 	// In file order, so that /mcp lists them as written.
-	slices.SortFunc(names, func(a, b string) int {
-		return lineOfKey(data, "mcpServers", a) - lineOfKey(data, "mcpServers", b)
-	})
+	names := mcpServerNames(data, len(doc.MCPServers))
 	for _, name := range names {
 		at := func(key ...string) string {
 			return fmt.Sprintf("mcp config %s:%d: mcpServers.%s", path, lineOfKey(data, append([]string{"mcpServers", name}, key...)...), strings.Join(append([]string{name}, key...), "."))
@@ -120,6 +114,36 @@ func parseMCP(path string, data []byte) (servers []mcp.Server, warnings []string
 		servers = append(servers, x)
 	}
 	return servers, warnings, nil
+}
+
+// mcpServerNames lists the keys of data's "mcpServers" object in file
+// order, each once (data is valid JSON of that shape).
+func mcpServerNames(data []byte, n int) []string {
+	var raw struct {
+		MCPServers json.RawMessage `json:"mcpServers"`
+	}
+	if json.Unmarshal(data, &raw) != nil || len(raw.MCPServers) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw.MCPServers))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil // null
+	}
+	names := make([]string, 0, n)
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			break
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			break
+		}
+		if name, ok := t.(string); ok && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // readMCPFile reads an mcp.json; nil when there is none.

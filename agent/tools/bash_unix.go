@@ -15,9 +15,11 @@ import (
 	"syscall"
 )
 
-// guardScript is the guard: a line on stdin dismisses it; end of file
-// (lunar died) kills the process group $1.
-const guardScript = `IFS= read -r line || kill -s KILL -- "-$1" 2>/dev/null`
+// guardScript is the guard. Its first line on stdin is the process group
+// to watch (end of file before it: lunar died before the command
+// started, nothing to do); then a line dismisses it, and end of file
+// (lunar died) kills the group.
+const guardScript = `IFS= read -r pgid || exit 0; IFS= read -r line || kill -s KILL -- "-$pgid" 2>/dev/null`
 
 // procTree is a running command's process group and its guard.
 type procTree struct {
@@ -38,22 +40,34 @@ func shellPath() (string, error) {
 }
 
 // startTree starts cmd as the leader of a new process group, with its
-// guard, confined as j says (nil: as lunar runs).
+// guard, confined as j says (nil: as lunar runs). The guard starts first
+// and is told the group as soon as the shell exists: were it started
+// after the shell, a lunar killed in between (a fork and exec of sh, long
+// on a busy machine) would leave the command's background jobs behind.
 func startTree(cmd *exec.Cmd, j *jail) (*procTree, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	guard := startGuard()
 	done, err := startShell(cmd, j)
 	if err != nil {
+		if guard != nil {
+			guard.Close() // end of file before a group: it exits
+		}
 		return nil, err
 	}
-	t := &procTree{pgid: cmd.Process.Pid, done: done}
-	t.guard = startGuard(t.pgid)
+	t := &procTree{pgid: cmd.Process.Pid, done: done, guard: guard}
+	if t.guard != nil {
+		if _, err := t.guard.Write([]byte(strconv.Itoa(t.pgid) + "\n")); err != nil {
+			t.guard.Close()
+			t.guard = nil
+		}
+	}
 	return t, nil
 }
 
-// startGuard starts the guard of process group pgid and returns the write
-// end of its stdin, or nil if it could not start (the command then runs
-// unguarded: on Linux the shell itself still dies with lunar).
-func startGuard(pgid int) *os.File {
+// startGuard starts a guard and returns the write end of its stdin, or
+// nil if it could not start (the command then runs unguarded: on Linux
+// the shell itself still dies with lunar).
+func startGuard() *os.File {
 	sh := "/bin/sh"
 	if _, err := os.Stat(sh); err != nil {
 		if sh, err = exec.LookPath("sh"); err != nil {
@@ -64,7 +78,7 @@ func startGuard(pgid int) *os.File {
 	if err != nil {
 		return nil
 	}
-	g := exec.Command(sh, "-c", guardScript, "lunar-bash-guard", strconv.Itoa(pgid))
+	g := exec.Command(sh, "-c", guardScript, "lunar-bash-guard")
 	g.Stdin = r
 	g.Env = []string{}
 	// Its own group: a Ctrl+C at the terminal must not take the guard

@@ -6,12 +6,9 @@
 // model call), Alt+Enter queues a follow-up (for when it would stop),
 // pi's keys; queued messages show as dim lines until delivered; Up or
 // Alt+Up takes the newest queued message back into the editor; Esc stops
-// the run as Ctrl+C does. A /command entered during the run is handled
-// at once as commands_running.go decides (a hook command runs, /clear is
-// refused, /model X waits for the end, …); /quit, /expand, a !command or
-// a line continued with a backslash is typed ahead, for the prompt after
-// the run. What is left in the editor when the run ends is the next
-// prompt's text.
+// the run as Ctrl+C does. A command (/…, !…) entered during the run is
+// typed ahead: it runs at the prompt after the run. What is left in the editor when the run ends is
+// the next prompt's text.
 package main
 
 import (
@@ -235,10 +232,6 @@ func (e *runEditor) submit(kind string) edAction {
 	if strings.TrimSpace(text) == "" {
 		return edAction{}
 	}
-	if t := strings.TrimSpace(text); isCommand(t) && !strings.HasSuffix(text, "\\") && !replOnlyCommand(t) {
-		e.r.term.addHistory(t)
-		return edAction{kind: "command", text: t}
-	}
 	if t := strings.TrimSpace(text); isCommand(t) || strings.HasPrefix(t, "!") || strings.HasSuffix(text, "\\") {
 		e.later = append(e.later, text)
 		return edAction{kind: "hold", text: line + "\r"}
@@ -281,10 +274,6 @@ func (e *runEditor) do(a edAction) {
 			e.r.view.drawLive()
 		}
 		r.term.mu.Unlock()
-	case "command":
-		// In a goroutine of its own: a hook command may open a dialog,
-		// which reads the keys this goroutine delivers.
-		go r.commandWhileRunning(a.text)
 	case "stop":
 		r.stopRunning()
 		r.term.filter.discard()

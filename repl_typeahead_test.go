@@ -96,39 +96,3 @@ func TestREPLEscStopsRun(t *testing.T) {
 	require.Len(t, reqs, 2)
 	assert.Equal(t, "again", lastUserText(t, reqs[1]), "what was typed went with the stopped run")
 }
-
-// A /command typed during a run is handled at once: a hook command runs
-// (ctx.is_idle() false), its output between the reply's lines; a
-// built-in that would change the session under the run is refused with
-// one line; one that can wait runs when the reply ends.
-func TestREPLCommandsDuringARun(t *testing.T) {
-	e := newReplEnv(t)
-	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "busy.lua"), `
-lunar.command("probe", { description = "says whether the agent is idle", handler = function(args, ctx)
-  ctx.ui.print("probe " .. args .. ": idle=" .. tostring(ctx.is_idle()))
-  return "a prompt from the probe"
-end })`)
-	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
-	e.srv.Reply(llmtest.Text("tool done"))
-	e.srv.Reply(llmtest.Text("probe followed up"))
-	p := e.start()
-	p.line("work")
-	p.expect("started")
-	p.send("/probe one\r")
-	p.expect("probe one: idle=false")
-	p.send("/clear\r")
-	p.expect("/clear changes the session under the running reply")
-	p.send("/name later\r")
-	p.expect("/name runs when the reply ends")
-	writeFile(t, filepath.Join(e.cwd, "go"), "")
-	p.expect("tool done")
-	p.expect("probe followed up")
-	p.expect("name: later")
-	p.expect("> ")
-	p.quit()
-
-	reqs := e.srv.Requests()
-	require.Len(t, reqs, 3)
-	assert.Equal(t, "a prompt from the probe", lastUserText(t, reqs[2]), "the hook command's prompt followed up the run")
-	assert.Len(t, e.sessions(), 1, "/clear was refused: still one session")
-}

@@ -415,18 +415,8 @@ func (r *run) request() (*Request, Provider, error) {
 	for _, t := range r.tools {
 		req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
-	auth := h.Auth(ctx, model.Provider, model.ID)
-	if auth.BaseURL != "" {
-		req.Model.BaseURL = auth.BaseURL
-	}
-	req.Headers = auth.Headers
-	req.APIKey = auth.APIKey
-	if req.APIKey == "" && a.APIKey != nil {
-		key, err := a.APIKey(req.Model)
-		if err != nil {
-			return nil, nil, err
-		}
-		req.APIKey = key
+	if err := authorize(ctx, h, req, a.APIKey); err != nil {
+		return nil, nil, err
 	}
 	if a.NewProvider == nil {
 		return nil, nil, errors.New("agent: no provider configured")
@@ -436,6 +426,26 @@ func (r *run) request() (*Request, Provider, error) {
 		return nil, nil, err
 	}
 	return req, prov, nil
+}
+
+// authorize sets req's base URL, headers and key from the auth hooks;
+// without a key from them, apiKey (nil: none) resolves it, and its error
+// stops the call before any request. The agent's model calls and
+// Runtime.Complete both go through it.
+func authorize(ctx context.Context, h Hooks, req *Request, apiKey func(Model) (string, error)) error {
+	auth := h.Auth(ctx, req.Model.Provider, req.Model.ID)
+	if auth.BaseURL != "" {
+		req.Model.BaseURL = auth.BaseURL
+	}
+	req.Headers, req.APIKey = auth.Headers, auth.APIKey
+	if req.APIKey == "" && apiKey != nil {
+		key, err := apiKey(req.Model)
+		if err != nil {
+			return err
+		}
+		req.APIKey = key
+	}
+	return nil
 }
 
 func (r *run) toolMessage(call session.ContentBlock, res ToolResult) session.Message {

@@ -283,17 +283,8 @@ func (rt *Runtime) Complete(ctx context.Context, cr CompleteRequest) (string, er
 		Messages:     session.ConvertToLLM(cr.Messages),
 		Params:       Params{MaxTokens: cr.MaxTokens, ThinkingLevel: thinking},
 	}
-	auth := rt.loopHooks().Auth(ctx, m.Provider, m.ID)
-	if auth.BaseURL != "" {
-		req.Model.BaseURL = auth.BaseURL
-	}
-	req.Headers, req.APIKey = auth.Headers, auth.APIKey
-	if req.APIKey == "" {
-		key, err := rt.APIKey(req.Model)
-		if err != nil {
-			return "", err
-		}
-		req.APIKey = key
+	if err := authorize(ctx, rt.loopHooks(), req, rt.APIKey); err != nil {
+		return "", err
 	}
 	msg, err := rt.opts.Registry.NewProvider(req.Model).Stream(ctx, req, func(StreamEvent) {})
 	if ctx.Err() != nil {

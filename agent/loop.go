@@ -354,26 +354,17 @@ func (r *run) endTurn(msg *session.Message, results []session.Message, err error
 	return err
 }
 
-func turnTokens(m *session.Message) TokenStats {
-	if m == nil || m.Usage == nil {
-		return TokenStats{}
-	}
-	u := m.Usage
-	t := TokenStats{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Total: u.TotalTokens}
-	if t.Total == 0 {
-		t.Total = u.Input + u.Output + u.CacheRead + u.CacheWrite
+// turnTokens is the token use of one reply (m nil: none).
+func turnTokens(m *session.Message) (t TokenStats) {
+	if m != nil {
+		t.add(m.Usage)
 	}
 	return t
 }
 
 func (r *run) countUsage(m *session.Message) {
-	t := turnTokens(m)
-	r.tokens.Input += t.Input
-	r.tokens.Output += t.Output
-	r.tokens.CacheRead += t.CacheRead
-	r.tokens.CacheWrite += t.CacheWrite
-	r.tokens.Total += t.Total
-	if t.Total > 0 && m.StopReason != session.StopError && m.StopReason != session.StopAborted {
+	r.tokens.add(m.Usage)
+	if t := turnTokens(m); t.Total > 0 && m.StopReason != session.StopError && m.StopReason != session.StopAborted {
 		r.lastCtxTok = t.Total
 	}
 }

@@ -464,16 +464,7 @@ func (rt *Runtime) TokenUsage() (st TokenStats, ok bool) {
 			continue
 		}
 		ok = true
-		u := m.Usage
-		st.Input += u.Input
-		st.Output += u.Output
-		st.CacheRead += u.CacheRead
-		st.CacheWrite += u.CacheWrite
-		if t := u.TotalTokens; t > 0 {
-			st.Total += t
-		} else {
-			st.Total += u.Input + u.Output + u.CacheRead + u.CacheWrite
-		}
+		st.add(m.Usage)
 	}
 	return st, ok
 }

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/session"
 )
 
@@ -195,6 +196,20 @@ type TokenStats struct {
 	CacheRead  int `json:"cache_read"`
 	CacheWrite int `json:"cache_write"`
 	Total      int `json:"total"`
+}
+
+// add counts the usage of one reply (nil: nothing). Total grows by the
+// provider's total, or by the sum of the parts when it gave none
+// (compaction.ContextTokens).
+func (t *TokenStats) add(u *session.Usage) {
+	if u == nil {
+		return
+	}
+	t.Input += u.Input
+	t.Output += u.Output
+	t.CacheRead += u.CacheRead
+	t.CacheWrite += u.CacheWrite
+	t.Total += compaction.ContextTokens(*u)
 }
 
 // Event is one thing that happened in the loop. Subscribers (printers, the

@@ -118,7 +118,7 @@ func (a *Agent) prompt(ctx context.Context, text string, images []session.Conten
 		return r.finish(err)
 	}
 	for _, cm := range injected {
-		if err := r.appendCustom(cm); err != nil {
+		if err := r.appendMessage(cm.message()); err != nil {
 			return r.finish(err)
 		}
 	}
@@ -161,31 +161,17 @@ func (r *run) finish(err error) error {
 	return err
 }
 
-// appendMessage persists a finished message and reports it.
+// appendMessage persists a finished message and reports it: a hook's
+// custom message (one from the input queue) as a custom_message entry.
 func (r *run) appendMessage(m session.Message) error {
 	r.a.emit(Event{Type: EventMessageStart, Message: &m})
-	if _, err := r.a.Session.AppendMessage(&m); err != nil {
-		return fmt.Errorf("session: %w", err)
+	var err error
+	if m.Role == session.RoleCustom && m.Extra != nil {
+		err = appendCustom(r.a.Session, &CustomMessage{CustomType: m.Extra.CustomType, Content: m.Content, Display: m.Extra.Display, Details: m.Details})
+	} else {
+		_, err = r.a.Session.AppendMessage(&m)
 	}
-	r.messages = append(r.messages, m)
-	r.a.emit(Event{Type: EventMessageEnd, Message: &m})
-	return nil
-}
-
-// appendQueued appends a message from the input queue: a prompt, or a
-// hook's custom message.
-func (r *run) appendQueued(m session.Message) error {
-	if m.Role != session.RoleCustom || m.Extra == nil {
-		return r.appendMessage(m)
-	}
-	return r.appendCustom(CustomMessage{CustomType: m.Extra.CustomType, Content: m.Content, Display: m.Extra.Display, Details: m.Details})
-}
-
-func (r *run) appendCustom(cm CustomMessage) error {
-	m := session.Message{Role: session.RoleCustom, Content: cm.Content, Details: cm.Details, Timestamp: time.Now().UnixMilli(),
-		Extra: &session.MessageExtra{CustomType: cm.CustomType, Display: cm.Display}}
-	r.a.emit(Event{Type: EventMessageStart, Message: &m})
-	if _, err := r.a.Session.AppendCustomMessage(cm.CustomType, cm.Content, cm.Display, cm.Details); err != nil {
+	if err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
 	r.messages = append(r.messages, m)
@@ -241,7 +227,7 @@ func (r *run) turn() (bool, error) {
 		queued = append(queued, a.Steer.TakeSteer(ctx)...)
 	}
 	for _, m := range queued {
-		if err := r.appendQueued(m); err != nil {
+		if err := r.appendMessage(m); err != nil {
 			return false, r.endTurn(nil, nil, err)
 		}
 	}

@@ -222,7 +222,7 @@ func (rt *Runtime) RunPending(ctx context.Context, prompt func(ctx context.Conte
 		var err error
 		switch {
 		case p.Message != nil:
-			if _, err = rt.Session().AppendCustomMessage(p.Message.CustomType, p.Message.Content, p.Message.Display, p.Message.Details); err == nil && p.Trigger {
+			if err = appendCustom(rt.Session(), p.Message); err == nil && p.Trigger {
 				err = resume(ctx)
 			}
 		default:

@@ -269,11 +269,8 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 	})
 	var out []session.Message
 	for _, q := range items {
-		now := time.Now().UnixMilli()
 		if q.custom != nil {
-			cm := q.custom
-			out = append(out, session.Message{Role: session.RoleCustom, Content: cm.Content, Details: cm.Details, Timestamp: now,
-				Extra: &session.MessageExtra{CustomType: cm.CustomType, Display: cm.Display}})
+			out = append(out, q.custom.message())
 			continue
 		}
 		text, images, handled := rt.loopHooks().ChatMessage(ctx, SourceExtension, q.text, q.images)
@@ -281,7 +278,7 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 			continue
 		}
 		content := append([]session.ContentBlock{{Type: session.BlockText, Text: text}}, images...)
-		out = append(out, session.Message{Role: session.RoleUser, Content: content, Timestamp: now})
+		out = append(out, session.Message{Role: session.RoleUser, Content: content, Timestamp: time.Now().UnixMilli()})
 	}
 	return out
 }
@@ -326,8 +323,7 @@ func (rt *Runtime) SendMessage(msg CustomMessage, triggerTurn bool) error {
 // run joins (DeliverFollowUp: when the agent would stop).
 func (rt *Runtime) SendMessageAs(msg CustomMessage, triggerTurn bool, deliver Delivery) error {
 	if !rt.running.Load() && !triggerTurn {
-		_, err := rt.Session().AppendCustomMessage(msg.CustomType, msg.Content, msg.Display, msg.Details)
-		return err
+		return appendCustom(rt.Session(), &msg)
 	}
 	rt.enqueue(queued{custom: &msg, trigger: triggerTurn}, deliver == DeliverFollowUp)
 	return nil

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/session"
@@ -242,6 +243,18 @@ type CustomMessage struct {
 	Content    []session.ContentBlock
 	Display    bool
 	Details    json.RawMessage
+}
+
+// message is cm as the message the loop reports and sends, stamped now.
+func (cm *CustomMessage) message() session.Message {
+	return session.Message{Role: session.RoleCustom, Content: cm.Content, Details: cm.Details, Timestamp: time.Now().UnixMilli(),
+		Extra: &session.MessageExtra{CustomType: cm.CustomType, Display: cm.Display}}
+}
+
+// appendCustom appends cm to s as a custom_message entry.
+func appendCustom(s *session.Session, cm *CustomMessage) error {
+	_, err := s.AppendCustomMessage(cm.CustomType, cm.Content, cm.Display, cm.Details)
+	return err
 }
 
 // AuthOverride is what an auth.get hook returns.

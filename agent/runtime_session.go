@@ -150,12 +150,9 @@ func (rt *Runtime) CycleThinkingLevel(ctx context.Context) (level ThinkingLevel,
 }
 
 // newSession creates an empty session (in memory with InMemory) that
-// starts, as every new session does, with the model and thinking level.
-func (rt *Runtime) newSession() (*session.Session, error) {
-	return rt.newSessionWithParent("")
-}
-
-func (rt *Runtime) newSessionWithParent(parent string) (*session.Session, error) {
+// starts, as every new session does, with the model and thinking level;
+// parent is its header's parentSession ("" for none).
+func (rt *Runtime) newSession(parent string) (*session.Session, error) {
 	var s *session.Session
 	if rt.opts.InMemory {
 		s = session.CreateChildInMemory(rt.opts.Cwd, parent)
@@ -193,18 +190,7 @@ func (rt *Runtime) use(s *session.Session, resumed bool) {
 // Clear starts a new session (/clear) unless a session.before_clear hook
 // cancels it.
 func (rt *Runtime) Clear(ctx context.Context) error {
-	h := rt.sessionHooks()
-	if cancel, reason := h.BeforeClear(ctx, rt.Session().ID()); cancel {
-		return &CancelledError{Op: "clear", Reason: reason}
-	}
-	s, err := rt.newSession()
-	if err != nil {
-		return fmt.Errorf("clear: %w", err)
-	}
-	rt.use(s, false)
-	h.Clear(ctx, s.ID())
-	h.SessionStart(ctx, s.ID(), s.File(), SessionStartClear)
-	return nil
+	return rt.startNew(ctx, "", SessionStartClear)
 }
 
 // NewSession starts a new session for a hook (pi's newSession): as /clear
@@ -221,17 +207,30 @@ func (rt *Runtime) NewSession(ctx context.Context, withParent bool) error {
 // NewSessionFrom is NewSession with the header's parentSession given
 // ("" for none), as pi's RPC new_session takes it.
 func (rt *Runtime) NewSessionFrom(ctx context.Context, parent string) error {
-	h := rt.sessionHooks()
-	if cancel, reason := h.BeforeClear(ctx, rt.Session().ID()); cancel {
-		return &CancelledError{Op: "new session", Reason: reason}
+	return rt.startNew(ctx, parent, SessionStartNew)
+}
+
+// startNew continues in a new session whose header names parent ("" for
+// none) unless a session.before_clear hook cancels it; reason is
+// session.start's: SessionStartClear (/clear) or SessionStartNew (a
+// hook's or an RPC client's new session), and names the operation in
+// errors.
+func (rt *Runtime) startNew(ctx context.Context, parent, reason string) error {
+	op := "new session"
+	if reason == SessionStartClear {
+		op = "clear"
 	}
-	s, err := rt.newSessionWithParent(parent)
+	h := rt.sessionHooks()
+	if cancel, why := h.BeforeClear(ctx, rt.Session().ID()); cancel {
+		return &CancelledError{Op: op, Reason: why}
+	}
+	s, err := rt.newSession(parent)
 	if err != nil {
-		return fmt.Errorf("new session: %w", err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	rt.use(s, false)
 	h.Clear(ctx, s.ID())
-	h.SessionStart(ctx, s.ID(), s.File(), SessionStartNew)
+	h.SessionStart(ctx, s.ID(), s.File(), reason)
 	return nil
 }
 
@@ -353,7 +352,7 @@ func (rt *Runtime) fork(ctx context.Context, id, leaf string) error {
 	var forked *session.Session
 	var err error
 	if leaf == "" {
-		forked, err = rt.newSessionWithParent(s.File())
+		forked, err = rt.newSession(s.File())
 	} else {
 		forked, err = s.Fork(leaf, rt.opts.SessionDir)
 	}

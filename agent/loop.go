@@ -211,10 +211,11 @@ func (r *run) loop() error {
 	return fmt.Errorf("stopped after %d model calls in one run", maxTurns)
 }
 
-// turn makes one model call and runs the tools it asks for. It reports
-// whether the model should be called again.
+// turn makes one model call and runs the tools it asks for: the queued
+// messages join the context, then the reply is streamed (stream), stored
+// (record) and its tool calls run (runTools). It reports whether the
+// model should be called again.
 func (r *run) turn() (bool, error) {
-	a, ctx := r.a, r.ctx
 	if r.turnOpen {
 		r.turnOpen = false
 	} else {
@@ -223,8 +224,8 @@ func (r *run) turn() (bool, error) {
 
 	queued := r.followUps
 	r.followUps = nil
-	if a.Steer != nil {
-		queued = append(queued, a.Steer.TakeSteer(ctx)...)
+	if r.a.Steer != nil {
+		queued = append(queued, r.a.Steer.TakeSteer(r.ctx)...)
 	}
 	for _, m := range queued {
 		if err := r.appendMessage(m); err != nil {
@@ -235,6 +236,20 @@ func (r *run) turn() (bool, error) {
 	if err != nil {
 		return false, r.endTurn(nil, nil, err)
 	}
+	msg, serr := r.stream(req, prov)
+	if err := r.record(msg, serr, req.Model.ContextWindow); err != nil {
+		return false, r.endTurn(msg, nil, err)
+	}
+	results, more, err := r.runTools(msg)
+	return more, r.endTurn(msg, results, err)
+}
+
+// stream makes the model call and reports the reply as it streams
+// (message_start, message_update). It always returns a message: the
+// reply, or an error message standing for one that never came; err is
+// the provider's error.
+func (r *run) stream(req *Request, prov Provider) (msg *session.Message, err error) {
+	a, ctx := r.a, r.ctx
 	// From the moment a connection to the provider is made, before the
 	// request is written, the prompt is on disk: a process killed while
 	// the reply streams keeps the question. A run that never reaches the
@@ -251,7 +266,7 @@ func (r *run) turn() (bool, error) {
 			a.emit(Event{Type: EventMessageStart, Message: p})
 		}
 	}
-	msg, serr := prov.Stream(streamCtx, req, func(se StreamEvent) {
+	msg, err = prov.Stream(streamCtx, req, func(se StreamEvent) {
 		persist() // providers that do not speak HTTP
 		partialStart(se.Partial)
 		a.emit(Event{Type: EventMessageUpdate, Message: se.Partial, Stream: &se})
@@ -259,44 +274,59 @@ func (r *run) turn() (bool, error) {
 	if msg == nil {
 		msg = &session.Message{Role: session.RoleAssistant, API: req.Model.API, Provider: req.Model.Provider,
 			Model: req.Model.ID, StopReason: session.StopError, Timestamp: time.Now().UnixMilli(), Usage: &session.Usage{}}
-		if serr != nil {
-			msg.SetErrorMessage(serr.Error())
+		if err != nil {
+			msg.SetErrorMessage(err.Error())
 		}
 	}
-	if ctx.Err() != nil && msg.StopReason != session.StopAborted && (serr != nil || msg.StopReason == session.StopError) {
+	if ctx.Err() != nil && msg.StopReason != session.StopAborted && (err != nil || msg.StopReason == session.StopError) {
 		msg.StopReason = session.StopAborted
 		if msg.ErrorMessage() == "" {
 			msg.SetErrorMessage("Request was aborted")
 		}
 	}
 	partialStart(msg)
+	return msg, err
+}
+
+// record stores the streamed reply msg in the session, reports it
+// (message_end) and counts its tokens. It returns the error that ends
+// the turn: ErrAborted for an aborted reply, the provider's error serr
+// (an overflowError when the context was too long for window) for a
+// failed one, or the session's.
+func (r *run) record(msg *session.Message, serr error, window int) error {
 	// A reply that is only "could not connect" in a session with nothing
 	// on disk yet is not saved: it would make a file holding nothing but
 	// that error (the prompt stays in memory, sent with the next one).
-	if !(msg.StopReason == session.StopError && IsDialError(serr) && !a.Session.OnDisk()) {
-		if _, err := a.Session.AppendMessage(msg); err != nil {
-			return false, r.endTurn(msg, nil, fmt.Errorf("session: %w", err))
+	if !(msg.StopReason == session.StopError && IsDialError(serr) && !r.a.Session.OnDisk()) {
+		if _, err := r.a.Session.AppendMessage(msg); err != nil {
+			return fmt.Errorf("session: %w", err)
 		}
 	}
 	r.messages = append(r.messages, *msg)
-	a.emit(Event{Type: EventMessageEnd, Message: msg})
+	r.a.emit(Event{Type: EventMessageEnd, Message: msg})
 	r.countUsage(msg)
 
 	switch msg.StopReason {
 	case session.StopAborted:
-		return false, r.endTurn(msg, nil, ErrAborted)
+		return ErrAborted
 	case session.StopError:
 		if serr == nil {
 			serr = errors.New(msg.ErrorMessage())
 		}
-		if IsContextOverflow(msg, req.Model.ContextWindow) {
+		if IsContextOverflow(msg, window) {
 			serr = &overflowError{serr}
 		}
-		return false, r.endTurn(msg, nil, serr)
+		return serr
 	}
+	return nil
+}
 
+// runTools runs the tool calls of the reply msg in order and stores
+// their results. more says whether the model should be called again
+// with them.
+func (r *run) runTools(msg *session.Message) (results []session.Message, more bool, err error) {
+	a, ctx := r.a, r.ctx
 	calls := msg.ToolCalls()
-	var results []session.Message
 	// As pi's: the run ends after the batch only when every result in it
 	// asked to terminate.
 	terminate := len(calls) > 0
@@ -313,14 +343,14 @@ func (r *run) turn() (bool, error) {
 			terminate = terminate && term
 		}
 		if err := r.appendMessage(res); err != nil {
-			return false, r.endTurn(msg, results, err)
+			return results, false, err
 		}
 		results = append(results, res)
 	}
 	if ctx.Err() != nil {
-		return false, r.endTurn(msg, results, ErrAborted)
+		return results, false, ErrAborted
 	}
-	return len(calls) > 0 && !terminate, r.endTurn(msg, results, nil)
+	return results, len(calls) > 0 && !terminate, nil
 }
 
 func (r *run) beginTurn() {

@@ -84,7 +84,7 @@ func TestToolRunsWithWhatHooksSaw(t *testing.T) {
 			a := newTestAgent(p, &ran)
 			h := &argsHooks{replace: tc.replace}
 			a.Hooks = h
-			require.NoError(t, a.Prompt(context.Background(), "go", nil))
+			require.NoError(t, a.prompt(context.Background(), "go", nil))
 			assert.Equal(t, tc.seen, h.seen)
 			assert.Equal(t, tc.ran, ran)
 			msgs := values(p.requests[1].messageRefs())

@@ -53,7 +53,7 @@ func BenchmarkTurnRequest(b *testing.B) {
 		b.Run(fmt.Sprintf("%s/%d-messages", api, 4*bc.turns), func(b *testing.B) {
 			s := benchSession(b, bc.turns, api)
 			tools := []*Tool{{Name: "bash", Description: "Run a command", Parameters: llmTools[0].Parameters}}
-			a := &Agent{Session: s, Model: Model{Provider: "bench", ID: "m", API: api, BaseURL: "http://127.0.0.1:1/v1", MaxTokens: 8192},
+			a := &agent{Session: s, Model: Model{Provider: "bench", ID: "m", API: api, BaseURL: "http://127.0.0.1:1/v1", MaxTokens: 8192},
 				SystemPrompt: strings.Repeat("You are a coding assistant. ", 40), Tools: tools,
 				NewProvider: func(Model) (Provider, error) { return nil, nil }}
 			r := &run{a: a, ctx: context.Background(), systemPrompt: a.SystemPrompt}

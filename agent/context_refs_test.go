@@ -63,7 +63,7 @@ func TestRequestSharesTheStoredContext(t *testing.T) {
 			var ran []string
 			a := newTestAgent(p, &ran)
 			a.Hooks = c.hooks
-			require.NoError(t, a.Prompt(context.Background(), "q", nil))
+			require.NoError(t, a.prompt(context.Background(), "q", nil))
 			require.Len(t, p.requests, 1)
 			refs := p.requests[0].MessageRefs
 			require.Len(t, refs, 1)

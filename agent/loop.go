@@ -16,10 +16,11 @@ import (
 // ErrAborted is returned by Prompt and Continue when the run was cancelled.
 var ErrAborted = errors.New("aborted")
 
-// Agent runs prompts against one model, persisting every message into a
-// session. An Agent is used by one run at a time; fields may be changed
-// between runs (e.g. /model).
-type Agent struct {
+// agent is the loop under a Runtime (which builds it and is the package's
+// one entry point): it runs prompts against one model, persisting every
+// message into a session. It is used by one run at a time; the Runtime
+// changes its fields between runs (e.g. /model).
+type agent struct {
 	Session       *session.Session
 	Model         Model
 	ThinkingLevel ThinkingLevel
@@ -57,22 +58,22 @@ type Agent struct {
 	current     atomic.Pointer[run] // the run in progress, if any
 }
 
-// Subscribe registers fn to receive every loop event, in order, on the
+// subscribe registers fn to receive every loop event, in order, on the
 // loop's goroutine. It returns a function that unsubscribes.
-func (a *Agent) Subscribe(fn func(Event)) func() { return a.subscribers.add(fn) }
+func (a *agent) subscribe(fn func(Event)) func() { return a.subscribers.add(fn) }
 
-func (a *Agent) emit(ev Event) { a.subscribers.emit(ev) }
+func (a *agent) emit(ev Event) { a.subscribers.emit(ev) }
 
-func (a *Agent) hooks() Hooks {
+func (a *agent) hooks() Hooks {
 	if a.Hooks == nil {
 		return NopHooks{}
 	}
 	return a.Hooks
 }
 
-// run holds the state of one Prompt or Continue call.
+// run holds the state of one prompt or continueRun call.
 type run struct {
-	a            *Agent
+	a            *agent
 	ctx          context.Context
 	systemPrompt string
 	messages     []session.Message // new in this run
@@ -84,23 +85,12 @@ type run struct {
 	tools        []*Tool           // offered to the last model call
 }
 
-// Prompt adds a user message (text plus image parts) and runs the loop
-// until the model answers without tool calls. It returns ErrAborted when ctx
-// is cancelled, and the provider's error when the reply ended in error; in
-// both cases everything received so far is kept in the session. A
-// chat.message hook that handles the input ends it at once: nothing is
-// stored or sent, and Prompt returns nil. ctx carries the input's source
-// (WithInputSource).
-func (a *Agent) Prompt(ctx context.Context, text string, images []session.ContentBlock) error {
-	text, images, handled := a.hooks().ChatMessage(ctx, InputSource(ctx), text, images)
-	if handled {
-		return nil
-	}
-	return a.prompt(ctx, text, images)
-}
-
-// prompt is Prompt after the chat.message hooks.
-func (a *Agent) prompt(ctx context.Context, text string, images []session.ContentBlock) error {
+// prompt adds a user message (text plus image parts) and runs the loop
+// until the model answers without tool calls. It returns ErrAborted when
+// ctx is cancelled, and the provider's error when the reply ended in
+// error; in both cases everything received so far is kept in the
+// session. The chat.message hooks have seen the input (Runtime.Prompt).
+func (a *agent) prompt(ctx context.Context, text string, images []session.ContentBlock) error {
 	h := a.hooks()
 	base := a.baseSystemPrompt()
 	r := &run{a: a, ctx: ctx, systemPrompt: base}
@@ -125,9 +115,10 @@ func (a *Agent) prompt(ctx context.Context, text string, images []session.Conten
 	return r.finish(r.loop())
 }
 
-// Continue runs the loop over the session's current context without adding
-// a user message (after a hook's send_message with trigger_turn, or a retry).
-func (a *Agent) Continue(ctx context.Context) error {
+// continueRun runs the loop over the session's current context without
+// adding a user message (after a hook's send_message with trigger_turn,
+// or a retry).
+func (a *agent) continueRun(ctx context.Context) error {
 	r := &run{a: a, ctx: ctx, systemPrompt: a.baseSystemPrompt()}
 	r.start()
 	return r.finish(r.loop())
@@ -567,7 +558,7 @@ func truncateForError(b []byte) string {
 }
 
 // currentTools are the tools offered to the next model call.
-func (a *Agent) currentTools() []*Tool {
+func (a *agent) currentTools() []*Tool {
 	if a.ToolsFunc != nil {
 		return a.ToolsFunc()
 	}
@@ -584,7 +575,7 @@ func (r *run) tool(name string) *Tool {
 	return nil
 }
 
-func (a *Agent) validator(t *Tool) (*Validator, error) {
+func (a *agent) validator(t *Tool) (*Validator, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if v, ok := a.validators[t]; ok {
@@ -601,10 +592,10 @@ func (a *Agent) validator(t *Tool) (*Validator, error) {
 	return v, nil
 }
 
-// RunSystemPrompt is the system prompt of the run in progress (after
+// runSystemPrompt is the system prompt of the run in progress (after
 // agent.before_start), or the base one between runs; the chat.system
 // hooks have not seen it.
-func (a *Agent) RunSystemPrompt() string {
+func (a *agent) runSystemPrompt() string {
 	if r := a.current.Load(); r != nil {
 		return r.systemPrompt
 	}
@@ -616,7 +607,7 @@ type promptInfoKey struct{}
 
 // withPromptInfo gives BeforeStart's context a way to describe the base
 // system prompt (computed only when a hook asks).
-func (a *Agent) withPromptInfo(ctx context.Context) context.Context {
+func (a *agent) withPromptInfo(ctx context.Context) context.Context {
 	if a.SystemPromptInfoFunc == nil {
 		return ctx
 	}
@@ -627,7 +618,7 @@ func (a *Agent) withPromptInfo(ctx context.Context) context.Context {
 
 // PromptInfoFrom is what the base system prompt of the run starting was
 // built from, in Hooks.BeforeStart's context; ok is false when the
-// prompt is a fixed text (Agent.SystemPrompt).
+// prompt is a fixed text (Runtime.SetSystemPrompt).
 func PromptInfoFrom(ctx context.Context) (info SystemPromptInfo, ok bool) {
 	if fn, ok := ctx.Value(promptInfoKey{}).(func() SystemPromptInfo); ok {
 		return fn(), true
@@ -637,7 +628,7 @@ func PromptInfoFrom(ctx context.Context) (info SystemPromptInfo, ok bool) {
 
 // baseSystemPrompt is the system prompt a run starting now begins with,
 // before the hooks: for the tools offered now when SystemPromptFunc is set.
-func (a *Agent) baseSystemPrompt() string {
+func (a *agent) baseSystemPrompt() string {
 	if a.SystemPromptFunc != nil {
 		return a.SystemPromptFunc(a.currentTools())
 	}

@@ -36,7 +36,7 @@ func TestStopDuringBeforeToolCancelsTheCall(t *testing.T) {
 	defer cancel()
 	a.Hooks = stopWhileAsking{stop: cancel}
 
-	err := a.Prompt(ctx, "go", nil)
+	err := a.prompt(ctx, "go", nil)
 	require.ErrorIs(t, err, ErrAborted)
 	assert.Empty(t, ran, "the tool did not run")
 	assert.Len(t, p.requests, 1, "no request after the stop")

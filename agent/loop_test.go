@@ -59,7 +59,7 @@ func call(id, name, args string) session.ContentBlock {
 
 var echoSchema = json.RawMessage(`{"type":"object","properties":{"msg":{"type":"string"}},"required":["msg"]}`)
 
-func newTestAgent(p *scriptedProvider, ran *[]string) *Agent {
+func newTestAgent(p *scriptedProvider, ran *[]string) *agent {
 	echo := &Tool{Name: "echo", Description: "echo", Parameters: echoSchema,
 		Execute: func(ctx context.Context, id string, args json.RawMessage, _ func(ToolResult)) (ToolResult, error) {
 			var a struct{ Msg string }
@@ -70,7 +70,7 @@ func newTestAgent(p *scriptedProvider, ran *[]string) *Agent {
 			}
 			return TextResult("echo: "+a.Msg, false), nil
 		}}
-	return &Agent{
+	return &agent{
 		Session:     session.CreateInMemory("/tmp"),
 		Model:       Model{Provider: "test", ID: "m", API: APIOpenAICompletions, ContextWindow: 1000},
 		Tools:       []*Tool{echo},
@@ -103,9 +103,9 @@ func TestPromptToolLoop(t *testing.T) {
 	var ran []string
 	a := newTestAgent(p, &ran)
 	var types []string
-	a.Subscribe(func(ev Event) { types = append(types, ev.Type) })
+	a.subscribe(func(ev Event) { types = append(types, ev.Type) })
 
-	require.NoError(t, a.Prompt(context.Background(), "go", nil))
+	require.NoError(t, a.prompt(context.Background(), "go", nil))
 
 	assert.Equal(t, []string{"hi"}, ran, "only the valid call runs")
 	require.Len(t, p.requests, 2)
@@ -137,7 +137,7 @@ func TestPromptProviderErrorIsKept(t *testing.T) {
 	}}
 	var ran []string
 	a := newTestAgent(p, &ran)
-	err := a.Prompt(context.Background(), "go", nil)
+	err := a.prompt(context.Background(), "go", nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "500 boom")
 	msgs := a.Session.BuildContext().Messages
@@ -158,7 +158,7 @@ func TestPromptContextOverflowIsMarked(t *testing.T) {
 	}}
 	var ran []string
 	a := newTestAgent(p, &ran)
-	err := a.Prompt(context.Background(), "go", nil)
+	err := a.prompt(context.Background(), "go", nil)
 	require.ErrorIs(t, err, ErrContextOverflow)
 	assert.Equal(t, "openai: 400 bad request (context_length_exceeded): This model's maximum context length is 1000 tokens.", err.Error(),
 		"the message stays the provider's")
@@ -176,7 +176,7 @@ func TestEventOrder(t *testing.T) {
 	var ran []string
 	a := newTestAgent(p, &ran)
 	var got []string
-	a.Subscribe(func(ev Event) {
+	a.subscribe(func(ev Event) {
 		s := ev.Type
 		if ev.Message != nil && ev.Type != EventTurnEnd {
 			s += ":" + ev.Message.Role
@@ -186,7 +186,7 @@ func TestEventOrder(t *testing.T) {
 		}
 		got = append(got, s)
 	})
-	require.NoError(t, a.Prompt(context.Background(), "go", nil))
+	require.NoError(t, a.prompt(context.Background(), "go", nil))
 	assert.Equal(t, []string{
 		EventAgentStart, EventTurnStart, "message_start:user", "message_end:user",
 		"message_start:assistant", "message_end:assistant",
@@ -195,7 +195,7 @@ func TestEventOrder(t *testing.T) {
 	}, got)
 
 	got = nil
-	require.NoError(t, a.Continue(context.Background()))
+	require.NoError(t, a.continueRun(context.Background()))
 	assert.Equal(t, []string{EventAgentStart, EventTurnStart, "message_start:assistant", "message_end:assistant", EventTurnEnd, EventAgentEnd}, got)
 }
 
@@ -212,7 +212,7 @@ func TestAbortDuringToolsAnswersEveryCall(t *testing.T) {
 			<-ctx.Done()
 			return TextResult("Command aborted", true), nil
 		}})
-	err := a.Prompt(ctx, "go", nil)
+	err := a.prompt(ctx, "go", nil)
 	require.ErrorIs(t, err, ErrAborted)
 	msgs := a.Session.BuildContext().Messages
 	assert.Equal(t, []string{"user", "assistant", "toolResult", "toolResult"}, roles(plain(msgs)))
@@ -265,7 +265,7 @@ func TestHooksShapeRequestsAndTools(t *testing.T) {
 	h := &recordingHooks{}
 	a.Hooks = h
 	a.SystemPrompt = "base"
-	require.NoError(t, a.Prompt(context.Background(), "go", nil))
+	require.NoError(t, a.prompt(context.Background(), "go", nil))
 
 	assert.Equal(t, []string{"rewritten"}, ran, "blocked call never runs; input rewritten")
 	req := p.requests[0]
@@ -307,7 +307,7 @@ func TestContextLimitFollowsResolvedModel(t *testing.T) {
 	a.Model.ContextWindow = 8000
 	h := &resolvingHooks{}
 	a.Hooks = h
-	require.NoError(t, a.Prompt(context.Background(), "go", nil))
+	require.NoError(t, a.prompt(context.Background(), "go", nil))
 	assert.Equal(t, "bigger", p.requests[0].Model.ID)
 	assert.Equal(t, []int{1_000_000, 1_000_000}, h.limits)
 }
@@ -343,12 +343,12 @@ func TestTerminatingToolBatch(t *testing.T) {
 			a.Tools = append(a.Tools, final)
 			a.Hooks = c.hooks
 			var ends []Event
-			a.Subscribe(func(ev Event) {
+			a.subscribe(func(ev Event) {
 				if ev.Type == EventToolExecutionEnd {
 					ends = append(ends, ev)
 				}
 			})
-			require.NoError(t, a.Prompt(context.Background(), "go", nil))
+			require.NoError(t, a.prompt(context.Background(), "go", nil))
 			assert.Len(t, p.requests, c.models)
 			require.Len(t, ends, len(c.calls))
 			if c.models == 1 {

@@ -111,7 +111,7 @@ func TestProviderEventsOnlyWhenListening(t *testing.T) {
 		var ran []string
 		a := newTestAgent(p, &ran)
 		a.Hooks = &providerHooks{listen: listen}
-		require.NoError(t, a.Prompt(context.Background(), "q", nil))
+		require.NoError(t, a.prompt(context.Background(), "q", nil))
 		req := p.requests[0]
 		assert.Equal(t, listen["provider.request"], req.BeforeSend != nil, "%v", listen)
 		assert.Equal(t, listen["provider.response"], req.AfterResponse != nil, "%v", listen)

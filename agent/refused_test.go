@@ -56,14 +56,14 @@ func TestDialErrorWritesNoSessionFile(t *testing.T) {
 	defer s.Close()
 	r := NewRegistry(nil)
 	m := Model{Provider: "ollama", ID: "llama3.1", API: APIOpenAICompletions, BaseURL: closedLocalURL(t), ContextWindow: 1000, MaxTokens: 100}
-	a := &Agent{Session: s, Model: m, NewProvider: func(m Model) (Provider, error) { return r.NewProvider(m), nil }}
+	a := &agent{Session: s, Model: m, NewProvider: func(m Model) (Provider, error) { return r.NewProvider(m), nil }}
 	var ends []string
-	a.Subscribe(func(ev Event) {
+	a.subscribe(func(ev Event) {
 		if ev.Type == EventMessageEnd && ev.Message.Role == session.RoleAssistant {
 			ends = append(ends, ev.Message.StopReason)
 		}
 	})
-	err = a.Prompt(context.Background(), "first", nil)
+	err = a.prompt(context.Background(), "first", nil)
 	require.Error(t, err)
 	assert.True(t, IsConnectionRefused(err))
 	assert.Equal(t, []string{session.StopError}, ends, "the error reply is still shown")
@@ -74,7 +74,7 @@ func TestDialErrorWritesNoSessionFile(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Reply(llmtest.Text("hello"))
 	a.Model.BaseURL = srv.URL()
-	require.NoError(t, a.Prompt(context.Background(), "second", nil))
+	require.NoError(t, a.prompt(context.Background(), "second", nil))
 	require.NoError(t, s.Sync())
 	files, _ = filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	require.Len(t, files, 1)

@@ -68,7 +68,7 @@ type RuntimeOptions struct {
 // from anywhere.
 type Runtime struct {
 	opts  RuntimeOptions
-	agent *Agent
+	agent *agent
 
 	mu       sync.Mutex
 	sess     *session.Session
@@ -115,7 +115,7 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 	rt := &Runtime{opts: opts, sess: s, model: opts.Model, thinking: opts.ThinkingLevel, resumed: resumed,
 		hooks: NopHooks{}, shooks: NopSessionHooks{}}
 	rt.autoCompactOn.Store(opts.Compaction.Enabled)
-	rt.agent = &Agent{
+	rt.agent = &agent{
 		Session:       s,
 		Model:         opts.Model,
 		ThinkingLevel: rt.thinking,
@@ -126,7 +126,7 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 	}
 	rt.agent.ToolsFunc = rt.Tools
 	rt.agent.Steer = rt
-	rt.agent.Subscribe(func(ev Event) {
+	rt.agent.subscribe(func(ev Event) {
 		switch ev.Type {
 		case EventAgentStart:
 			rt.running.Store(true)

@@ -17,12 +17,17 @@ import (
 	"github.com/lunar-cli/lunar/session"
 )
 
-// Prompt adds a user message and runs the agent until it answers; see
-// Agent.Prompt. Before it, a context already past the compaction threshold
-// (a resumed session) is compacted; after it, the context is compacted
-// when the reply took it past the threshold, and a reply that failed with
-// a context overflow is retried once after compacting. Input a
-// chat.message hook handles goes no further (no compaction either).
+// Prompt adds a user message (text plus image parts) and runs the agent
+// until the model answers without tool calls. It returns ErrAborted when
+// ctx is cancelled, and the provider's error when the reply ended in
+// error; in both cases everything received so far is kept in the
+// session. ctx carries the input's source (WithInputSource). Input a
+// chat.message hook handles goes no further: nothing is stored or sent,
+// and Prompt returns nil. Before the run, a context already past the
+// compaction threshold (a resumed session) is compacted; after it, the
+// context is compacted when the reply took it past the threshold, and a
+// reply that failed with a context overflow is retried once after
+// compacting.
 func (rt *Runtime) Prompt(ctx context.Context, text string, images []session.ContentBlock) error {
 	text, images, handled := rt.loopHooks().ChatMessage(ctx, InputSource(ctx), text, images)
 	if handled {
@@ -39,7 +44,7 @@ func (rt *Runtime) Prompt(ctx context.Context, text string, images []session.Con
 // Continue runs the agent over the current context without a new user
 // message (a hook's triggered turn); compaction as for Prompt.
 func (rt *Runtime) Continue(ctx context.Context) error {
-	err := rt.agent.Continue(ctx)
+	err := rt.agent.continueRun(ctx)
 	return rt.afterRun(ctx, err)
 }
 
@@ -58,7 +63,7 @@ func (rt *Runtime) afterRun(ctx context.Context, err error) (rerr error) {
 		if _, cerr := rt.compact(ctx, CompactOverflow, "", true); cerr != nil {
 			return err
 		}
-		err = rt.agent.Continue(ctx)
+		err = rt.agent.continueRun(ctx)
 		if errors.Is(err, ErrContextOverflow) || ctx.Err() != nil {
 			return err
 		}
@@ -315,7 +320,7 @@ func (rt *Runtime) completer(model *Model) compaction.Completer {
 // SystemPrompt is the system prompt the next model call sends: the run's
 // (or the base one between runs) after the chat.system.transform hooks.
 func (rt *Runtime) SystemPrompt(ctx context.Context) string {
-	return rt.loopHooks().SystemPrompt(ctx, rt.agent.RunSystemPrompt())
+	return rt.loopHooks().SystemPrompt(ctx, rt.agent.runSystemPrompt())
 }
 
 // Idle reports whether no agent run is in progress.

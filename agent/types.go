@@ -1,10 +1,8 @@
-// Package agent runs lunar's agent loop: prompt → model stream → tool calls →
-// tool results → … → answer, over pluggable providers, tools and hooks.
-//
-// This file holds the types every part of the loop shares: models,
-// requests, stream events, tools, loop events and the Hooks interface that
-// the Lua runtime implements.
 package agent
+
+// The types every part of the loop shares: models, requests, stream
+// events, tools, loop events and the Hooks interface that the Lua runtime
+// implements.
 
 import (
 	"context"

@@ -193,7 +193,7 @@ func (h *hook) luaOn(L *glua.LState) int {
 	for _, id := range ids {
 		h.handlers = append(h.handlers, handler{h: h, ev: id, fn: fn, piShape: piResultShapes[name][id]})
 	}
-	live := h.loaded
+	live := h.loaded()
 	r.regMu.Unlock()
 	if live {
 		r.rebuild()
@@ -235,7 +235,7 @@ func (h *hook) luaCommand(L *glua.LState) int {
 		return 0
 	}
 	h.commands = append(h.commands, &command{name: name, description: string(desc), h: h, fn: fn})
-	live := h.loaded
+	live := h.loaded()
 	r.regMu.Unlock()
 	if live {
 		r.rebuild()
@@ -280,7 +280,7 @@ func (h *hook) luaRenderer(L *glua.LState) int {
 		}
 	}
 	h.renderers = append(h.renderers, &renderer{customType: ct, h: h, fn: fn})
-	live := h.loaded
+	live := h.loaded()
 	r.regMu.Unlock()
 	if live {
 		r.rebuild()

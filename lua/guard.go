@@ -34,7 +34,7 @@ func (h *hook) luaGuard(L *glua.LState) int {
 		return 0
 	}
 	h.rt.regMu.Lock()
-	live := h.loaded
+	live := h.loaded()
 	h.rt.regMu.Unlock()
 	if live {
 		h.rt.rebuild()
@@ -44,16 +44,15 @@ func (h *hook) luaGuard(L *glua.LState) int {
 
 // outOfOrder says why a guard cannot answer any call ("" when it can).
 func (h *hook) outOfOrder() string {
-	if why := h.off.Load(); why != nil {
-		return "it was disabled: " + *why
-	}
-	h.rt.regMu.Lock()
-	defer h.rt.regMu.Unlock()
-	switch {
-	case h.loaded:
+	switch st, why := h.state(); st {
+	case hookLoaded:
 		return ""
-	case len(h.errs) > 0:
-		return "it failed to load: " + h.errs[0]
+	case hookDisabled:
+		return "it was disabled: " + why
+	case hookFailed:
+		return "it failed to load: " + why
+	case hookClosed:
+		return "it was closed"
 	}
 	return "it has not loaded"
 }

@@ -35,13 +35,12 @@ type hook struct {
 	mu     sync.Mutex // held by whoever runs Lua in L
 	L      *glua.LState
 	codecV *stdlib.Codec // see codec()
-	broken string        // non-empty: the state is unusable, and why
 
-	// off is why the hook was disabled for the session (nil: it is not);
-	// stuck is set while a call that was given up on still runs. Both are
-	// read without mu, so that no call waits behind a stuck one longer
-	// than busyWait; unstuck is closed when that call returns.
-	off      atomic.Pointer[string]
+	// status is whether the hook can be called (see hookState); stuck is
+	// set while a call that was given up on still runs. Both are read
+	// without mu, so that no call waits behind a stuck one longer than
+	// busyWait; unstuck is closed when that call returns.
+	status   atomic.Pointer[hookStatus]
 	stuck    atomic.Bool
 	stuckMu  sync.Mutex
 	unstuck  chan struct{}
@@ -74,7 +73,6 @@ type hook struct {
 	commands  []*command
 	tools     []*hookTool
 	renderers []*renderer
-	loaded    bool // the main chunk finished; registrations are live
 
 	// ctxCache holds the context event's tables of stored messages from
 	// the last call (see context.go); used under mu.
@@ -88,6 +86,76 @@ type hook struct {
 	dataOnce sync.Once
 	dataDir  string
 	dataErr  error
+}
+
+// hookState is where a hook is in its life, which says whether it can be
+// called. The transitions, each made at most once:
+//
+//	loading → loaded                   the main chunk finished (runMain)
+//	loading → failed                   the main chunk did not compile or raised an error (loadFailed)
+//	loading, loaded → disabled         a memory overrun, MaxTimeouts timeouts in a row or an internal error (disable)
+//	loading, loaded → closed           Runtime.Close or Prepared.Close (close)
+//
+// Calls run in loading (the main chunk and what it calls) and loaded;
+// the registrations are live (in the snapshot) only in loaded. failed,
+// disabled and closed are final: a call fails at once ("hook disabled:
+// …"), and the Lua state is released (at once, or for disabled when the
+// call holding it ends). A call given up on that still runs (stuck) is
+// not a state: it may happen in any of them, and it passes.
+type hookState int32
+
+const (
+	hookLoading hookState = iota
+	hookLoaded
+	hookFailed
+	hookDisabled
+	hookClosed
+)
+
+// hookStatus is a hook's state with why it is out (failed, disabled):
+// swapped whole, never changed in place.
+type hookStatus struct {
+	state hookState
+	why   string
+}
+
+// state is the hook's state and why it is out ("" unless failed or
+// disabled).
+func (h *hook) state() (hookState, string) {
+	if s := h.status.Load(); s != nil {
+		return s.state, s.why
+	}
+	return hookLoading, ""
+}
+
+// loaded reports whether the main chunk finished and the hook is not out:
+// its registrations are live.
+func (h *hook) loaded() bool {
+	st, _ := h.state()
+	return st == hookLoaded
+}
+
+// setState makes a transition of hookState's list; it reports false, and
+// changes nothing, when the hook's state has none to "to" (a final state
+// is never left: the first of two disablers wins).
+func (h *hook) setState(to hookState, why string) bool {
+	next := &hookStatus{state: to, why: why}
+	for {
+		cur := h.status.Load()
+		from := hookLoading
+		if cur != nil {
+			from = cur.state
+		}
+		switch {
+		case from >= hookFailed, to == hookLoading:
+			return false // a final state, or back to the start
+		case (to == hookLoaded || to == hookFailed) && from != hookLoading:
+			return false // only a loading hook ends its load
+		}
+		if h.status.CompareAndSwap(cur, next) {
+			return true
+		}
+	}
 }
 
 // handler is one lunar.on registration.
@@ -412,9 +480,6 @@ func (h *hook) run(ctx context.Context, timeout time.Duration, fn glua.LValue,
 	if err := h.unavailable(); err != nil {
 		return err
 	}
-	if h.broken != "" {
-		return &callError{msg: "hook disabled: " + h.broken}
-	}
 	L := h.L
 	var args []glua.LValue
 	if build != nil {
@@ -579,9 +644,11 @@ func (h *hook) callErr(err error, c *call) error {
 	return &callError{msg: msg}
 }
 
-// close releases the state. A call given up on still owns it; the state
-// is then left to the garbage collector.
+// close moves the hook to closed (unless it is out already) and
+// releases the state. A call given up on still owns it; the state is
+// then left to the garbage collector.
 func (h *hook) close() {
+	h.setState(hookClosed, "")
 	if h.stuck.Load() {
 		return
 	}
@@ -590,7 +657,6 @@ func (h *hook) close() {
 	if h.L != nil {
 		h.L.Close()
 		h.L = nil
-		h.broken = "closed"
 	}
 }
 

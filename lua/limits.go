@@ -273,11 +273,11 @@ func (h *hook) overran() string {
 // for `lunar hooks`; it reports whether this call disabled the hook (the
 // caller then says so in its error, the one report).
 func (h *hook) disable(why string) bool {
-	if !h.off.CompareAndSwap(nil, &why) {
+	h.rt.regMu.Lock()
+	if !h.setState(hookDisabled, why) {
+		h.rt.regMu.Unlock()
 		return false
 	}
-	h.rt.regMu.Lock()
-	h.loaded = false
 	h.errs = append(h.errs, "disabled for this session: "+why)
 	h.rt.regMu.Unlock()
 	h.rt.rebuild()
@@ -312,11 +312,14 @@ func clip(msg string, max int) string {
 // disabledNote ends the error of the call that disabled its hook.
 const disabledNote = "; hook disabled for this session"
 
-// unavailable is the error of a call to a disabled or stuck hook, nil
-// when it may run.
+// unavailable is the error of a call to a hook that is out (failed,
+// disabled, closed) or stuck, nil when it may run.
 func (h *hook) unavailable() error {
-	if why := h.off.Load(); why != nil {
-		return &callError{msg: "hook disabled: " + *why}
+	switch st, why := h.state(); st {
+	case hookDisabled:
+		return &callError{msg: "hook disabled: " + why}
+	case hookFailed, hookClosed:
+		return &callError{msg: "hook disabled: closed"}
 	}
 	if h.stuck.Load() {
 		return &callError{msg: "hook busy: its previous call was stopped and has not returned yet"}
@@ -327,10 +330,9 @@ func (h *hook) unavailable() error {
 // closeDisabledAndUnlock ends an outermost call: a disabled hook's state
 // is closed (with it whatever the hook held), then the next call may run.
 func (h *hook) closeDisabledAndUnlock() {
-	if h.off.Load() != nil && h.L != nil {
+	if st, _ := h.state(); st == hookDisabled && h.L != nil {
 		h.L.Close()
 		h.L, h.ctx, h.cmdCtx, h.ctxCache = nil, nil, nil, nil
-		h.broken = "disabled"
 		h.rt.regMu.Lock()
 		h.handlers, h.commands, h.tools, h.renderers = nil, nil, nil, nil
 		h.rt.regMu.Unlock()

@@ -303,7 +303,7 @@ func (r *Runtime) runMain(h *hook, c chunk) {
 		return
 	}
 	r.regMu.Lock()
-	h.loaded = true
+	h.setState(hookLoaded, "")
 	r.regMu.Unlock()
 }
 
@@ -311,6 +311,7 @@ func (r *Runtime) runMain(h *hook, c chunk) {
 func (h *hook) loadFailed(msg string) {
 	msg = capMessage(msg)
 	h.rt.regMu.Lock()
+	h.setState(hookFailed, msg)
 	h.handlers, h.commands, h.tools, h.renderers = nil, nil, nil, nil
 	h.errs = append(h.errs, msg)
 	h.rt.regMu.Unlock()
@@ -362,7 +363,7 @@ func (r *Runtime) rebuild() {
 		if h.isGuard() {
 			s.guards = append(s.guards, h)
 		}
-		if !h.loaded {
+		if !h.loaded() {
 			continue
 		}
 		for _, hd := range h.handlers {

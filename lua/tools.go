@@ -168,7 +168,7 @@ func (h *hook) luaTool(L *glua.LState) int {
 		}
 	}
 	h.tools = append(h.tools, t)
-	live := h.loaded
+	live := h.loaded()
 	r.regMu.Unlock()
 	if live {
 		r.rebuild()

@@ -135,7 +135,7 @@ func (h *hook) luaRemoveTool(L *glua.LState) int {
 	if i >= 0 {
 		h.tools = slices.Delete(slices.Clone(h.tools), i, i+1)
 	}
-	live := h.loaded
+	live := h.loaded()
 	r.regMu.Unlock()
 	if i < 0 {
 		return pushResult(L, fmt.Errorf("tool %q is not registered by %s", name, h.src.Name))

@@ -138,7 +138,10 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 	if resumed {
 		// pi records the level a resumed conversation continues with when
 		// its path has none, before anything else is appended.
-		if c := rt.restore(); c.HasMessages && !c.ThinkingLevelSet {
+		rt.mu.Lock()
+		c := rt.restore()
+		rt.mu.Unlock()
+		if c.HasMessages && !c.ThinkingLevelSet {
 			if _, err := s.AppendThinkingLevel(string(rt.thinking)); err != nil {
 				return nil, err
 			}
@@ -420,6 +423,20 @@ func ParseThinkingLevel(s string) (ThinkingLevel, error) {
 		return l, nil
 	}
 	return "", fmt.Errorf("%q is not one of %s", s, ThinkingLevelNames("|"))
+}
+
+// checkLocks, set by the package's tests, makes mustHold check the locks
+// that functions say their callers hold.
+var checkLocks bool
+
+// mustHold panics, with checkLocks set, when mu is not locked (by anyone:
+// a sync.Mutex knows no owner, so this catches a caller that forgot the
+// lock, not one that took the wrong turn with it).
+func mustHold(mu *sync.Mutex) {
+	if checkLocks && mu.TryLock() {
+		mu.Unlock()
+		panic("agent: the caller must hold the lock")
+	}
 }
 
 // errEmptySession is returned by operations that need an entry.

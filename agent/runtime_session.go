@@ -17,8 +17,9 @@ import (
 // restore takes model and thinking level from the open session's path,
 // unless the options say the front end chose them (flags). A path without
 // a thinking_level_change gets the configured level, as in pi. It
-// returns what the path said.
+// returns what the path said. The caller holds rt.mu.
 func (rt *Runtime) restore() session.PathSettings {
+	mustHold(&rt.mu)
 	c := rt.sess.PathSettings()
 	if !rt.opts.KeepModel && c.Provider != "" {
 		if m, ok := rt.opts.Registry.Find(c.Provider, c.ModelID); ok {

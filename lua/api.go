@@ -243,8 +243,10 @@ func (h *hook) luaCommand(L *glua.LState) int {
 	return 0
 }
 
-// commandOwner returns the hook holding a command name (regMu held).
+// commandOwner returns the hook holding a command name. The caller holds
+// r.regMu.
 func (r *Runtime) commandOwner(name string) *hook {
+	mustHold(&r.regMu)
 	for _, o := range r.hooks {
 		if len(o.errs) > 0 {
 			continue

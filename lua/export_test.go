@@ -2,6 +2,10 @@ package lua
 
 import "time"
 
+// The package's tests check the locks functions say their callers hold
+// (mustHold).
+func init() { checkLocks = true }
+
 // Settled waits until no hook is still running a call lunar stopped
 // waiting for (on a loaded machine a stopped call may outlast the grace
 // period, and the next call would find its hook busy). Tests use it to

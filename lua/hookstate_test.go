@@ -63,3 +63,12 @@ func TestAnOutHookIsUnavailable(t *testing.T) {
 	}
 }
 
+// TestCommandOwnerWantsTheRegistrationLock: commandOwner says its caller
+// holds r.regMu; called without it, the check fails.
+func TestCommandOwnerWantsTheRegistrationLock(t *testing.T) {
+	r := newRuntime(Options{})
+	assert.PanicsWithValue(t, "lua: the caller must hold the lock", func() { r.commandOwner("x") })
+	r.regMu.Lock()
+	assert.NotPanics(t, func() { r.commandOwner("x") })
+	r.regMu.Unlock()
+}

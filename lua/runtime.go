@@ -354,6 +354,19 @@ func syntaxMessage(name string, code []byte, err error) string {
 	return strings.TrimSpace(msg)
 }
 
+// checkLocks, set by the package's tests, makes mustHold check the locks
+// that functions say their callers hold.
+var checkLocks bool
+
+// mustHold panics, with checkLocks set, when mu is not locked (by anyone:
+// a sync.Mutex knows no owner).
+func mustHold(mu *sync.Mutex) {
+	if checkLocks && mu.TryLock() {
+		mu.Unlock()
+		panic("lua: the caller must hold the lock")
+	}
+}
+
 // rebuild publishes a new snapshot of every live registration.
 func (r *Runtime) rebuild() {
 	r.regMu.Lock()

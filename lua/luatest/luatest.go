@@ -290,7 +290,7 @@ type Host struct {
 
 	Dir  string
 	Sess *Session // nil: no session
-	// NewSessions records ctx.new_session calls (their with_parent).
+	// NewSessions records ctx.new_session calls (their parent option).
 	NewSessions []bool
 	ModelValue  agent.Model
 	Thinking    string

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,7 +56,14 @@ func TestOneShot30HooksNoCollection(t *testing.T) {
 	oneShot := func() string {
 		t.Helper()
 		e.srv.Reply(llmtest.Text("Hello there."))
-		r := e.run("", "-p", "say hello")
+		cmd := e.cmd("", "-p", "say hello")
+		// The test's own GOGC, if any, does not reach lunar (e.env's
+		// does).
+		cmd.Env = slices.DeleteFunc(cmd.Env[:len(cmd.Env)-len(e.env)], func(kv string) bool {
+			return strings.HasPrefix(kv, "GOGC=")
+		})
+		cmd.Env = append(cmd.Env, e.env...)
+		r := e.exec(cmd)
 		require.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, "Hello there.\n", r.stdout)
 		return r.stderr

@@ -300,7 +300,7 @@ func (a *app) close() {
 	if a.rt != nil {
 		a.rt.WaitHooks() // before the hooks close under them
 	}
-	if a.hookPrep != nil && a.hookPrep.prepared != nil {
+	if a.hookPrep != nil && a.hookPrep.wait().prepared != nil {
 		a.hookPrep.prepared.Close() // set-up failed before loading them
 		a.hookPrep = nil
 	}

@@ -114,16 +114,33 @@ func runPaired(b *testing.B, vs []*pairedVariant) {
 	}
 }
 
-// baseBinary is LUNAR_BASE, an older build timed in the same rounds ("":
-// none).
+// baseBinary is a copy of LUNAR_BASE, an older build timed in the same
+// rounds ("": none).
 func baseBinary(b *testing.B) string {
 	bin := os.Getenv("LUNAR_BASE")
-	if bin != "" {
-		if _, err := os.Stat(bin); err != nil {
-			b.Fatalf("LUNAR_BASE: %v", err)
-		}
+	if bin == "" {
+		return ""
 	}
-	return bin
+	return timedCopy(b, bin)
+}
+
+// timedCopy copies a binary to be timed into a folder of its own. Every
+// binary a paired benchmark compares runs from such a copy, never from
+// where Go's linker wrote it: the page cache holds a file the linker
+// wrote (through a memory mapping) differently from one written with
+// write(2), and exec maps it slower (lunar --version took 16 % longer,
+// a one-shot run 9-11 %), which would favour a copied LUNAR_BASE.
+func timedCopy(b *testing.B, bin string) string {
+	b.Helper()
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := filepath.Join(b.TempDir(), filepath.Base(bin))
+	if err := os.WriteFile(out, data, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	return out
 }
 
 func BenchmarkPayloadsHooks30(b *testing.B) {
@@ -150,6 +167,7 @@ lunar.command("turns%02d", { description = "turns so far", handler = function() 
 	}
 	home30, home30noargs := hooks30("ev, ctx"), hooks30("")
 	url := be.srv.URL()
+	bin := timedCopy(b, lunarBin)
 	variant := func(name, bin, home string) *pairedVariant {
 		return &pairedVariant{name: name, cmd: func() *exec.Cmd {
 			cmd := exec.Command(bin, "--model", "openai/gpt-4.1", "--base-url", url, "--api-key", "sk-bench", "--no-session", "-p", "hi")
@@ -158,16 +176,17 @@ lunar.command("turns%02d", { description = "turns so far", handler = function() 
 			return cmd
 		}, check: wantOutput("ok\n")}
 	}
-	vs := []*pairedVariant{variant("nohooks", lunarBin, be.home), variant("30hooks", lunarBin, home30),
-		variant("30hooks-noargs", lunarBin, home30noargs)}
+	vs := []*pairedVariant{variant("nohooks", bin, be.home), variant("30hooks", bin, home30),
+		variant("30hooks-noargs", bin, home30noargs)}
 	if base := baseBinary(b); base != "" {
-		vs = append(vs, variant("base-30hooks", base, home30))
+		// its own home: no chunk cache shared with the build timed
+		vs = append(vs, variant("base-30hooks", base, hooks30("ev, ctx")))
 	}
 	runPaired(b, vs)
 }
 
 func BenchmarkPayloadsCompact(b *testing.B) {
-	home, cwd := b.TempDir(), b.TempDir()
+	cwd := b.TempDir()
 	cwd, _ = filepath.EvalSymlinks(cwd)
 	var mu sync.Mutex
 	var lastPath string
@@ -186,12 +205,19 @@ func BenchmarkPayloadsCompact(b *testing.B) {
 	provider, model := "big", "big-model"
 	cfg := fmt.Sprintf(`{"compaction": {"enabled": false}, "providers": {%q: {"base_url": %q, "api_key": "sk-bench", "models": [{"id": %q, "context_window": 1000000000}]}}}`,
 		provider, srv.URL+"/v1", model)
-	if err := os.MkdirAll(filepath.Join(home, "config"), 0o755); err != nil {
-		b.Fatal(err)
+	// newHome makes a home with that configuration: the base binary has
+	// its own, sharing no chunk cache with the build timed.
+	newHome := func() string {
+		home := b.TempDir()
+		if err := os.MkdirAll(filepath.Join(home, "config"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, "config", "config.json"), []byte(cfg), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		return home
 	}
-	if err := os.WriteFile(filepath.Join(home, "config", "config.json"), []byte(cfg), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	home := newHome()
 	orig := filepath.Join(b.TempDir(), "large.jsonl")
 	writeLargeSession(b, orig, cwd, *compactEntries, "openai-completions", provider, model)
 	data, err := os.ReadFile(orig)
@@ -204,7 +230,7 @@ func BenchmarkPayloadsCompact(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	lunar := func(bin string, extra ...string) func() *exec.Cmd {
+	lunarAt := func(home, bin string, extra ...string) func() *exec.Cmd {
 		return func() *exec.Cmd {
 			cmd := exec.Command(bin, append(extra, "--session", file, "-p", "/compact")...)
 			cmd.Dir = cwd
@@ -212,10 +238,12 @@ func BenchmarkPayloadsCompact(b *testing.B) {
 			return cmd
 		}
 	}
+	bin := timedCopy(b, lunarBin)
+	lunar := func(extra ...string) func() *exec.Cmd { return lunarAt(home, bin, extra...) }
 
 	// The summary request lunar sends, for the floor to send the same.
 	fresh()
-	if out, err := lunar(lunarBin, "--no-hooks")().CombinedOutput(); err != nil {
+	if out, err := lunar("--no-hooks")().CombinedOutput(); err != nil {
 		b.Fatalf("compact: %v\n%s", err, out)
 	}
 	mu.Lock()
@@ -232,6 +260,7 @@ func BenchmarkPayloadsCompact(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", rawpost, "./testdata/bench/rawpost").CombinedOutput(); err != nil {
 		b.Fatalf("build rawpost: %v\n%s", err, out)
 	}
+	rawpost = timedCopy(b, rawpost)
 	b.ReportMetric(float64(len(data))/(1<<20), "file-MiB")
 	b.ReportMetric(float64(len(lastBody))/(1<<20), "request-MiB")
 
@@ -246,11 +275,11 @@ func BenchmarkPayloadsCompact(b *testing.B) {
 			// read the session file, then the one POST
 			return exec.Command("sh", "-c", `cat "$1" >/dev/null && exec "$2" "$3" "$4"`, "floor", file, rawpost, srv.URL+"/v1", record)
 		}},
-		{name: "nohooks", setup: fresh, cmd: lunar(lunarBin, "--no-hooks"), check: compacted},
-		{name: "bundled", setup: fresh, cmd: lunar(lunarBin), check: compacted},
+		{name: "nohooks", setup: fresh, cmd: lunar("--no-hooks"), check: compacted},
+		{name: "bundled", setup: fresh, cmd: lunar(), check: compacted},
 	}
 	if base := baseBinary(b); base != "" {
-		vs = append(vs, &pairedVariant{name: "base-bundled", setup: fresh, cmd: lunar(base), check: compacted})
+		vs = append(vs, &pairedVariant{name: "base-bundled", setup: fresh, cmd: lunarAt(newHome(), base), check: compacted})
 	}
 	runPaired(b, vs)
 }

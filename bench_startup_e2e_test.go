@@ -31,7 +31,7 @@ lunar.command("turns%02d", { description = "turns so far", handler = function() 
 `
 
 // writeTrivialHooks puts n trivial hooks in home's global hooks folder.
-func writeTrivialHooks(b *testing.B, home string, n int) {
+func writeTrivialHooks(b testing.TB, home string, n int) {
 	b.Helper()
 	dir := filepath.Join(home, "config", "hooks.d")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

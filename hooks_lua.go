@@ -22,11 +22,18 @@ import (
 )
 
 // hookPrep is the hooks found and being prepared in the background
-// (prepareHooks), for loadHooks.
+// (prepareHooks), for loadHooks. The fields are set once done is closed.
 type hookPrep struct {
+	done     chan struct{}
 	prepared *lua.Prepared
 	warnings []string
 	err      error
+}
+
+// wait waits for the hooks to be found and returns p.
+func (p *hookPrep) wait() *hookPrep {
+	<-p.done
+	return p
 }
 
 // discoverHooks finds the hooks to load; the project's only when
@@ -51,16 +58,23 @@ func (a *app) discoverHooks() ([]lua.Source, []string, error) {
 }
 
 // prepareHooks finds the hooks and starts creating their states and
-// compiling them in the background (lua.Prepare): that work overlaps the
-// rest of the set-up (session, tools, terminal) instead of following it.
-// loadHooks then only runs their main chunks. Call it once the project's
-// trust is decided.
+// compiling them (lua.Prepare), all in the background: that work, reading
+// the hook files included, overlaps the rest of the set-up (session,
+// tools, terminal) instead of following it. loadHooks then only runs
+// their main chunks. Call it once the project's trust is decided: what
+// discoverHooks reads does not change after that.
 func (a *app) prepareHooks() {
-	sources, warnings, err := a.discoverHooks()
-	a.hookPrep = &hookPrep{warnings: warnings, err: err}
-	if err == nil {
-		a.hookPrep.prepared = lua.PrepareCached(sources, a.chunkCache())
-	}
+	p := &hookPrep{done: make(chan struct{})}
+	a.hookPrep = p
+	cache := a.chunkCache()
+	go func() {
+		defer close(p.done)
+		var sources []lua.Source
+		sources, p.warnings, p.err = a.discoverHooks()
+		if p.err == nil {
+			p.prepared = lua.PrepareCached(sources, cache)
+		}
+	}()
 }
 
 // chunkCache is where the hooks' compiled chunks are kept: the state
@@ -80,6 +94,8 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 	if prep == nil {
 		prep = &hookPrep{}
 		sources, prep.warnings, prep.err = a.discoverHooks()
+	} else {
+		prep.wait()
 	}
 	if prep.err != nil {
 		return nil, prep.err

@@ -11,6 +11,7 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	deferFirstGC()
 	hardenProcess()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

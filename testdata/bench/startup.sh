@@ -32,14 +32,21 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 cd "$root"
-release() { CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$@"; }
+# Every timed binary is copied into place with cp, never run where the
+# linker wrote it: the page cache holds a file Go's linker wrote (through
+# a memory mapping) differently from one written with write(2), and
+# exec maps it slower. The same lunar binary ran --version 16 % slower
+# (one-shot 9-11 %) as the linker left it than as a copy, which made a
+# built lunar look slower than a copied LUNAR_BASE.
+mkdir "$tmp/build"
+release() { CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$tmp/build/$1" "$2" && cp "$tmp/build/$1" "$tmp/$1"; }
 if [ -n "${LUNAR_BIN:-}" ]; then
 	cp "$LUNAR_BIN" "$tmp/lunar"
 else
-	release "$tmp/lunar" .
+	release lunar .
 fi
-release "$tmp/hello" ./testdata/bench/hello
-release "$tmp/rawpost" ./testdata/bench/rawpost
+release hello ./testdata/bench/hello
+release rawpost ./testdata/bench/rawpost
 go build -o "$tmp/paired" ./testdata/bench/paired
 go build -o "$tmp/llmtest-server" ./agent/llmtest/cmd/llmtest-server
 echo "release binary: $(wc -c <"$tmp/lunar") bytes (CGO_ENABLED=0 go build -trimpath -ldflags=\"-s -w\")"
@@ -93,20 +100,27 @@ echo '{"disabled_hooks": ["templates"]}' >"$tmp/home50off/config/config.json"
 
 lunar="$tmp/lunar --model openai/gpt-4.1 --api-key sk-bench"
 
-# The request lunar sends, for rawpost to send the same.
+# The request lunar sends, for rawpost to send the same (from a home of
+# its own).
 start_server --record "$tmp/request.jsonl"
-(cd "$tmp/work" && LUNAR_HOME="$tmp/home0" $lunar --base-url "$url" -p hi >/dev/null)
+(cd "$tmp/work" && LUNAR_HOME="$tmp/homerec" $lunar --base-url "$url" -p hi >/dev/null)
 stop_server
 start_server
 
 cd "$tmp/work"
+# The homes above are templates, never run in: each row gets a fresh copy
+# of its template, so that no two rows (lunar's and the base binary's in
+# particular) share a session folder or a chunk cache, and every row's
+# cache is warmed the same way, by paired's warm-up rounds.
+mkdir "$tmp/rows"
+row_home() { d=$(mktemp -d "$tmp/rows/$1.XXXXXX") && cp -R "$2/." "$d" && printf '%s' "$d"; }
 # run LABEL HOME ARGS...: a paired-run argument for lunar, and for the base
 # binary when there is one (label base-LABEL).
 run() {
 	label=$1 home=$2
 	shift 2
-	printf '%s\n' "$label=LUNAR_HOME=$home $lunar $*"
-	[ -e "$tmp/base" ] && printf '%s\n' "base-$label=LUNAR_HOME=$home $tmp/base --model openai/gpt-4.1 --api-key sk-bench $*"
+	printf '%s\n' "$label=LUNAR_HOME=$(row_home "$label" "$home") $lunar $*"
+	[ -e "$tmp/base" ] && printf '%s\n' "base-$label=LUNAR_HOME=$(row_home "base-$label" "$home") $tmp/base --model openai/gpt-4.1 --api-key sk-bench $*"
 	return 0
 }
 paired() {

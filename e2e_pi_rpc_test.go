@@ -42,6 +42,8 @@ func (h *piDiff) runRPCClient(dist, cliPath string, env []string, args ...string
 	h.e.srv.Reply(llmtest.ToolCall("bash", `{"command": "while [ ! -e gate ]; do sleep 0.02; done; rm gate; echo through"}`), llmtest.Usage(140, 10, 0, 0))
 	h.e.srv.Reply(llmtest.Text("after the steer"), llmtest.Usage(150, 5, 0, 0))
 	h.e.srv.Reply(llmtest.Text("after the follow-up"), llmtest.Usage(160, 5, 0, 0))
+	h.e.srv.Reply(llmtest.Text("after the early steer"), llmtest.Usage(170, 5, 0, 0))
+	h.e.srv.Reply(llmtest.Text("after the early follow-up"), llmtest.Usage(180, 5, 0, 0))
 	script, err := filepath.Abs(filepath.Join("testdata", "rpc_client.mjs"))
 	require.NoError(t, err)
 	cmd := exec.Command("node", append([]string{script, dist, cliPath, h.e.cwd, piDiffProvider, piDiffModel}, args...)...)
@@ -84,6 +86,7 @@ func TestPiRPCSameProtocol(t *testing.T) {
 	// before it starts the turn (queue_update, turn_start). Steering
 	// messages come in the same order in both.
 	lunar.Events[2] = rpcFollowUpOrder(lunar.Events[2])
+	lunar.Events[4] = rpcFollowUpOrder(lunar.Events[4])
 	for i := range pi.Events {
 		assert.Equal(t, rpcTypes(pi.Events[i]), rpcTypes(lunar.Events[i]), "the events of prompt %d", i+1)
 		assert.Equal(t, rpcJSON(rpcNormalEvents(pi.Events[i])), rpcJSON(rpcNormalEvents(lunar.Events[i])), "the events of prompt %d", i+1)

@@ -494,6 +494,51 @@ func TestRPCQueue(t *testing.T) {
 	r.close()
 }
 
+// TestRPCQueueWhileIdle: steer and follow_up sent while the agent is
+// idle wait, counted by get_state, for the next prompt's run, as pi's
+// (TestPiRPCSameProtocol compares them with pi): the steering message
+// joins it after the prompt, before the first model call; the
+// follow-up when the agent would stop.
+func TestRPCQueueWhileIdle(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("after the steer"))
+	e.srv.Reply(llmtest.Text("after the follow-up"))
+	r := e.startRPC()
+	var queues []any
+	queueUpdates := func(seen []map[string]any) {
+		for _, ev := range seen {
+			if ev["type"] == "queue_update" {
+				queues = append(queues, []any{ev["steering"], ev["followUp"]})
+			}
+		}
+	}
+	queueUpdates(r.until("steer's response", isResponse(r.send(map[string]any{"type": "steer", "message": "steered"}))))
+	queueUpdates(r.until("follow_up's response", isResponse(r.send(map[string]any{"type": "follow_up", "message": "later"}))))
+	st := rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, float64(2), st["pendingMessageCount"])
+	assert.Equal(t, false, st["isStreaming"])
+	assert.Empty(t, e.srv.Requests(), "nothing runs before a prompt")
+
+	seen := r.promptAndWait("start")
+	queueUpdates(seen)
+	assert.Equal(t, []any{
+		[]any{[]any{"steered"}, []any{}},
+		[]any{[]any{"steered"}, []any{"later"}},
+		[]any{[]any{}, []any{"later"}},
+		[]any{[]any{}, []any{}},
+	}, queues, "queued while idle, delivered by the prompt's run")
+	assert.Equal(t, []string{"response", "agent_start", "turn_start", "message_start", "message_end",
+		"queue_update", "message_start", "message_end", "message_start", "message_end", "turn_end",
+		"queue_update", "turn_start", "message_start", "message_end", "message_start", "message_end", "turn_end", "agent_end"},
+		rpcTypes(seen), "one run: the prompt and the steering message, a reply, the follow-up, a reply")
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"start", "steered"}, hkUserTexts(reqs[0]), "the first model call has the prompt, then the steering message")
+	assert.Equal(t, "later", lastUser(t, reqs[1]))
+	assert.Equal(t, float64(0), rpcData(r.ok(map[string]any{"type": "get_state"}))["pendingMessageCount"])
+	r.close()
+}
+
 // BenchmarkRPCGetState measures the round trip of get_state: the command
 // written to lunar's stdin until its response is read from stdout.
 func BenchmarkRPCGetState(b *testing.B) {

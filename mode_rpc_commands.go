@@ -356,13 +356,16 @@ func (s *rpcServer) prompt(c rpcCommand) error {
 	return errRPCAnswered
 }
 
-// queue puts a message in the steering or follow-up queue.
+// queue puts a message in the steering or follow-up queue. As in pi,
+// one sent while the agent is idle waits there (get_state counts it) for
+// the next prompt's run: a steering message joins it after its prompt,
+// before the first model call; a follow-up when it would stop.
 func (s *rpcServer) queue(kind, text string, images []session.ContentBlock) {
 	if kind == "steer" {
-		s.a.rt.Steer(text, images)
+		s.a.rt.SteerNext(text, images)
 		return
 	}
-	s.a.rt.FollowUp(text, images)
+	s.a.rt.FollowUpNext(text, images)
 }
 
 // setQueueMode is set_steering_mode and set_follow_up_mode.

@@ -8,7 +8,8 @@ package agent
 // default) or all at once ("all"). Queued prompts are visible (Queued,
 // the queue_update event) and can be taken back until delivered.
 // Between runs the same calls queue for the front end instead (items,
-// run by RunPending when the current step ends).
+// run by RunPending when the current step ends); SteerNext and
+// FollowUpNext keep them for the next run, as pi does.
 
 import (
 	"context"
@@ -84,21 +85,36 @@ func texts(qs []queued) []string {
 // next model call (a run that would end makes one more), as pi's steer.
 // Between runs it is queued as Send does.
 func (rt *Runtime) Steer(text string, images []session.ContentBlock) {
-	rt.enqueue(queued{text: text, images: images, trigger: true}, false)
+	rt.enqueue(queued{text: text, images: images, trigger: true}, false, false)
 }
 
 // FollowUp queues a prompt for when the running agent would stop: the
 // run goes on with it as the next user message (pi's followUp). Between
 // runs it is queued as Send does.
 func (rt *Runtime) FollowUp(text string, images []session.ContentBlock) {
-	rt.enqueue(queued{text: text, images: images, trigger: true}, true)
+	rt.enqueue(queued{text: text, images: images, trigger: true}, true, false)
 }
 
-// enqueue adds q to a queue while a run is in progress, else to the
-// front end's items.
-func (rt *Runtime) enqueue(q queued, followUp bool) {
+// SteerNext is Steer that, between runs, keeps the message in the
+// steering queue (listed by Queued and queue_update) for the next run,
+// which takes it after its prompt, before its first model call: pi's
+// steer while the agent is idle (--mode rpc's steer).
+func (rt *Runtime) SteerNext(text string, images []session.ContentBlock) {
+	rt.enqueue(queued{text: text, images: images, trigger: true}, false, true)
+}
+
+// FollowUpNext is FollowUp that, between runs, keeps the message in the
+// follow-up queue for the next run, which goes on with it when it would
+// stop: pi's followUp while the agent is idle (--mode rpc's follow_up).
+func (rt *Runtime) FollowUpNext(text string, images []session.ContentBlock) {
+	rt.enqueue(queued{text: text, images: images, trigger: true}, true, true)
+}
+
+// enqueue adds q to a queue while a run is in progress (or, with hold,
+// whether or not one is), else to the front end's items.
+func (rt *Runtime) enqueue(q queued, followUp, hold bool) {
 	rt.queueChange(func(p *pendingQueue) bool {
-		if !rt.running.Load() {
+		if !hold && !rt.running.Load() {
 			p.items = append(p.items, q.action())
 			return false
 		}
@@ -329,7 +345,7 @@ func (rt *Runtime) SendMessageAs(msg CustomMessage, triggerTurn bool, deliver De
 		_, err := rt.Session().AppendCustomMessage(msg.CustomType, msg.Content, msg.Display, msg.Details)
 		return err
 	}
-	rt.enqueue(queued{custom: &msg, trigger: triggerTurn}, deliver == DeliverFollowUp)
+	rt.enqueue(queued{custom: &msg, trigger: triggerTurn}, deliver == DeliverFollowUp, false)
 	return nil
 }
 

@@ -175,6 +175,22 @@ func TestJSONModeThinkingEvents(t *testing.T) {
 	}
 }
 
+// TestJSONModeSettingsEvents: as pi's --mode json writes every session
+// event, a hook command that changes the thinking level and names the
+// session writes thinking_level_changed and session_info_changed.
+func TestJSONModeSettingsEvents(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua")
+	r := e.run("", "--mode", "json", "-p", "/settings medium")
+	require.Equal(t, 0, r.code, r.stderr)
+	evs := jsonLines(t, r.stdout)
+	require.Len(t, evs, 3, r.stdout)
+	assert.Equal(t, "session", evs[0]["type"])
+	assert.Equal(t, map[string]any{"type": "thinking_level_changed", "level": "medium"}, evs[1])
+	assert.Equal(t, map[string]any{"type": "session_info_changed", "name": "named by /settings medium"}, evs[2])
+	assert.Empty(t, e.srv.Requests(), "no run")
+}
+
 func TestJSONModeExitCodes(t *testing.T) {
 	t.Run("provider error", func(t *testing.T) {
 		e := newE2E(t)

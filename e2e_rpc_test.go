@@ -656,6 +656,41 @@ func TestRPCHookCommandWhileStreaming(t *testing.T) {
 	r.close()
 }
 
+// TestRPCSettingsEvents: thinking_level_changed and session_info_changed
+// come from the runtime, so a hook command that changes the level and
+// names the session tells the client too, before the prompt's response
+// (as pi's); a level that stays the same is no change.
+func TestRPCSettingsEvents(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua")
+	r := e.startRPC()
+	settings := func(level string) []map[string]any {
+		t.Helper()
+		seen := r.until("/settings' response", isResponse(r.send(map[string]any{"type": "prompt", "message": "/settings " + level})))
+		require.Equal(t, true, seen[len(seen)-1]["success"], "%v", seen[len(seen)-1])
+		return seen[:len(seen)-1]
+	}
+	assert.Equal(t, []map[string]any{
+		{"type": "thinking_level_changed", "level": "high"},
+		{"type": "session_info_changed", "name": "named by /settings high"},
+	}, settings("high"))
+	assert.Equal(t, []map[string]any{
+		{"type": "session_info_changed", "name": "named by /settings high"},
+	}, settings("high"), "the same level: no thinking_level_changed")
+	st := rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, "high", st["thinkingLevel"])
+	assert.Equal(t, "named by /settings high", st["sessionName"])
+
+	// The RPC commands still tell it, once.
+	id := r.send(map[string]any{"type": "set_thinking_level", "level": "low"})
+	assert.Equal(t, map[string]any{"type": "thinking_level_changed", "level": "low"}, r.next("thinking_level_changed"))
+	assert.Equal(t, id, r.next("set_thinking_level's response")["id"])
+	id = r.send(map[string]any{"type": "set_thinking_level", "level": "low"})
+	assert.Equal(t, id, r.next("set_thinking_level's response")["id"], "no event for the same level")
+	assert.Empty(t, e.srv.Requests(), "no run")
+	r.close()
+}
+
 // TestRPCAbortCancelsDialog: abort while a dialog waits cancels it (the
 // permission policy refuses the call) and stops the run.
 func TestRPCAbortCancelsDialog(t *testing.T) {

@@ -146,22 +146,18 @@ func (s *rpcServer) command(c rpcCommand) (any, error) {
 		if err := s.idle(); err != nil {
 			return nil, err
 		}
-		prev := rt.ThinkingLevel()
 		if err := rt.SetThinkingLevel(ctx, *c.Level); err != nil {
 			return nil, err
 		}
-		s.thinkingChanged(prev)
 		return nil, nil
 	case "cycle_thinking_level":
 		if err := s.idle(); err != nil {
 			return nil, err
 		}
-		prev := rt.ThinkingLevel()
 		level, ok, err := rt.CycleThinkingLevel(ctx)
 		if err != nil || !ok {
 			return rpcNull, err
 		}
-		s.thinkingChanged(prev)
 		return map[string]string{"level": string(level)}, nil
 	case "set_steering_mode", "set_follow_up_mode":
 		if err := need(c, "mode", c.Mode != nil); err != nil {
@@ -264,10 +260,6 @@ func (s *rpcServer) command(c rpcCommand) (any, error) {
 		if err := rt.SetName(name); err != nil {
 			return nil, err
 		}
-		s.out.write(struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
-		}{"session_info_changed", rt.Session().Name()})
 		return nil, nil
 	case "get_messages":
 		return map[string]any{"messages": contextMessages(rt.Session())}, nil
@@ -453,17 +445,6 @@ func (s *rpcServer) cycleModel() (any, error) {
 		ThinkingLevel string   `json:"thinkingLevel"`
 		IsScoped      bool     `json:"isScoped"`
 	}{toRPCModel(rt.Model()), string(rt.ThinkingLevel()), true}, nil
-}
-
-// thinkingChanged writes pi's thinking_level_changed event when the level
-// moved from prev.
-func (s *rpcServer) thinkingChanged(prev agent.ThinkingLevel) {
-	if l := s.a.rt.ThinkingLevel(); l != prev {
-		s.out.write(struct {
-			Type  string `json:"type"`
-			Level string `json:"level"`
-		}{"thinking_level_changed", string(l)})
-	}
 }
 
 func (s *rpcServer) state() rpcState {

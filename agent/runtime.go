@@ -271,7 +271,8 @@ func (rt *Runtime) warn(format string, args ...any) {
 }
 
 // RuntimeEvent is what subscribers of a Runtime receive: a loop event, a
-// compaction starting or ending, or a change of the input queue.
+// compaction starting or ending, a change of the input queue, the
+// thinking level or the session's name. Exactly one field is set.
 type RuntimeEvent struct {
 	Loop       *Event           // a loop event (agent_start, message_update, …)
 	Compaction *CompactionEvent // compaction_start / compaction_end
@@ -282,6 +283,23 @@ type RuntimeEvent struct {
 	// goroutine calling Steer, FollowUp, TakeBackLast or ClearQueue may
 	// hold (hand the update to its own goroutine instead).
 	Queue *QueueUpdate
+	// ThinkingLevel is thinking_level_changed: the thinking level moved
+	// to this one, whoever moved it (a front end, a hook, a command).
+	ThinkingLevel *ThinkingLevel
+	// SessionInfo is session_info_changed: the session was named.
+	SessionInfo *SessionInfo
+}
+
+// Event types of RuntimeEvent's settings changes, pi's names.
+const (
+	EventThinkingLevelChanged = "thinking_level_changed"
+	EventSessionInfoChanged   = "session_info_changed"
+)
+
+// SessionInfo is what session_info_changed reports: the session's name
+// after the change ("" when it was cleared).
+type SessionInfo struct {
+	Name string
 }
 
 // CompactionEvent types, pi's session event names.

@@ -691,6 +691,41 @@ func TestRPCSettingsEvents(t *testing.T) {
 	r.close()
 }
 
+// TestRPCHookDecidesWhileItsCommandAsks: a hook command that waits for
+// the client's answer while the agent runs does not hold its hook: the
+// hook's tool.execute.before (a guard's) decides the run's next tool call
+// meanwhile, and the run ends before the dialog is answered.
+func TestRPCHookDecidesWhileItsCommandAsks(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ask.lua")
+	gate := filepath.Join(e.cwd, "gate")
+	e.srv.Reply(llmtest.ToolCall("bash", fmt.Sprintf(`{"command": "while [ ! -e %s ]; do sleep 0.02; done; echo through"}`, gate)))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command": "echo second > second.txt"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.startRPC()
+	r.send(map[string]any{"type": "prompt", "message": "start"})
+	r.until("the first tool", func(ev map[string]any) bool { return ev["type"] == "tool_execution_start" })
+	id := r.send(map[string]any{"type": "prompt", "message": "/ask while it runs"})
+	req := r.answerUI("confirm", nil)
+	assert.Equal(t, "while it runs", req["message"])
+	require.NoError(t, os.WriteFile(gate, nil, 0o644))
+	seen := r.until("agent_end while the dialog waits", func(ev map[string]any) bool { return ev["type"] == "agent_end" })
+	var results []any
+	for _, ev := range seen {
+		if ev["type"] == "tool_execution_end" {
+			content := rpcData(ev["result"])["content"].([]any)
+			results = append(results, []any{ev["isError"], rpcData(content[0])["text"]})
+		}
+	}
+	assert.Equal(t, []any{[]any{false, "through\n"}, []any{true, "refused while /ask waits"}}, results)
+	assert.NoFileExists(t, filepath.Join(e.cwd, "second.txt"))
+	r.sendLine(fmt.Sprintf(`{"type": "extension_ui_response", "id": %q, "confirmed": true}`, req["id"]))
+	seen = r.until("/ask's response", isResponse(id))
+	assert.Equal(t, true, seen[len(seen)-1]["success"])
+	assert.Equal(t, "ask: yes=true", seen[len(seen)-2]["message"])
+	r.close()
+}
+
 // TestRPCAbortCancelsDialog: abort while a dialog waits cancels it (the
 // permission policy refuses the call) and stops the run.
 func TestRPCAbortCancelsDialog(t *testing.T) {

@@ -33,12 +33,12 @@ type hook struct {
 	src   Source
 
 	mu     sync.Mutex // held by whoever runs Lua in L
-	// suspended counts the calls waiting for the user with mu released
-	// (waitForUser); the state is not closed under them. Used under mu.
-	suspended int
 	L      *glua.LState
 	codecV *stdlib.Codec // see codec()
 	broken string        // non-empty: the state is unusable, and why
+	// suspended counts the calls waiting for the user with mu released
+	// (waitForUser); the state is not closed under them. Used under mu.
+	suspended int
 
 	// off is why the hook was disabled for the session (nil: it is not);
 	// stuck is set while a call that was given up on still runs. Both are

@@ -63,6 +63,9 @@ func TestPiRPCSameProtocol(t *testing.T) {
 	h := newPiDiff(t)
 	shim, err := filepath.Abs(filepath.Join("testdata", "rpc_shim.mjs"))
 	require.NoError(t, err)
+	// A prompt template, for a follow-up queued expanded.
+	writeFile(t, filepath.Join(h.e.home, "config", "prompts", "greet.md"), "Say hello to $@")
+	writeFile(t, filepath.Join(h.dir, "prompts", "greet.md"), "Say hello to $@")
 	lunarEnv := append(os.Environ(), "LUNAR_HOME="+h.e.home, "NO_COLOR=1", "LUNAR_BIN="+lunarBin)
 	lunar := h.runRPCClient(dist, shim, lunarEnv, "--yes")
 	pi := h.runRPCClient(dist, filepath.Join(dist, "cli.js"), h.env)

@@ -539,6 +539,33 @@ func TestRPCQueueWhileIdle(t *testing.T) {
 	r.close()
 }
 
+// TestRPCQueueCommands: as pi's steer and follow_up, a prompt
+// template is queued expanded, and a hook's own command cannot be queued
+// (pi's error); other text, a slash included, is queued as it is.
+func TestRPCQueueCommands(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua")
+	writeFile(t, filepath.Join(e.home, "config", "prompts", "greet.md"), "Say hello to $1")
+	e.srv.Reply(llmtest.Text("hello"))
+	r := e.startRPC()
+	seen := r.until("steer's response", isResponse(r.send(map[string]any{"type": "steer", "message": "/greet Ada"})))
+	assert.Equal(t, map[string]any{"type": "queue_update", "steering": []any{"Say hello to Ada"}, "followUp": []any{}}, seen[0])
+	for _, typ := range []string{"steer", "follow_up"} {
+		res := r.call(map[string]any{"type": typ, "message": "/quiet now"})
+		assert.Equal(t, false, res["success"])
+		assert.Equal(t, `Extension command "/quiet" cannot be queued. Use prompt() or execute the command when not streaming.`, res["error"])
+	}
+	r.ok(map[string]any{"type": "follow_up", "message": "/not-a-command"})
+	assert.Equal(t, float64(2), rpcData(r.ok(map[string]any{"type": "get_state"}))["pendingMessageCount"])
+	e.srv.Reply(llmtest.Text("as typed"))
+	r.promptAndWait("go")
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"go", "Say hello to Ada"}, hkUserTexts(reqs[0]))
+	assert.Equal(t, "/not-a-command", lastUser(t, reqs[1]))
+	r.close()
+}
+
 // BenchmarkRPCGetState measures the round trip of get_state: the command
 // written to lunar's stdin until its response is read from stdout.
 func BenchmarkRPCGetState(b *testing.B) {

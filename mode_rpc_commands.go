@@ -101,7 +101,11 @@ func (s *rpcServer) command(c rpcCommand) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.queue(c.Type, *c.Message, images)
+		text, err := s.queuedText(*c.Message)
+		if err != nil {
+			return nil, err
+		}
+		s.queue(c.Type, text, images)
 		return nil, nil
 	case "new_session":
 		if err := s.idle(); err != nil {
@@ -358,6 +362,39 @@ func (s *rpcServer) queue(kind, text string, images []session.ContentBlock) {
 		return
 	}
 	s.a.rt.FollowUpNext(text, images)
+}
+
+// queuedText is what steer and follow_up queue for text, as pi's steer
+// and followUp: a prompt template, a skill (the templates hook's
+// commands, skill:…) or an MCP prompt is expanded first; any other hook
+// command cannot be queued (pi's error); other text is queued as it is.
+func (s *rpcServer) queuedText(text string) (string, error) {
+	t := strings.TrimSpace(text)
+	if !isCommand(t) {
+		return text, nil
+	}
+	name, args := t[1:], ""
+	if i := strings.IndexAny(name, " \t\n"); i >= 0 {
+		name, args = name[:i], strings.TrimSpace(name[i:])
+	}
+	hooks := s.a.appHookSet()
+	for _, cmd := range hooks.Commands() {
+		if cmd.Name != name {
+			continue
+		}
+		if cmd.Source != "templates.lua" && cmd.Source != "MCP" && !strings.HasPrefix(name, "skill:") {
+			return "", rpcErrorf(`Extension command "/%s" cannot be queued. Use prompt() or execute the command when not streaming.`, name)
+		}
+		prompt, _, err := hooks.RunCommand(s.ctx, name, args)
+		if err != nil {
+			return "", err
+		}
+		if strings.TrimSpace(prompt) == "" {
+			return "", rpcErrorf("/%s expanded to nothing: nothing was queued", name)
+		}
+		return prompt, nil
+	}
+	return text, nil
 }
 
 // setQueueMode is set_steering_mode and set_follow_up_mode.

@@ -88,13 +88,14 @@ try {
 	await step("get_messages after queue", { type: "get_messages" });
 	// Queued while the agent is idle: both wait for the next prompt's run
 	// (get_state counts them), the steering message joining it after the
-	// prompt, the follow-up when it would stop.
+	// prompt, the follow-up (a prompt template, queued expanded) when it
+	// would stop.
 	const idle = [];
 	const offIdle = client.onEvent((ev) => {
 		if (ev.type !== "response") idle.push(ev);
 	});
 	await step("steer idle", { type: "steer", message: "early steer" });
-	await step("follow_up idle", { type: "follow_up", message: "early follow-up" });
+	await step("follow_up idle", { type: "follow_up", message: "/greet the follow-up" });
 	await step("get_state idle queued", { type: "get_state" });
 	offIdle();
 	const events4 = await client.promptAndWait("with the queue");

@@ -653,10 +653,12 @@ func TestRPCHookCommands(t *testing.T) {
 
 // TestRPCHookCommandWhileStreaming: as in pi, a prompt that is a hook's
 // command runs at once while the agent streams (no streamingBehavior
-// needed), with ctx.is_idle() false; the prompt it returns follows up.
+// needed), with ctx.is_idle() false; the prompt it returns follows up. A
+// prompt template is queued expanded, as its streamingBehavior says.
 func TestRPCHookCommandWhileStreaming(t *testing.T) {
 	e := newE2E(t)
 	e.hkGlobal("rpc_ui.lua")
+	writeFile(t, filepath.Join(e.home, "config", "prompts", "greet.md"), "Say hello to $1")
 	gate := filepath.Join(e.cwd, "gate")
 	e.srv.Reply(llmtest.ToolCall("bash", fmt.Sprintf(`{"command": "while [ ! -e %s ]; do sleep 0.02; done; echo through"}`, gate)))
 	e.srv.Reply(llmtest.Text("after the tool"))
@@ -674,10 +676,17 @@ func TestRPCHookCommandWhileStreaming(t *testing.T) {
 	}
 	assert.Equal(t, []any{"probe: idle=false"}, notes, "ran during the run")
 	assert.Equal(t, true, seen[len(seen)-1]["success"])
+	// A prompt template is no command to run: as other text, it needs a
+	// streamingBehavior, and is queued expanded.
+	res := r.call(map[string]any{"type": "prompt", "message": "/greet Bob"})
+	assert.Equal(t, errRPCStreaming.Error(), res["error"])
+	seen = r.until("/greet's response", isResponse(r.send(map[string]any{"type": "prompt", "message": "/greet Bob", "streamingBehavior": "steer"})))
+	assert.Equal(t, []any{"Say hello to Bob"}, seen[0]["steering"], "%v", seen[0])
 	require.NoError(t, os.WriteFile(gate, nil, 0o644))
 	r.until("agent_end", func(ev map[string]any) bool { return ev["type"] == "agent_end" })
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 3)
+	assert.Equal(t, "Say hello to Bob", lastUser(t, reqs[1]), "the steered template joined the run")
 	text, _ := reqs[2].LastUserText()
 	assert.Equal(t, "from the probe", text, "the command's prompt followed the run up")
 	r.close()

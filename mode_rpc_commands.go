@@ -311,21 +311,30 @@ func (s *rpcServer) prompt(c rpcCommand) error {
 	if s.streaming.Load() {
 		// As in pi, a hook's command runs at once, even while the agent
 		// streams (its ctx.is_idle() is false); a prompt it returns
-		// follows the run up.
-		if handled, err := s.a.hookCommandWhileRunning(*c.Message); handled || err != nil {
-			return err
+		// follows the run up. Prompt templates, skills and MCP prompts
+		// are queued expanded, as other text is.
+		if _, _, expand, ok := s.hookCommand(*c.Message); ok && !expand {
+			if handled, err := s.a.hookCommandWhileRunning(*c.Message); handled || err != nil {
+				return err
+			}
 		}
+		kind := ""
 		switch c.StreamingBehavior {
 		case "steer":
-			s.queue("steer", *c.Message, images)
-			return nil
+			kind = "steer"
 		case "followUp":
-			s.queue("follow_up", *c.Message, images)
-			return nil
+			kind = "follow_up"
 		case "":
 			return errRPCStreaming
+		default:
+			return rpcErrorf(`prompt: streamingBehavior must be "steer" or "followUp", not %q`, c.StreamingBehavior)
 		}
-		return rpcErrorf(`prompt: streamingBehavior must be "steer" or "followUp", not %q`, c.StreamingBehavior)
+		text, err := s.queuedText(*c.Message)
+		if err != nil {
+			return err
+		}
+		s.queue(kind, text, images)
+		return nil
 	}
 	if err := s.idle(); err != nil {
 		return err
@@ -365,36 +374,46 @@ func (s *rpcServer) queue(kind, text string, images []session.ContentBlock) {
 }
 
 // queuedText is what steer and follow_up queue for text, as pi's steer
-// and followUp: a prompt template, a skill (the templates hook's
-// commands, skill:…) or an MCP prompt is expanded first; any other hook
-// command cannot be queued (pi's error); other text is queued as it is.
+// and followUp: a prompt template, a skill or an MCP prompt is expanded
+// first; any other hook command cannot be queued (pi's error); other text
+// is queued as it is.
 func (s *rpcServer) queuedText(text string) (string, error) {
+	name, args, expand, ok := s.hookCommand(text)
+	switch {
+	case !ok:
+		return text, nil
+	case !expand:
+		return "", rpcErrorf(`Extension command "/%s" cannot be queued. Use prompt() or execute the command when not streaming.`, name)
+	}
+	prompt, _, err := s.a.appHookSet().RunCommand(s.ctx, name, args)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", rpcErrorf("/%s expanded to nothing: nothing was queued", name)
+	}
+	return prompt, nil
+}
+
+// hookCommand finds the hook command text names ("/name args"): ok is
+// false when it names none; expand is true for what pi expands instead of
+// running (prompt templates: the templates hook's commands; skills:
+// skill:…; and lunar's MCP prompts).
+func (s *rpcServer) hookCommand(text string) (name, args string, expand, ok bool) {
 	t := strings.TrimSpace(text)
 	if !isCommand(t) {
-		return text, nil
+		return "", "", false, false
 	}
-	name, args := t[1:], ""
+	name = t[1:]
 	if i := strings.IndexAny(name, " \t\n"); i >= 0 {
 		name, args = name[:i], strings.TrimSpace(name[i:])
 	}
-	hooks := s.a.appHookSet()
-	for _, cmd := range hooks.Commands() {
-		if cmd.Name != name {
-			continue
+	for _, cmd := range s.a.appHookSet().Commands() {
+		if cmd.Name == name {
+			return name, args, cmd.Source == "templates.lua" || cmd.Source == "MCP" || strings.HasPrefix(name, "skill:"), true
 		}
-		if cmd.Source != "templates.lua" && cmd.Source != "MCP" && !strings.HasPrefix(name, "skill:") {
-			return "", rpcErrorf(`Extension command "/%s" cannot be queued. Use prompt() or execute the command when not streaming.`, name)
-		}
-		prompt, _, err := hooks.RunCommand(s.ctx, name, args)
-		if err != nil {
-			return "", err
-		}
-		if strings.TrimSpace(prompt) == "" {
-			return "", rpcErrorf("/%s expanded to nothing: nothing was queued", name)
-		}
-		return prompt, nil
 	}
-	return text, nil
+	return "", "", false, false
 }
 
 // setQueueMode is set_steering_mode and set_follow_up_mode.

@@ -314,3 +314,35 @@ end)`)
 	assert.Equal(t, "true true true suspended", <-done)
 	assert.Empty(t, reps.Lines())
 }
+
+// TestCloseWhileACommandWaitsForTheUser: the runtime closed while a
+// command waits in a dialog (lunar exiting) leaves the state to the
+// command, which ends normally; later calls are refused.
+func TestCloseWhileACommandWaitsForTheUser(t *testing.T) {
+	host := newHost(t)
+	host.UIValue.ConfirmAnswer = true
+	inDialog, release := make(chan struct{}), make(chan struct{})
+	host.UIValue.OnDialog = func() {
+		close(inDialog)
+		<-release
+	}
+	rt, _ := loadLimited(t, host, lua.Options{Timeout: time.Second}, "ask.lua", `
+lunar.command("ask", { handler = function(args, ctx)
+  local t = {}
+  for i = 1, 100 do t[i] = tostring(i) end
+  return tostring(ctx.ui.confirm("go?")) .. " " .. table.concat(t, ",", 99)
+end })`)
+	done := make(chan string)
+	go func() {
+		prompt, _, err := rt.RunCommand(bg, "ask", "")
+		assert.NoError(t, err)
+		done <- prompt
+	}()
+	<-inDialog
+	rt.Close()
+	close(release)
+	assert.Equal(t, "true 99,100", <-done)
+	_, handled, err := rt.RunCommand(bg, "ask", "")
+	assert.True(t, handled)
+	assert.ErrorContains(t, err, "closed")
+}

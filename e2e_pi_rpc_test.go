@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -84,12 +83,6 @@ func TestPiRPCSameProtocol(t *testing.T) {
 		assert.Equal(t, rpcJSON(p), rpcJSON(l), "step %s", name)
 	}
 	require.Len(t, lunar.Events, len(pi.Events))
-	// A follow-up's delivery: pi starts the turn, then takes the message
-	// from the queue (turn_start, queue_update); lunar's loop takes it
-	// before it starts the turn (queue_update, turn_start). Steering
-	// messages come in the same order in both.
-	lunar.Events[2] = rpcFollowUpOrder(lunar.Events[2])
-	lunar.Events[4] = rpcFollowUpOrder(lunar.Events[4])
 	for i := range pi.Events {
 		assert.Equal(t, rpcTypes(pi.Events[i]), rpcTypes(lunar.Events[i]), "the events of prompt %d", i+1)
 		assert.Equal(t, rpcJSON(rpcNormalEvents(pi.Events[i])), rpcJSON(rpcNormalEvents(lunar.Events[i])), "the events of prompt %d", i+1)
@@ -105,18 +98,6 @@ func TestPiRPCSameProtocol(t *testing.T) {
 		delete(tr.Stray[1], "id")
 	}
 	assert.Equal(t, rpcJSON(pi.Stray), rpcJSON(lunar.Stray), "the answers to bad input")
-}
-
-// rpcFollowUpOrder swaps a queue_update that lunar sends just before a
-// turn_start (a follow-up taken for the next turn) with that turn_start.
-func rpcFollowUpOrder(evs []map[string]any) []map[string]any {
-	out := slices.Clone(evs)
-	for i := 0; i+1 < len(out); i++ {
-		if out[i]["type"] == "queue_update" && out[i+1]["type"] == "turn_start" && i > 0 && out[i-1]["type"] == "turn_end" {
-			out[i], out[i+1] = out[i+1], out[i]
-		}
-	}
-	return out
 }
 
 // rpcAccepted are the steps where lunar answers differently from pi on

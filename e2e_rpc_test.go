@@ -529,7 +529,7 @@ func TestRPCQueueWhileIdle(t *testing.T) {
 	}, queues, "queued while idle, delivered by the prompt's run")
 	assert.Equal(t, []string{"response", "agent_start", "turn_start", "message_start", "message_end",
 		"queue_update", "message_start", "message_end", "message_start", "message_end", "turn_end",
-		"queue_update", "turn_start", "message_start", "message_end", "message_start", "message_end", "turn_end", "agent_end"},
+		"turn_start", "queue_update", "message_start", "message_end", "message_start", "message_end", "turn_end", "agent_end"},
 		rpcTypes(seen), "one run: the prompt and the steering message, a reply, the follow-up, a reply")
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 2)

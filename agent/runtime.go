@@ -84,6 +84,9 @@ type Runtime struct {
 
 	pending   pendingQueue
 	queueEmit sync.Mutex // orders queue_update events (queueChange)
+	// turnQueue is the queue_update of follow-ups taken for the next
+	// turn, published after its turn_start (under queueEmit).
+	turnQueue *QueueUpdate
 	// compactReq is a compaction a hook asked for during the run (rt.mu).
 	compactReq *compactRequest
 	running    atomic.Bool
@@ -131,9 +134,13 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 		case EventAgentStart:
 			rt.running.Store(true)
 		case EventAgentEnd:
+			rt.flushTurnQueue() // a run aborted before the turn
 			rt.running.Store(false)
 		}
 		rt.emit(RuntimeEvent{Loop: &ev})
+		if ev.Type == EventTurnStart {
+			rt.flushTurnQueue()
+		}
 	})
 	if resumed {
 		// pi records the level a resumed conversation continues with when

@@ -135,6 +135,13 @@ func (rt *Runtime) enqueue(q queued, followUp, hold bool) {
 // published in the order the changes were made, whichever goroutines
 // made them.
 func (rt *Runtime) queueChange(change func(*pendingQueue) bool) {
+	rt.queueChangeAt(change, false)
+}
+
+// queueChangeAt is queueChange; with atTurn, the update is published
+// after the next turn_start instead (follow-ups taken for the turn, as
+// pi reports them), unless a later change publishes its own first.
+func (rt *Runtime) queueChangeAt(change func(*pendingQueue) bool, atTurn bool) {
 	rt.queueEmit.Lock()
 	defer rt.queueEmit.Unlock()
 	p := &rt.pending
@@ -144,7 +151,22 @@ func (rt *Runtime) queueChange(change func(*pendingQueue) bool) {
 	up := QueueUpdate{Steering: texts(p.steering), FollowUp: texts(p.followUp)}
 	p.mu.Unlock()
 	if changed && !(slices.Equal(before.Steering, up.Steering) && slices.Equal(before.FollowUp, up.FollowUp)) {
+		if atTurn {
+			rt.turnQueue = &up
+			return
+		}
+		rt.turnQueue = nil // up says what it would have said, and more
 		rt.emit(RuntimeEvent{Queue: &up})
+	}
+}
+
+// flushTurnQueue publishes the update queueChangeAt held for the turn.
+func (rt *Runtime) flushTurnQueue() {
+	rt.queueEmit.Lock()
+	defer rt.queueEmit.Unlock()
+	if up := rt.turnQueue; up != nil {
+		rt.turnQueue = nil
+		rt.emit(RuntimeEvent{Queue: up})
 	}
 }
 
@@ -267,7 +289,7 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 		return nil
 	}
 	var items []queued
-	rt.queueChange(func(p *pendingQueue) bool {
+	rt.queueChangeAt(func(p *pendingQueue) bool {
 		qs, mode := &p.steering, p.steerMode
 		if followUp {
 			qs, mode = &p.followUp, p.followMode
@@ -282,7 +304,7 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 		items = slices.Clone((*qs)[:n])
 		*qs = slices.Delete(*qs, 0, n)
 		return n > 0
-	})
+	}, followUp)
 	var out []session.Message
 	for _, q := range items {
 		now := time.Now().UnixMilli()

@@ -83,7 +83,7 @@ func TestJSONModeEventsHavePisShape(t *testing.T) {
 					n++
 				}
 			}
-			assert.Equal(t, 2, n, "the arguments arrived in two deltas")
+			assert.Equal(t, 3, n, "the opening chunk's empty delta (as pi's), then the arguments in two")
 
 			s := e.onlySession()
 			head := evs[0]

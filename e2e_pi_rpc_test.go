@@ -115,10 +115,9 @@ func rpcJSON(v any) string {
 
 // rpcNormalEvents normalises events: a message_update keeps its stream
 // event's type, index and text (pi's partial message carries the state
-// of its own stream parser: partialArgs, streamIndex), and pi's empty
-// first toolcall_delta (its parser reports the call's opening chunk) is
-// left out; tool_execution_update events are left out (how often a tool
-// reports partial output is its own, and timing decides the chunks).
+// of its own stream parser: partialArgs, streamIndex);
+// tool_execution_update events are left out (how often a tool reports
+// partial output is its own, and timing decides the chunks).
 func rpcNormalEvents(evs []map[string]any) any {
 	var out []any
 	for _, ev := range evs {
@@ -127,9 +126,6 @@ func rpcNormalEvents(evs []map[string]any) any {
 		}
 		if ev["type"] == "message_update" {
 			se, _ := ev["assistantMessageEvent"].(map[string]any)
-			if se["type"] == "toolcall_delta" && se["delta"] == "" {
-				continue
-			}
 			small := map[string]any{}
 			for _, k := range []string{"type", "contentIndex", "delta", "content"} {
 				if v, ok := se[k]; ok {

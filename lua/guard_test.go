@@ -274,7 +274,8 @@ end)`)
 	assert.Equal(t, "first: yes=true args=first decided=2", (<-first).prompt)
 	blocked, _ = askedAgain(t, rt, "ls")
 	assert.False(t, blocked, "nobody asks any more")
-	assert.Len(t, reps.Lines(), 1, "the loop's timeout: %v", reps.Lines())
+	require.NotEmpty(t, reps.Lines())
+	assert.Contains(t, reps.Lines()[0], "timed out after 1s", "the loop's timeout is the first report (a later one may say the hook is busy)")
 }
 
 // TestACommandAskingInACoroutine: a command that asks from inside a

@@ -83,7 +83,7 @@ func TestJSONModeEventsHavePisShape(t *testing.T) {
 					n++
 				}
 			}
-			assert.Equal(t, 2, n, "the arguments arrived in two deltas")
+			assert.Equal(t, 3, n, "the opening chunk's empty delta (as pi's), then the arguments in two")
 
 			s := e.onlySession()
 			head := evs[0]
@@ -173,6 +173,22 @@ func TestJSONModeThinkingEvents(t *testing.T) {
 			assert.Equal(t, "let me think", ame["content"])
 		}
 	}
+}
+
+// TestJSONModeSettingsEvents: as pi's --mode json writes every session
+// event, a hook command that changes the thinking level and names the
+// session writes thinking_level_changed and session_info_changed.
+func TestJSONModeSettingsEvents(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua")
+	r := e.run("", "--mode", "json", "-p", "/settings medium")
+	require.Equal(t, 0, r.code, r.stderr)
+	evs := jsonLines(t, r.stdout)
+	require.Len(t, evs, 3, r.stdout)
+	assert.Equal(t, "session", evs[0]["type"])
+	assert.Equal(t, map[string]any{"type": "thinking_level_changed", "level": "medium"}, evs[1])
+	assert.Equal(t, map[string]any{"type": "session_info_changed", "name": "named by /settings medium"}, evs[2])
+	assert.Empty(t, e.srv.Requests(), "no run")
 }
 
 func TestJSONModeExitCodes(t *testing.T) {

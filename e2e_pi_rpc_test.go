@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +41,8 @@ func (h *piDiff) runRPCClient(dist, cliPath string, env []string, args ...string
 	h.e.srv.Reply(llmtest.ToolCall("bash", `{"command": "while [ ! -e gate ]; do sleep 0.02; done; rm gate; echo through"}`), llmtest.Usage(140, 10, 0, 0))
 	h.e.srv.Reply(llmtest.Text("after the steer"), llmtest.Usage(150, 5, 0, 0))
 	h.e.srv.Reply(llmtest.Text("after the follow-up"), llmtest.Usage(160, 5, 0, 0))
+	h.e.srv.Reply(llmtest.Text("after the early steer"), llmtest.Usage(170, 5, 0, 0))
+	h.e.srv.Reply(llmtest.Text("after the early follow-up"), llmtest.Usage(180, 5, 0, 0))
 	script, err := filepath.Abs(filepath.Join("testdata", "rpc_client.mjs"))
 	require.NoError(t, err)
 	cmd := exec.Command("node", append([]string{script, dist, cliPath, h.e.cwd, piDiffProvider, piDiffModel}, args...)...)
@@ -61,6 +62,9 @@ func TestPiRPCSameProtocol(t *testing.T) {
 	h := newPiDiff(t)
 	shim, err := filepath.Abs(filepath.Join("testdata", "rpc_shim.mjs"))
 	require.NoError(t, err)
+	// A prompt template, for a follow-up queued expanded.
+	writeFile(t, filepath.Join(h.e.home, "config", "prompts", "greet.md"), "Say hello to $@")
+	writeFile(t, filepath.Join(h.dir, "prompts", "greet.md"), "Say hello to $@")
 	lunarEnv := append(os.Environ(), "LUNAR_HOME="+h.e.home, "NO_COLOR=1", "LUNAR_BIN="+lunarBin)
 	lunar := h.runRPCClient(dist, shim, lunarEnv, "--yes")
 	pi := h.runRPCClient(dist, filepath.Join(dist, "cli.js"), h.env)
@@ -79,11 +83,6 @@ func TestPiRPCSameProtocol(t *testing.T) {
 		assert.Equal(t, rpcJSON(p), rpcJSON(l), "step %s", name)
 	}
 	require.Len(t, lunar.Events, len(pi.Events))
-	// A follow-up's delivery: pi starts the turn, then takes the message
-	// from the queue (turn_start, queue_update); lunar's loop takes it
-	// before it starts the turn (queue_update, turn_start). Steering
-	// messages come in the same order in both.
-	lunar.Events[2] = rpcFollowUpOrder(lunar.Events[2])
 	for i := range pi.Events {
 		assert.Equal(t, rpcTypes(pi.Events[i]), rpcTypes(lunar.Events[i]), "the events of prompt %d", i+1)
 		assert.Equal(t, rpcJSON(rpcNormalEvents(pi.Events[i])), rpcJSON(rpcNormalEvents(lunar.Events[i])), "the events of prompt %d", i+1)
@@ -101,18 +100,6 @@ func TestPiRPCSameProtocol(t *testing.T) {
 	assert.Equal(t, rpcJSON(pi.Stray), rpcJSON(lunar.Stray), "the answers to bad input")
 }
 
-// rpcFollowUpOrder swaps a queue_update that lunar sends just before a
-// turn_start (a follow-up taken for the next turn) with that turn_start.
-func rpcFollowUpOrder(evs []map[string]any) []map[string]any {
-	out := slices.Clone(evs)
-	for i := 0; i+1 < len(out); i++ {
-		if out[i]["type"] == "queue_update" && out[i+1]["type"] == "turn_start" && i > 0 && out[i-1]["type"] == "turn_end" {
-			out[i], out[i+1] = out[i+1], out[i]
-		}
-	}
-	return out
-}
-
 // rpcAccepted are the steps where lunar answers differently from pi on
 // purpose, with the reason (docs/rpc.md lists them too).
 var rpcAccepted = map[string]string{
@@ -128,10 +115,9 @@ func rpcJSON(v any) string {
 
 // rpcNormalEvents normalises events: a message_update keeps its stream
 // event's type, index and text (pi's partial message carries the state
-// of its own stream parser: partialArgs, streamIndex), and pi's empty
-// first toolcall_delta (its parser reports the call's opening chunk) is
-// left out; tool_execution_update events are left out (how often a tool
-// reports partial output is its own, and timing decides the chunks).
+// of its own stream parser: partialArgs, streamIndex);
+// tool_execution_update events are left out (how often a tool reports
+// partial output is its own, and timing decides the chunks).
 func rpcNormalEvents(evs []map[string]any) any {
 	var out []any
 	for _, ev := range evs {
@@ -140,9 +126,6 @@ func rpcNormalEvents(evs []map[string]any) any {
 		}
 		if ev["type"] == "message_update" {
 			se, _ := ev["assistantMessageEvent"].(map[string]any)
-			if se["type"] == "toolcall_delta" && se["delta"] == "" {
-				continue
-			}
 			small := map[string]any{}
 			for _, k := range []string{"type", "contentIndex", "delta", "content"} {
 				if v, ok := se[k]; ok {

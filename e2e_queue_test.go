@@ -85,8 +85,8 @@ func TestQueueHookSteerFollowUpAndCompactDuringARun(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"agent_start", "turn_start", "queue_update", "queue_update",
-		"compaction_start", "compaction_end", "turn_start", "queue_update", "queue_update", "turn_start", "agent_end"}, seq,
-		"one run: the compaction between its turns; the follow-up, taken when the agent would stop, inside it")
+		"compaction_start", "compaction_end", "turn_start", "queue_update", "turn_start", "queue_update", "agent_end"}, seq,
+		"one run: the compaction between its turns; the follow-up, taken when the agent would stop, inside it (reported after its turn's turn_start, as pi's)")
 	assert.Equal(t, [][2][]any{
 		{{}, {"then wrap up"}},
 		{{"mind the exit code"}, {"then wrap up"}},

@@ -494,6 +494,78 @@ func TestRPCQueue(t *testing.T) {
 	r.close()
 }
 
+// TestRPCQueueWhileIdle: steer and follow_up sent while the agent is
+// idle wait, counted by get_state, for the next prompt's run, as pi's
+// (TestPiRPCSameProtocol compares them with pi): the steering message
+// joins it after the prompt, before the first model call; the
+// follow-up when the agent would stop.
+func TestRPCQueueWhileIdle(t *testing.T) {
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("after the steer"))
+	e.srv.Reply(llmtest.Text("after the follow-up"))
+	r := e.startRPC()
+	var queues []any
+	queueUpdates := func(seen []map[string]any) {
+		for _, ev := range seen {
+			if ev["type"] == "queue_update" {
+				queues = append(queues, []any{ev["steering"], ev["followUp"]})
+			}
+		}
+	}
+	queueUpdates(r.until("steer's response", isResponse(r.send(map[string]any{"type": "steer", "message": "steered"}))))
+	queueUpdates(r.until("follow_up's response", isResponse(r.send(map[string]any{"type": "follow_up", "message": "later"}))))
+	st := rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, float64(2), st["pendingMessageCount"])
+	assert.Equal(t, false, st["isStreaming"])
+	assert.Empty(t, e.srv.Requests(), "nothing runs before a prompt")
+
+	seen := r.promptAndWait("start")
+	queueUpdates(seen)
+	assert.Equal(t, []any{
+		[]any{[]any{"steered"}, []any{}},
+		[]any{[]any{"steered"}, []any{"later"}},
+		[]any{[]any{}, []any{"later"}},
+		[]any{[]any{}, []any{}},
+	}, queues, "queued while idle, delivered by the prompt's run")
+	assert.Equal(t, []string{"response", "agent_start", "turn_start", "message_start", "message_end",
+		"queue_update", "message_start", "message_end", "message_start", "message_end", "turn_end",
+		"turn_start", "queue_update", "message_start", "message_end", "message_start", "message_end", "turn_end", "agent_end"},
+		rpcTypes(seen), "one run: the prompt and the steering message, a reply, the follow-up, a reply")
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"start", "steered"}, hkUserTexts(reqs[0]), "the first model call has the prompt, then the steering message")
+	assert.Equal(t, "later", lastUser(t, reqs[1]))
+	assert.Equal(t, float64(0), rpcData(r.ok(map[string]any{"type": "get_state"}))["pendingMessageCount"])
+	r.close()
+}
+
+// TestRPCQueueCommands: as pi's steer and follow_up, a prompt
+// template is queued expanded, and a hook's own command cannot be queued
+// (pi's error); other text, a slash included, is queued as it is.
+func TestRPCQueueCommands(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua")
+	writeFile(t, filepath.Join(e.home, "config", "prompts", "greet.md"), "Say hello to $1")
+	e.srv.Reply(llmtest.Text("hello"))
+	r := e.startRPC()
+	seen := r.until("steer's response", isResponse(r.send(map[string]any{"type": "steer", "message": "/greet Ada"})))
+	assert.Equal(t, map[string]any{"type": "queue_update", "steering": []any{"Say hello to Ada"}, "followUp": []any{}}, seen[0])
+	for _, typ := range []string{"steer", "follow_up"} {
+		res := r.call(map[string]any{"type": typ, "message": "/quiet now"})
+		assert.Equal(t, false, res["success"])
+		assert.Equal(t, `Extension command "/quiet" cannot be queued. Use prompt() or execute the command when not streaming.`, res["error"])
+	}
+	r.ok(map[string]any{"type": "follow_up", "message": "/not-a-command"})
+	assert.Equal(t, float64(2), rpcData(r.ok(map[string]any{"type": "get_state"}))["pendingMessageCount"])
+	e.srv.Reply(llmtest.Text("as typed"))
+	r.promptAndWait("go")
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"go", "Say hello to Ada"}, hkUserTexts(reqs[0]))
+	assert.Equal(t, "/not-a-command", lastUser(t, reqs[1]))
+	r.close()
+}
+
 // BenchmarkRPCGetState measures the round trip of get_state: the command
 // written to lunar's stdin until its response is read from stdout.
 func BenchmarkRPCGetState(b *testing.B) {
@@ -581,10 +653,12 @@ func TestRPCHookCommands(t *testing.T) {
 
 // TestRPCHookCommandWhileStreaming: as in pi, a prompt that is a hook's
 // command runs at once while the agent streams (no streamingBehavior
-// needed), with ctx.is_idle() false; the prompt it returns follows up.
+// needed), with ctx.is_idle() false; the prompt it returns follows up. A
+// prompt template is queued expanded, as its streamingBehavior says.
 func TestRPCHookCommandWhileStreaming(t *testing.T) {
 	e := newE2E(t)
 	e.hkGlobal("rpc_ui.lua")
+	writeFile(t, filepath.Join(e.home, "config", "prompts", "greet.md"), "Say hello to $1")
 	gate := filepath.Join(e.cwd, "gate")
 	e.srv.Reply(llmtest.ToolCall("bash", fmt.Sprintf(`{"command": "while [ ! -e %s ]; do sleep 0.02; done; echo through"}`, gate)))
 	e.srv.Reply(llmtest.Text("after the tool"))
@@ -602,12 +676,89 @@ func TestRPCHookCommandWhileStreaming(t *testing.T) {
 	}
 	assert.Equal(t, []any{"probe: idle=false"}, notes, "ran during the run")
 	assert.Equal(t, true, seen[len(seen)-1]["success"])
+	// A prompt template is no command to run: as other text, it needs a
+	// streamingBehavior, and is queued expanded.
+	res := r.call(map[string]any{"type": "prompt", "message": "/greet Bob"})
+	assert.Equal(t, errRPCStreaming.Error(), res["error"])
+	seen = r.until("/greet's response", isResponse(r.send(map[string]any{"type": "prompt", "message": "/greet Bob", "streamingBehavior": "steer"})))
+	assert.Equal(t, []any{"Say hello to Bob"}, seen[0]["steering"], "%v", seen[0])
 	require.NoError(t, os.WriteFile(gate, nil, 0o644))
 	r.until("agent_end", func(ev map[string]any) bool { return ev["type"] == "agent_end" })
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 3)
+	assert.Equal(t, "Say hello to Bob", lastUser(t, reqs[1]), "the steered template joined the run")
 	text, _ := reqs[2].LastUserText()
 	assert.Equal(t, "from the probe", text, "the command's prompt followed the run up")
+	r.close()
+}
+
+// TestRPCSettingsEvents: thinking_level_changed and session_info_changed
+// come from the runtime, so a hook command that changes the level and
+// names the session tells the client too, before the prompt's response
+// (as pi's); a level that stays the same is no change.
+func TestRPCSettingsEvents(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua")
+	r := e.startRPC()
+	settings := func(level string) []map[string]any {
+		t.Helper()
+		seen := r.until("/settings' response", isResponse(r.send(map[string]any{"type": "prompt", "message": "/settings " + level})))
+		require.Equal(t, true, seen[len(seen)-1]["success"], "%v", seen[len(seen)-1])
+		return seen[:len(seen)-1]
+	}
+	assert.Equal(t, []map[string]any{
+		{"type": "thinking_level_changed", "level": "high"},
+		{"type": "session_info_changed", "name": "named by /settings high"},
+	}, settings("high"))
+	assert.Equal(t, []map[string]any{
+		{"type": "session_info_changed", "name": "named by /settings high"},
+	}, settings("high"), "the same level: no thinking_level_changed")
+	st := rpcData(r.ok(map[string]any{"type": "get_state"}))
+	assert.Equal(t, "high", st["thinkingLevel"])
+	assert.Equal(t, "named by /settings high", st["sessionName"])
+
+	// The RPC commands still tell it, once.
+	id := r.send(map[string]any{"type": "set_thinking_level", "level": "low"})
+	assert.Equal(t, map[string]any{"type": "thinking_level_changed", "level": "low"}, r.next("thinking_level_changed"))
+	assert.Equal(t, id, r.next("set_thinking_level's response")["id"])
+	id = r.send(map[string]any{"type": "set_thinking_level", "level": "low"})
+	assert.Equal(t, id, r.next("set_thinking_level's response")["id"], "no event for the same level")
+	assert.Empty(t, e.srv.Requests(), "no run")
+	r.close()
+}
+
+// TestRPCHookDecidesWhileItsCommandAsks: a hook command that waits for
+// the client's answer while the agent runs does not hold its hook: the
+// hook's tool.execute.before (a guard's) decides the run's next tool call
+// meanwhile, and the run ends before the dialog is answered.
+func TestRPCHookDecidesWhileItsCommandAsks(t *testing.T) {
+	e := newE2E(t)
+	e.hkGlobal("rpc_ask.lua")
+	gate := filepath.Join(e.cwd, "gate")
+	e.srv.Reply(llmtest.ToolCall("bash", fmt.Sprintf(`{"command": "while [ ! -e %s ]; do sleep 0.02; done; echo through"}`, gate)))
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command": "echo second > second.txt"}`))
+	e.srv.Reply(llmtest.Text("done"))
+	r := e.startRPC()
+	r.send(map[string]any{"type": "prompt", "message": "start"})
+	r.until("the first tool", func(ev map[string]any) bool { return ev["type"] == "tool_execution_start" })
+	id := r.send(map[string]any{"type": "prompt", "message": "/ask while it runs"})
+	req := r.answerUI("confirm", nil)
+	assert.Equal(t, "while it runs", req["message"])
+	require.NoError(t, os.WriteFile(gate, nil, 0o644))
+	seen := r.until("agent_end while the dialog waits", func(ev map[string]any) bool { return ev["type"] == "agent_end" })
+	var results []any
+	for _, ev := range seen {
+		if ev["type"] == "tool_execution_end" {
+			content := rpcData(ev["result"])["content"].([]any)
+			results = append(results, []any{ev["isError"], rpcData(content[0])["text"]})
+		}
+	}
+	assert.Equal(t, []any{[]any{false, "through\n"}, []any{true, "refused while /ask waits"}}, results)
+	assert.NoFileExists(t, filepath.Join(e.cwd, "second.txt"))
+	r.sendLine(fmt.Sprintf(`{"type": "extension_ui_response", "id": %q, "confirmed": true}`, req["id"]))
+	seen = r.until("/ask's response", isResponse(id))
+	assert.Equal(t, true, seen[len(seen)-1]["success"])
+	assert.Equal(t, "ask: yes=true", seen[len(seen)-2]["message"])
 	r.close()
 }
 

@@ -206,8 +206,17 @@ func (h *luaHost) Session() lua.Session {
 	if h.a.rt == nil {
 		return nil
 	}
-	return h.a.rt.Session()
+	return luaSession{h.a.rt.Session(), h.a.rt}
 }
+
+// luaSession is the open session as hooks see it: naming it goes through
+// the runtime, so that every front end hears of it (session_info_changed).
+type luaSession struct {
+	*session.Session
+	rt *agent.Runtime
+}
+
+func (s luaSession) SetName(name string) (string, error) { return s.rt.NameSession(name) }
 
 func (h *luaHost) Model() agent.Model    { return h.a.rt.Model() }
 func (h *luaHost) ThinkingLevel() string { return string(h.a.rt.ThinkingLevel()) }

@@ -208,7 +208,8 @@ type jsonQueueUpdate struct {
 }
 
 // runtimeEvent writes loop events and pi's compaction_start,
-// compaction_end and queue_update session events.
+// compaction_end, queue_update, thinking_level_changed and
+// session_info_changed session events.
 func (j *jsonWriter) runtimeEvent(ev agent.RuntimeEvent) {
 	switch {
 	case ev.Loop != nil:
@@ -224,7 +225,24 @@ func (j *jsonWriter) runtimeEvent(ev agent.RuntimeEvent) {
 		j.write(out)
 	case ev.Queue != nil:
 		j.write(jsonQueueUpdate{Type: agent.EventQueueUpdate, Steering: nonNil(ev.Queue.Steering), FollowUp: nonNil(ev.Queue.FollowUp)})
+	case ev.ThinkingLevel != nil:
+		j.write(jsonThinkingLevelChanged{Type: agent.EventThinkingLevelChanged, Level: string(*ev.ThinkingLevel)})
+	case ev.SessionInfo != nil:
+		j.write(jsonSessionInfoChanged{Type: agent.EventSessionInfoChanged, Name: ev.SessionInfo.Name})
 	}
+}
+
+// jsonThinkingLevelChanged is pi's thinking_level_changed session event.
+type jsonThinkingLevelChanged struct {
+	Type  string `json:"type"`
+	Level string `json:"level"`
+}
+
+// jsonSessionInfoChanged is pi's session_info_changed session event; a
+// cleared name is left out, as pi's undefined.
+type jsonSessionInfoChanged struct {
+	Type string `json:"type"`
+	Name string `json:"name,omitempty"`
 }
 
 // nonNil makes a nil list encode as [].

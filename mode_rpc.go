@@ -305,10 +305,15 @@ func (s *rpcServer) reply(c rpcCommand, data any, err error) {
 // rpcNull is a response's "data": null (cycle_model without models).
 var rpcNull = json.RawMessage("null")
 
-// event writes a runtime event as --mode json does.
+// event writes a runtime event as --mode json does. The first loop or
+// compaction event of a prompt's run answers the prompt first; changes
+// of the queue and the settings (a hook command's) do not: as pi's, that
+// answer follows them.
 func (s *rpcServer) event(ev agent.RuntimeEvent) {
-	if f := s.preflight.Swap(nil); f != nil {
-		(*f)(nil)
+	if ev.Loop != nil || ev.Compaction != nil {
+		if f := s.preflight.Swap(nil); f != nil {
+			(*f)(nil)
+		}
 	}
 	if ev.Loop != nil {
 		switch ev.Loop.Type {

@@ -101,7 +101,11 @@ func (s *rpcServer) command(c rpcCommand) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.queue(c.Type, *c.Message, images)
+		text, err := s.queuedText(*c.Message)
+		if err != nil {
+			return nil, err
+		}
+		s.queue(c.Type, text, images)
 		return nil, nil
 	case "new_session":
 		if err := s.idle(); err != nil {
@@ -146,22 +150,18 @@ func (s *rpcServer) command(c rpcCommand) (any, error) {
 		if err := s.idle(); err != nil {
 			return nil, err
 		}
-		prev := rt.ThinkingLevel()
 		if err := rt.SetThinkingLevel(ctx, *c.Level); err != nil {
 			return nil, err
 		}
-		s.thinkingChanged(prev)
 		return nil, nil
 	case "cycle_thinking_level":
 		if err := s.idle(); err != nil {
 			return nil, err
 		}
-		prev := rt.ThinkingLevel()
 		level, ok, err := rt.CycleThinkingLevel(ctx)
 		if err != nil || !ok {
 			return rpcNull, err
 		}
-		s.thinkingChanged(prev)
 		return map[string]string{"level": string(level)}, nil
 	case "set_steering_mode", "set_follow_up_mode":
 		if err := need(c, "mode", c.Mode != nil); err != nil {
@@ -264,10 +264,6 @@ func (s *rpcServer) command(c rpcCommand) (any, error) {
 		if err := rt.SetName(name); err != nil {
 			return nil, err
 		}
-		s.out.write(struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
-		}{"session_info_changed", rt.Session().Name()})
 		return nil, nil
 	case "get_messages":
 		return map[string]any{"messages": contextMessages(rt.Session())}, nil
@@ -315,21 +311,30 @@ func (s *rpcServer) prompt(c rpcCommand) error {
 	if s.streaming.Load() {
 		// As in pi, a hook's command runs at once, even while the agent
 		// streams (its ctx.is_idle() is false); a prompt it returns
-		// follows the run up.
-		if handled, err := s.a.hookCommandWhileRunning(*c.Message); handled || err != nil {
-			return err
+		// follows the run up. Prompt templates, skills and MCP prompts
+		// are queued expanded, as other text is.
+		if _, _, expand, ok := s.hookCommand(*c.Message); ok && !expand {
+			if handled, err := s.a.hookCommandWhileRunning(*c.Message); handled || err != nil {
+				return err
+			}
 		}
+		kind := ""
 		switch c.StreamingBehavior {
 		case "steer":
-			s.queue("steer", *c.Message, images)
-			return nil
+			kind = "steer"
 		case "followUp":
-			s.queue("follow_up", *c.Message, images)
-			return nil
+			kind = "follow_up"
 		case "":
 			return errRPCStreaming
+		default:
+			return rpcErrorf(`prompt: streamingBehavior must be "steer" or "followUp", not %q`, c.StreamingBehavior)
 		}
-		return rpcErrorf(`prompt: streamingBehavior must be "steer" or "followUp", not %q`, c.StreamingBehavior)
+		text, err := s.queuedText(*c.Message)
+		if err != nil {
+			return err
+		}
+		s.queue(kind, text, images)
+		return nil
 	}
 	if err := s.idle(); err != nil {
 		return err
@@ -356,13 +361,59 @@ func (s *rpcServer) prompt(c rpcCommand) error {
 	return errRPCAnswered
 }
 
-// queue puts a message in the steering or follow-up queue.
+// queue puts a message in the steering or follow-up queue. As in pi,
+// one sent while the agent is idle waits there (get_state counts it) for
+// the next prompt's run: a steering message joins it after its prompt,
+// before the first model call; a follow-up when it would stop.
 func (s *rpcServer) queue(kind, text string, images []session.ContentBlock) {
 	if kind == "steer" {
-		s.a.rt.Steer(text, images)
+		s.a.rt.SteerNext(text, images)
 		return
 	}
-	s.a.rt.FollowUp(text, images)
+	s.a.rt.FollowUpNext(text, images)
+}
+
+// queuedText is what steer and follow_up queue for text, as pi's steer
+// and followUp: a prompt template, a skill or an MCP prompt is expanded
+// first; any other hook command cannot be queued (pi's error); other text
+// is queued as it is.
+func (s *rpcServer) queuedText(text string) (string, error) {
+	name, args, expand, ok := s.hookCommand(text)
+	switch {
+	case !ok:
+		return text, nil
+	case !expand:
+		return "", rpcErrorf(`Extension command "/%s" cannot be queued. Use prompt() or execute the command when not streaming.`, name)
+	}
+	prompt, _, err := s.a.appHookSet().RunCommand(s.ctx, name, args)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", rpcErrorf("/%s expanded to nothing: nothing was queued", name)
+	}
+	return prompt, nil
+}
+
+// hookCommand finds the hook command text names ("/name args"): ok is
+// false when it names none; expand is true for what pi expands instead of
+// running (prompt templates: the templates hook's commands; skills:
+// skill:…; and lunar's MCP prompts).
+func (s *rpcServer) hookCommand(text string) (name, args string, expand, ok bool) {
+	t := strings.TrimSpace(text)
+	if !isCommand(t) {
+		return "", "", false, false
+	}
+	name = t[1:]
+	if i := strings.IndexAny(name, " \t\n"); i >= 0 {
+		name, args = name[:i], strings.TrimSpace(name[i:])
+	}
+	for _, cmd := range s.a.appHookSet().Commands() {
+		if cmd.Name == name {
+			return name, args, cmd.Source == "templates.lua" || cmd.Source == "MCP" || strings.HasPrefix(name, "skill:"), true
+		}
+	}
+	return "", "", false, false
 }
 
 // setQueueMode is set_steering_mode and set_follow_up_mode.
@@ -450,17 +501,6 @@ func (s *rpcServer) cycleModel() (any, error) {
 		ThinkingLevel string   `json:"thinkingLevel"`
 		IsScoped      bool     `json:"isScoped"`
 	}{toRPCModel(rt.Model()), string(rt.ThinkingLevel()), true}, nil
-}
-
-// thinkingChanged writes pi's thinking_level_changed event when the level
-// moved from prev.
-func (s *rpcServer) thinkingChanged(prev agent.ThinkingLevel) {
-	if l := s.a.rt.ThinkingLevel(); l != prev {
-		s.out.write(struct {
-			Type  string `json:"type"`
-			Level string `json:"level"`
-		}{"thinking_level_changed", string(l)})
-	}
 }
 
 func (s *rpcServer) state() rpcState {

@@ -139,6 +139,7 @@ func (p *AnthropicProvider) Stream(ctx context.Context, req *Request, emit func(
 				msg.Content[i].ThinkingSignature += d.Signature
 			case "input_json_delta":
 				if d.PartialJSON == "" {
+					b.event(StreamToolCallDelta, i, "") // as pi reports every chunk; an up-front input stays
 					continue
 				}
 				if s := &b.blocks[i]; s.deltas == 0 && len(s.args.raw) > 0 {

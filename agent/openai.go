@@ -136,9 +136,7 @@ func (p *OpenAIProvider) Stream(ctx context.Context, req *Request, emit func(Str
 			if tc.Function.Name != "" {
 				msg.Content[i].Name = tc.Function.Name
 			}
-			if tc.Function.Arguments != "" {
-				b.toolArgs(i, tc.Function.Arguments)
-			}
+			b.toolArgs(i, tc.Function.Arguments) // an empty delta too, as pi reports every chunk
 		}
 		if d.ReasoningDetails != nil {
 			openAIReasoningDetails(msg, d.ReasoningDetails)

@@ -305,7 +305,7 @@ func TestStreamToolCallInFragments(t *testing.T) {
 			assert.Equal(t, "call_abc", calls[0].ID)
 			assert.Equal(t, "bash", calls[0].Name)
 			assert.Equal(t, `{"command":"ls -la","timeout":30}`, string(calls[0].Arguments))
-			assert.Equal(t, 7, rec.count(StreamToolCallDelta))
+			assert.Equal(t, 8, rec.count(StreamToolCallDelta), "seven fragments and the opening chunk's empty delta, as pi's")
 			assert.Equal(t, 1, rec.count(StreamToolCallStart))
 			assert.Equal(t, 1, rec.count(StreamToolCallEnd))
 			assert.Equal(t, `{"command": "ls -la", "timeout": 30}`, strings.Join(rec.deltas, "")[len("Listing."):])

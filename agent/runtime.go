@@ -84,6 +84,9 @@ type Runtime struct {
 
 	pending   pendingQueue
 	queueEmit sync.Mutex // orders queue_update events (queueChange)
+	// turnQueue is the queue_update of follow-ups taken for the next
+	// turn, published after its turn_start (under queueEmit).
+	turnQueue *QueueUpdate
 	// compactReq is a compaction a hook asked for during the run (rt.mu).
 	compactReq *compactRequest
 	running    atomic.Bool
@@ -131,9 +134,13 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 		case EventAgentStart:
 			rt.running.Store(true)
 		case EventAgentEnd:
+			rt.flushTurnQueue() // a run aborted before the turn
 			rt.running.Store(false)
 		}
 		rt.emit(RuntimeEvent{Loop: &ev})
+		if ev.Type == EventTurnStart {
+			rt.flushTurnQueue()
+		}
 	})
 	if resumed {
 		// pi records the level a resumed conversation continues with when
@@ -274,7 +281,8 @@ func (rt *Runtime) warn(format string, args ...any) {
 }
 
 // RuntimeEvent is what subscribers of a Runtime receive: a loop event, a
-// compaction starting or ending, or a change of the input queue.
+// compaction starting or ending, a change of the input queue, the
+// thinking level or the session's name. Exactly one field is set.
 type RuntimeEvent struct {
 	Loop       *Event           // a loop event (agent_start, message_update, …)
 	Compaction *CompactionEvent // compaction_start / compaction_end
@@ -285,6 +293,23 @@ type RuntimeEvent struct {
 	// goroutine calling Steer, FollowUp, TakeBackLast or ClearQueue may
 	// hold (hand the update to its own goroutine instead).
 	Queue *QueueUpdate
+	// ThinkingLevel is thinking_level_changed: the thinking level moved
+	// to this one, whoever moved it (a front end, a hook, a command).
+	ThinkingLevel *ThinkingLevel
+	// SessionInfo is session_info_changed: the session was named.
+	SessionInfo *SessionInfo
+}
+
+// Event types of RuntimeEvent's settings changes, pi's names.
+const (
+	EventThinkingLevelChanged = "thinking_level_changed"
+	EventSessionInfoChanged   = "session_info_changed"
+)
+
+// SessionInfo is what session_info_changed reports: the session's name
+// after the change ("" when it was cleared).
+type SessionInfo struct {
+	Name string
 }
 
 // CompactionEvent types, pi's session event names.

@@ -8,7 +8,8 @@ package agent
 // default) or all at once ("all"). Queued prompts are visible (Queued,
 // the queue_update event) and can be taken back until delivered.
 // Between runs the same calls queue for the front end instead (items,
-// run by RunPending when the current step ends).
+// run by RunPending when the current step ends); SteerNext and
+// FollowUpNext keep them for the next run, as pi does.
 
 import (
 	"context"
@@ -84,21 +85,36 @@ func texts(qs []queued) []string {
 // next model call (a run that would end makes one more), as pi's steer.
 // Between runs it is queued as Send does.
 func (rt *Runtime) Steer(text string, images []session.ContentBlock) {
-	rt.enqueue(queued{text: text, images: images, trigger: true}, false)
+	rt.enqueue(queued{text: text, images: images, trigger: true}, false, false)
 }
 
 // FollowUp queues a prompt for when the running agent would stop: the
 // run goes on with it as the next user message (pi's followUp). Between
 // runs it is queued as Send does.
 func (rt *Runtime) FollowUp(text string, images []session.ContentBlock) {
-	rt.enqueue(queued{text: text, images: images, trigger: true}, true)
+	rt.enqueue(queued{text: text, images: images, trigger: true}, true, false)
 }
 
-// enqueue adds q to a queue while a run is in progress, else to the
-// front end's items.
-func (rt *Runtime) enqueue(q queued, followUp bool) {
+// SteerNext is Steer that, between runs, keeps the message in the
+// steering queue (listed by Queued and queue_update) for the next run,
+// which takes it after its prompt, before its first model call: pi's
+// steer while the agent is idle (--mode rpc's steer).
+func (rt *Runtime) SteerNext(text string, images []session.ContentBlock) {
+	rt.enqueue(queued{text: text, images: images, trigger: true}, false, true)
+}
+
+// FollowUpNext is FollowUp that, between runs, keeps the message in the
+// follow-up queue for the next run, which goes on with it when it would
+// stop: pi's followUp while the agent is idle (--mode rpc's follow_up).
+func (rt *Runtime) FollowUpNext(text string, images []session.ContentBlock) {
+	rt.enqueue(queued{text: text, images: images, trigger: true}, true, true)
+}
+
+// enqueue adds q to a queue while a run is in progress (or, with hold,
+// whether or not one is), else to the front end's items.
+func (rt *Runtime) enqueue(q queued, followUp, hold bool) {
 	rt.queueChange(func(p *pendingQueue) bool {
-		if !rt.running.Load() {
+		if !hold && !rt.running.Load() {
 			p.items = append(p.items, q.action())
 			return false
 		}
@@ -119,6 +135,13 @@ func (rt *Runtime) enqueue(q queued, followUp bool) {
 // published in the order the changes were made, whichever goroutines
 // made them.
 func (rt *Runtime) queueChange(change func(*pendingQueue) bool) {
+	rt.queueChangeAt(change, false)
+}
+
+// queueChangeAt is queueChange; with atTurn, the update is published
+// after the next turn_start instead (follow-ups taken for the turn, as
+// pi reports them), unless a later change publishes its own first.
+func (rt *Runtime) queueChangeAt(change func(*pendingQueue) bool, atTurn bool) {
 	rt.queueEmit.Lock()
 	defer rt.queueEmit.Unlock()
 	p := &rt.pending
@@ -128,7 +151,22 @@ func (rt *Runtime) queueChange(change func(*pendingQueue) bool) {
 	up := QueueUpdate{Steering: texts(p.steering), FollowUp: texts(p.followUp)}
 	p.mu.Unlock()
 	if changed && !(slices.Equal(before.Steering, up.Steering) && slices.Equal(before.FollowUp, up.FollowUp)) {
+		if atTurn {
+			rt.turnQueue = &up
+			return
+		}
+		rt.turnQueue = nil // up says what it would have said, and more
 		rt.emit(RuntimeEvent{Queue: &up})
+	}
+}
+
+// flushTurnQueue publishes the update queueChangeAt held for the turn.
+func (rt *Runtime) flushTurnQueue() {
+	rt.queueEmit.Lock()
+	defer rt.queueEmit.Unlock()
+	if up := rt.turnQueue; up != nil {
+		rt.turnQueue = nil
+		rt.emit(RuntimeEvent{Queue: up})
 	}
 }
 
@@ -251,7 +289,7 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 		return nil
 	}
 	var items []queued
-	rt.queueChange(func(p *pendingQueue) bool {
+	rt.queueChangeAt(func(p *pendingQueue) bool {
 		qs, mode := &p.steering, p.steerMode
 		if followUp {
 			qs, mode = &p.followUp, p.followMode
@@ -266,7 +304,7 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 		items = slices.Clone((*qs)[:n])
 		*qs = slices.Delete(*qs, 0, n)
 		return n > 0
-	})
+	}, followUp)
 	var out []session.Message
 	for _, q := range items {
 		if q.custom != nil {
@@ -325,7 +363,7 @@ func (rt *Runtime) SendMessageAs(msg CustomMessage, triggerTurn bool, deliver De
 	if !rt.running.Load() && !triggerTurn {
 		return appendCustom(rt.Session(), &msg)
 	}
-	rt.enqueue(queued{custom: &msg, trigger: triggerTurn}, deliver == DeliverFollowUp)
+	rt.enqueue(queued{custom: &msg, trigger: triggerTurn}, deliver == DeliverFollowUp, false)
 	return nil
 }
 

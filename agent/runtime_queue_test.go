@@ -394,3 +394,41 @@ func TestRequestCompactAtTheTurnBoundary(t *testing.T) {
 	assert.Equal(t, "keep it short", rec.compactEvents[0].Instructions)
 	rt.WaitHooks()
 }
+
+// TestQueuedForTheNextRun: SteerNext and FollowUpNext between runs wait
+// in the queues (Queued lists them) for the next prompt's run, as pi's
+// steer and followUp: the steering message after the prompt, before the
+// first model call; the follow-up when the run would stop, reported
+// after its turn's turn_start, as pi reports it.
+func TestQueuedForTheNextRun(t *testing.T) {
+	rt, srv, _ := newTestRuntime(t, nil)
+	var seq []string
+	rt.Subscribe(func(ev RuntimeEvent) {
+		switch {
+		case ev.Queue != nil:
+			seq = append(seq, fmt.Sprintf("queue %v %v", ev.Queue.Steering, ev.Queue.FollowUp))
+		case ev.Loop != nil && (ev.Loop.Type == EventTurnStart || ev.Loop.Type == EventAgentEnd):
+			seq = append(seq, ev.Loop.Type)
+		case ev.Loop != nil && ev.Loop.Type == EventMessageStart && ev.Loop.Message.Role == session.RoleUser:
+			seq = append(seq, "user "+ev.Loop.Message.Text())
+		}
+	})
+	rt.SteerNext("early steer", nil)
+	rt.FollowUpNext("early follow-up", nil)
+	steering, followUp := rt.Queued()
+	assert.Equal(t, []string{"early steer"}, steering)
+	assert.Equal(t, []string{"early follow-up"}, followUp)
+	assert.Empty(t, srv.Requests(), "nothing runs")
+	srv.Reply(llmtest.Text("one"))
+	srv.Reply(llmtest.Text("two"))
+	require.NoError(t, rt.Prompt(context.Background(), "go", nil))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"go", "early steer"}, userTexts(t, reqs[0]))
+	assert.Equal(t, []string{"go", "early steer", "early follow-up"}, userTexts(t, reqs[1]))
+	assert.Equal(t, []string{
+		"queue [early steer] []", "queue [early steer] [early follow-up]",
+		"turn_start", "user go", "queue [] [early follow-up]", "user early steer",
+		"turn_start", "queue [] []", "user early follow-up", "agent_end",
+	}, seq)
+}

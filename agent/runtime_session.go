@@ -111,7 +111,8 @@ func (rt *Runtime) NextModelSpec() (string, error) {
 }
 
 // SetThinkingLevel changes the thinking level, recording a
-// thinking_level_change entry.
+// thinking_level_change entry and publishing thinking_level_changed
+// (nothing happens when the level stays the same).
 func (rt *Runtime) SetThinkingLevel(_ context.Context, s string) error {
 	level, err := ParseThinkingLevel(strings.TrimSpace(s))
 	if err != nil {
@@ -127,6 +128,7 @@ func (rt *Runtime) SetThinkingLevel(_ context.Context, s string) error {
 	rt.thinking = level
 	rt.agent.ThinkingLevel = level
 	rt.mu.Unlock()
+	rt.emit(RuntimeEvent{ThinkingLevel: &level})
 	return nil
 }
 
@@ -420,8 +422,21 @@ func (rt *Runtime) SetLabel(id, text string) error {
 
 // SetName names the session ("" clears the name).
 func (rt *Runtime) SetName(name string) error {
-	_, err := rt.Session().SetName(name)
+	_, err := rt.NameSession(name)
 	return err
+}
+
+// NameSession names the session ("" clears the name), publishing
+// session_info_changed, and returns the session_info entry's id. Every
+// change of the name goes through here (hooks' ctx.session.set_name too),
+// so that every front end sees it.
+func (rt *Runtime) NameSession(name string) (id string, err error) {
+	s := rt.Session()
+	if id, err = s.SetName(name); err != nil {
+		return "", err
+	}
+	rt.emit(RuntimeEvent{SessionInfo: &SessionInfo{Name: s.Name()}})
+	return id, nil
 }
 
 // RecordBash stores the output of a command the user ran (!cmd, or !!cmd

@@ -266,6 +266,32 @@ func TestSetThinking(t *testing.T) {
 	assert.Equal(t, "high", rt.Session().BuildContext().ThinkingLevel)
 }
 
+// TestSettingsEvents: every change of the thinking level or the
+// session's name is published, whoever makes it; no change, no event.
+func TestSettingsEvents(t *testing.T) {
+	rt, _, _ := newTestRuntime(t, nil)
+	var got []string
+	rt.Subscribe(func(ev RuntimeEvent) {
+		switch {
+		case ev.ThinkingLevel != nil:
+			got = append(got, EventThinkingLevelChanged+" "+string(*ev.ThinkingLevel))
+		case ev.SessionInfo != nil:
+			got = append(got, EventSessionInfoChanged+" "+ev.SessionInfo.Name)
+		}
+	})
+	ctx := context.Background()
+	require.NoError(t, rt.SetThinkingLevel(ctx, "high"))
+	require.NoError(t, rt.SetThinkingLevel(ctx, "high"))
+	require.Error(t, rt.SetThinkingLevel(ctx, "extreme"))
+	_, _, err := rt.CycleThinkingLevel(ctx) // the test model does not reason: nothing
+	require.NoError(t, err)
+	require.NoError(t, rt.SetName("  two\nlines "))
+	id, err := rt.NameSession("")
+	require.NoError(t, err)
+	assert.NotEmpty(t, id)
+	assert.Equal(t, []string{"thinking_level_changed high", "session_info_changed two lines", "session_info_changed "}, got)
+}
+
 func TestClearSession(t *testing.T) {
 	t.Run("new session", func(t *testing.T) {
 		rt, _, h := newTestRuntime(t, nil)

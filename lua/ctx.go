@@ -262,8 +262,9 @@ func (h *hook) uiSelect(L *glua.LState) int {
 	for i := 1; i <= opts.Len(); i++ {
 		options = append(options, L.ToStringMeta(opts.RawGetInt(i)).String())
 	}
-	defer pauseTimeout(L.Context())()
-	choice, ok := h.rt.host.UI().Select(title, options)
+	var choice string
+	var ok bool
+	h.waitForUser(L, func() { choice, ok = h.rt.host.UI().Select(title, options) })
 	if !ok {
 		L.Push(glua.LNil)
 	} else {
@@ -275,16 +276,18 @@ func (h *hook) uiSelect(L *glua.LState) int {
 func (h *hook) uiConfirm(L *glua.LState) int {
 	title := L.CheckString(1)
 	msg := L.OptString(2, "")
-	defer pauseTimeout(L.Context())()
-	L.Push(glua.LBool(h.rt.host.UI().Confirm(title, msg)))
+	var yes bool
+	h.waitForUser(L, func() { yes = h.rt.host.UI().Confirm(title, msg) })
+	L.Push(glua.LBool(yes))
 	return 1
 }
 
 func (h *hook) uiInput(L *glua.LState) int {
 	title := L.CheckString(1)
 	ph := L.OptString(2, "")
-	defer pauseTimeout(L.Context())()
-	text, ok := h.rt.host.UI().Input(title, ph)
+	var text string
+	var ok bool
+	h.waitForUser(L, func() { text, ok = h.rt.host.UI().Input(title, ph) })
 	if !ok {
 		L.Push(glua.LNil)
 	} else {
@@ -296,8 +299,9 @@ func (h *hook) uiInput(L *glua.LState) int {
 func (h *hook) uiEditor(L *glua.LState) int {
 	title := L.CheckString(1)
 	text := L.OptString(2, "")
-	defer pauseTimeout(L.Context())()
-	out, ok := h.rt.host.UI().Editor(title, text)
+	var out string
+	var ok bool
+	h.waitForUser(L, func() { out, ok = h.rt.host.UI().Editor(title, text) })
 	if !ok {
 		L.Push(glua.LNil)
 	} else {

@@ -203,3 +203,147 @@ end)`)},
 	assert.True(t, dec.Sandbox.Workdir)
 	assert.Empty(t, dec.Sandbox.Write, "the guard's sandbox stands")
 }
+
+// TestHandlersRunWhileACommandWaitsForTheUser: a command waiting in a
+// dialog does not hold its hook's state: the hook's tool.execute.before
+// (a guard's) decides meanwhile, at once and as it decides any call, with
+// its own timeout; a second command of the hook runs and asks too, and
+// each command, answered, goes on with its own ctx.args and what the
+// handlers in between left in the state.
+func TestHandlersRunWhileACommandWaitsForTheUser(t *testing.T) {
+	host := newHost(t)
+	host.UIValue.ConfirmAnswer = true
+	asked := make(chan string)
+	answer := map[string]chan struct{}{"first": make(chan struct{}), "second": make(chan struct{})}
+	host.UIValue.OnDialog = func() {
+		title := <-asked
+		<-answer[title]
+	}
+	rt, reps := loadLimited(t, host, lua.Options{Timeout: time.Second}, "gate.lua", `lunar.guard()
+local asking, decided = {}, 0
+lunar.command("ask", { handler = function(args, ctx)
+  asking[#asking + 1] = args
+  local yes = ctx.ui.confirm(args)
+  table.remove(asking)
+  return string.format("%s: yes=%s args=%s decided=%d", args, tostring(yes), ctx.args[1], decided)
+end })
+lunar.on("tool.execute.before", function(ev)
+  if ev.input.command == "loop" then while true do end end
+  decided = decided + 1
+  if #asking > 0 then return { block = true, reason = "while asking " .. table.concat(asking, ",") } end
+end)`)
+	type result struct{ prompt string }
+	first := make(chan result)
+	go func() {
+		prompt, handled, err := rt.RunCommand(bg, "ask", "first")
+		assert.True(t, handled)
+		assert.NoError(t, err)
+		first <- result{prompt}
+	}()
+	asked <- "first"
+	decided := make(chan string, 1)
+	go func() {
+		_, reason := bashCall(rt, "ls")
+		decided <- reason
+	}()
+	var reason string
+	select {
+	case reason = <-decided:
+	case <-time.After(time.Minute):
+		close(answer["first"]) // lets the test end
+		t.Fatal("the guard waits for its command's dialog")
+	}
+	assert.Equal(t, "while asking first", reason, "decided while the command waits for the user")
+
+	second := make(chan result)
+	go func() {
+		prompt, _, err := rt.RunCommand(bg, "ask", "second")
+		assert.NoError(t, err)
+		second <- result{prompt}
+	}()
+	asked <- "second"
+	_, reason = bashCall(rt, "ls")
+	assert.Equal(t, "while asking first,second", reason)
+	close(answer["second"])
+	assert.Equal(t, "second: yes=true args=second decided=2", (<-second).prompt)
+	// The guard's own timeout still bounds it, and refuses.
+	blocked, reason := bashCall(rt, "loop")
+	assert.True(t, blocked)
+	assert.Regexp(t, couldNotDecide(`gate\.lua:\d+: timed out after 1s`), reason)
+	close(answer["first"])
+	assert.Equal(t, "first: yes=true args=first decided=2", (<-first).prompt)
+	blocked, _ = askedAgain(t, rt, "ls")
+	assert.False(t, blocked, "nobody asks any more")
+	require.NotEmpty(t, reps.Lines())
+	assert.Contains(t, reps.Lines()[0], "timed out after 1s", "the loop's timeout is the first report (a later one may say the hook is busy)")
+}
+
+// TestACommandAskingInACoroutine: a command that asks from inside a
+// coroutine, while a handler of its hook runs coroutines of its own, goes
+// on in its coroutine.
+func TestACommandAskingInACoroutine(t *testing.T) {
+	host := newHost(t)
+	host.UIValue.ConfirmAnswer = true
+	inDialog, release := make(chan struct{}), make(chan struct{})
+	host.UIValue.OnDialog = func() {
+		close(inDialog)
+		<-release
+	}
+	rt, reps := loadLimited(t, host, lua.Options{Timeout: time.Second}, "co.lua", `
+lunar.command("ask", { handler = function(args, ctx)
+  local co = coroutine.create(function()
+    local me = coroutine.running()
+    local yes = ctx.ui.confirm("go?")
+    coroutine.yield(tostring(yes) .. " " .. tostring(coroutine.running() == me))
+  end)
+  local ok, out = coroutine.resume(co)
+  return tostring(ok) .. " " .. out .. " " .. coroutine.status(co)
+end })
+lunar.on("chat.system.transform", function(ev)
+  local co = coroutine.wrap(function() coroutine.yield("!") end)
+  return { system_prompt = ev.system_prompt .. co() }
+end)`)
+	done := make(chan string)
+	go func() {
+		prompt, _, err := rt.RunCommand(bg, "ask", "")
+		assert.NoError(t, err)
+		done <- prompt
+	}()
+	<-inDialog
+	assert.Equal(t, "base!", rt.SystemPrompt(bg, "base"))
+	close(release)
+	assert.Equal(t, "true true true suspended", <-done)
+	assert.Empty(t, reps.Lines())
+}
+
+// TestCloseWhileACommandWaitsForTheUser: the runtime closed while a
+// command waits in a dialog (lunar exiting) leaves the state to the
+// command, which ends normally; later calls are refused.
+func TestCloseWhileACommandWaitsForTheUser(t *testing.T) {
+	host := newHost(t)
+	host.UIValue.ConfirmAnswer = true
+	inDialog, release := make(chan struct{}), make(chan struct{})
+	host.UIValue.OnDialog = func() {
+		close(inDialog)
+		<-release
+	}
+	rt, _ := loadLimited(t, host, lua.Options{Timeout: time.Second}, "ask.lua", `
+lunar.command("ask", { handler = function(args, ctx)
+  local t = {}
+  for i = 1, 100 do t[i] = tostring(i) end
+  return tostring(ctx.ui.confirm("go?")) .. " " .. table.concat(t, ",", 99)
+end })`)
+	done := make(chan string)
+	go func() {
+		prompt, _, err := rt.RunCommand(bg, "ask", "")
+		assert.NoError(t, err)
+		done <- prompt
+	}()
+	<-inDialog
+	rt.Close()
+	close(release)
+	assert.Equal(t, "true 99,100", <-done)
+	_, handled, err := rt.RunCommand(bg, "ask", "")
+	assert.True(t, handled)
+	assert.ErrorContains(t, err, "closed")
+}

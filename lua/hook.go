@@ -35,6 +35,9 @@ type hook struct {
 	mu     sync.Mutex // held by whoever runs Lua in L
 	L      *glua.LState
 	codecV *stdlib.Codec // see codec()
+	// suspended counts the calls waiting for the user with mu released
+	// (waitForUser); the state is not closed under them. Used under mu.
+	suspended int
 
 	// status is whether the hook can be called (see hookState); stuck is
 	// set while a call that was given up on still runs. Both are read
@@ -225,6 +228,41 @@ func pauseTimeout(ctx context.Context) (resume func()) {
 			o.paused.Add(-1)
 		}
 	}
+}
+
+// waitForUser runs wait — a dialog waiting for the user, from a Go
+// function the current call of h's state made — with the timeouts of the
+// calls on L's context paused and h's state released, so that the hook's
+// other calls (its tool.execute.before while its command asks, a guard's
+// too) run meanwhile instead of waiting for the user: a state runs one
+// call at a time, and a call suspended here is one more frame under
+// them, as a nested call's caller is. Each of them leaves the stack, the
+// context and the command's ctx.args as it found them (call.end; args
+// and the running coroutine are restored here), and the state is taken
+// back before wait's caller touches it again. A call that does not own
+// h (none should) waits holding the state, as before.
+func (h *hook) waitForUser(L *glua.LState, wait func()) {
+	defer pauseTimeout(L.Context())()
+	if !owns(L.Context(), h) {
+		wait()
+		return
+	}
+	var args glua.LValue = glua.LNil
+	if h.cmdCtx != nil {
+		args = h.cmdCtx.RawGetString("args")
+	}
+	thread := L.G.CurrentThread
+	h.suspended++
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		h.suspended--
+		L.G.CurrentThread = thread
+		if h.cmdCtx != nil {
+			h.cmdCtx.RawSetString("args", args)
+		}
+	}()
+	wait()
 }
 
 // stateOptions are those of every state lunar creates: a small data stack
@@ -645,8 +683,9 @@ func (h *hook) callErr(err error, c *call) error {
 }
 
 // close moves the hook to closed (unless it is out already) and
-// releases the state. A call given up on still owns it; the state is
-// then left to the garbage collector.
+// releases the state. A call given up on still owns it, and a call
+// waiting for the user (waitForUser) returns into it; the state is then
+// left to the garbage collector.
 func (h *hook) close() {
 	h.setState(hookClosed, "")
 	if h.stuck.Load() {
@@ -654,6 +693,12 @@ func (h *hook) close() {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.suspended > 0 {
+		// A call waits for the user and will return into the state:
+		// the next calls are refused (closed), and the state is left
+		// to the collector.
+		return
+	}
 	if h.L != nil {
 		h.L.Close()
 		h.L = nil

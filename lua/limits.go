@@ -328,9 +328,11 @@ func (h *hook) unavailable() error {
 }
 
 // closeDisabledAndUnlock ends an outermost call: a disabled hook's state
-// is closed (with it whatever the hook held), then the next call may run.
+// is closed (with it whatever the hook held), unless a call waiting for
+// the user will return into it (the last call to end closes it), then
+// the next call may run.
 func (h *hook) closeDisabledAndUnlock() {
-	if st, _ := h.state(); st == hookDisabled && h.L != nil {
+	if st, _ := h.state(); st == hookDisabled && h.L != nil && h.suspended == 0 {
 		h.L.Close()
 		h.L, h.ctx, h.cmdCtx, h.ctxCache = nil, nil, nil, nil
 		h.rt.regMu.Lock()

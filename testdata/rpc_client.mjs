@@ -86,6 +86,21 @@ try {
 	writeFileSync(join(cwd, "gate"), "");
 	await ended;
 	await step("get_messages after queue", { type: "get_messages" });
+	// Queued while the agent is idle: both wait for the next prompt's run
+	// (get_state counts them), the steering message joining it after the
+	// prompt, the follow-up (a prompt template, queued expanded) when it
+	// would stop.
+	const idle = [];
+	const offIdle = client.onEvent((ev) => {
+		if (ev.type !== "response") idle.push(ev);
+	});
+	await step("steer idle", { type: "steer", message: "early steer" });
+	await step("follow_up idle", { type: "follow_up", message: "/greet the follow-up" });
+	await step("get_state idle queued", { type: "get_state" });
+	offIdle();
+	const events4 = await client.promptAndWait("with the queue");
+	await step("get_messages with the queue", { type: "get_messages" });
+	await step("get_state after the queue", { type: "get_state" });
 	await step("clone", { type: "clone" });
 	await step("get_state after clone", { type: "get_state" });
 	await step("new_session", { type: "new_session" });
@@ -96,7 +111,7 @@ try {
 	client.process.stdin.write(JSON.stringify({ id: "bad1", type: "dance" }) + "\n");
 	await waitStray(2);
 	await step("get_state at the end", { type: "get_state" });
-	process.stdout.write(JSON.stringify({ steps, events: [events1, events2, events3], stray }) + "\n");
+	process.stdout.write(JSON.stringify({ steps, events: [events1, events2, events3, idle, events4], stray }) + "\n");
 } finally {
 	await client.stop();
 }

@@ -46,3 +46,15 @@ lunar.on("session.before_clear", function(ev, ctx)
     return { cancel = true }
   end
 end)
+
+-- /settings LEVEL sets the thinking level and names the session: the
+-- runtime tells the client (thinking_level_changed, session_info_changed).
+lunar.command("settings", {
+  description = "sets the thinking level and names the session",
+  handler = function(args, ctx)
+    local ok, err = ctx.set_thinking_level(args)
+    if not ok then error(err) end
+    ok, err = ctx.session.set_name("named by /settings " .. args)
+    if not ok then error(err) end
+  end,
+})

@@ -133,6 +133,7 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 		case EventAgentEnd:
 			rt.running.Store(false)
 		}
+		rt.trackFinal(ev)
 		rt.emit(RuntimeEvent{Loop: &ev})
 	})
 	if resumed {

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,4 +96,161 @@ func TestREPLEscStopsRun(t *testing.T) {
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 2)
 	assert.Equal(t, "again", lastUserText(t, reqs[1]), "what was typed went with the stopped run")
+}
+
+// A /command entered during a run is handled as commands_running.go's
+// table says, one of each row: a hook command runs at once (ctx.is_idle()
+// false) and its prompt follows the run up; /session runs at once;
+// /clear is refused with one line; /name X runs when the run ends;
+// /compact compacts at the next turn boundary and the run goes on.
+func TestREPLCommandsDuringARun(t *testing.T) {
+	e := newReplEnv(t)
+	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "busy.lua"), `
+lunar.command("probe", { description = "says whether the agent is idle", handler = function(args, ctx)
+  ctx.ui.print("probe " .. args .. ": idle=" .. tostring(ctx.is_idle()))
+  return "a prompt from the probe"
+end })`)
+	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
+	e.srv.Reply(llmtest.Text("tool done"))
+	e.srv.Reply(llmtest.Text("probe followed up"))
+	p := e.start()
+	p.line("work")
+	p.expect("started")
+	p.line("/probe one")
+	p.expect("probe one: idle=false")
+	p.line("/session")
+	p.expect("(2 messages: 1 user, 1 assistant, 0 tool results)") // the tool result is not in yet
+	p.line("/clear")
+	p.expect("/clear changes the session under the running reply")
+	p.line("/name later")
+	p.expect("/name runs when the reply ends")
+	p.line("/compact")
+	p.expect("compacting before the next model call; the reply goes on")
+	writeFile(t, filepath.Join(e.cwd, "go"), "")
+	p.expect("tool done")
+	p.expect("probe followed up")
+	p.expect("name: later")
+	p.expect("> ")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, "a prompt from the probe", lastUserText(t, reqs[2]), "the hook command's prompt followed up the run")
+	require.Len(t, e.sessions(), 1, "/clear was refused: still one session")
+	assert.Equal(t, "later", e.onlySession().Name())
+}
+
+// A /command entered while a reply streams waits for that reply's end to
+// know whether the agent goes on: the reply was the last, so it is typed
+// ahead, exactly as if entered after the run (/clear is not refused, /name
+// is not "when the reply ends"), and the line after it follows it.
+func TestREPLCommandWhileTheLastReplyStreams(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("the last answer"), llmtest.Pause())
+	e.srv.Reply(llmtest.Text("answer in the new session"))
+	p := e.start()
+	p.line("work")
+	p.expect("the last answer")
+	p.line("/name racer")
+	p.expect("When this reply ends: /name racer")
+	p.line("/clear")
+	p.line("next question")
+	p.expect("When this reply ends: next question")
+	e.srv.Resume()
+	p.expect("name: racer")
+	p.expect("answer in the new session")
+	p.expect("> ")
+	p.quit()
+
+	out := p.output()
+	assert.NotContains(t, out, "runs when the reply ends")
+	assert.NotContains(t, out, "changes the session under the running reply")
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"next question"}, userTextsOf(t, reqs[1]), "sent in the session /clear started")
+	assert.Len(t, e.sessions(), 2)
+}
+
+// A prompt entered while a reply streams joins the run: the reply was
+// not the last, the agent answers it in the same run.
+func TestREPLSteerWhileAReplyStreams(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("first part"), llmtest.Pause())
+	e.srv.Reply(llmtest.Text("steered part"))
+	p := e.start()
+	p.line("work")
+	p.expect("first part")
+	p.line("and the tests")
+	p.expect("Steering: and the tests")
+	e.srv.Resume()
+	p.expect("> and the tests")
+	p.expect("steered part")
+	p.expect("> ")
+	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"work", "and the tests"}, userTextsOf(t, reqs[1]), "in the same run, after the first reply")
+}
+
+// Once the last reply has ended (here a turn.end handler holds the run
+// open after it), a line entered is typed ahead as if the run had ended:
+// a prompt is the next prompt, not a steer that makes the run go on, and
+// /clear runs instead of being refused.
+func TestREPLLineAfterTheLastReplyEnded(t *testing.T) {
+	e := newReplEnv(t)
+	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "hold.lua"), `
+lunar.on("turn.end", function(ev, ctx)
+  ctx.ui.print("holding the run")
+  lunar.exec("sh", { "-c", "while [ ! -e go ]; do sleep 0.05; done" })
+end)`)
+	e.srv.Reply(llmtest.Text("the answer"))
+	e.srv.Reply(llmtest.Text("a new run"))
+	p := e.start()
+	p.line("work")
+	p.expect("holding the run")
+	p.line("/clear")
+	p.expect("After the reply: /clear")
+	p.send("hello\x1b\r") // Alt+Enter: a follow-up, were the run to go on
+	p.expect("After the reply: hello")
+	writeFile(t, filepath.Join(e.cwd, "go"), "")
+	p.expect("a new run")
+	p.expect("> ")
+	p.quit()
+
+	assert.NotContains(t, p.output(), "changes the session under the running reply")
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"hello"}, userTextsOf(t, reqs[1]), "the next prompt, in the session /clear started")
+	assert.Len(t, e.sessions(), 2)
+}
+
+// userTextsOf are the texts of an OpenAI request's user messages, in
+// order.
+func userTextsOf(t *testing.T, r llmtest.Request) []string {
+	t.Helper()
+	var body struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &body))
+	var out []string
+	for _, m := range body.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) != nil {
+			var parts []struct {
+				Text string `json:"text"`
+			}
+			require.NoError(t, json.Unmarshal(m.Content, &parts))
+			for _, p := range parts {
+				s += p.Text
+			}
+		}
+		out = append(out, s)
+	}
+	return out
 }

@@ -352,6 +352,7 @@ type terminal struct {
 	pipeW  io.WriteCloser // liner's input; closing it ends the prompt with EOF
 
 	prompting atomic.Bool   // a prompt is reading keys
+	dialogs   atomic.Int32  // hook dialogs that have or want the terminal (replUI.dialog)
 	plain     *bufio.Reader // input without line editing
 	stdout    io.Writer
 	stderr    io.Writer

@@ -51,6 +51,12 @@ type runEditor struct {
 	// ahead: a line was typed ahead because the run's final reply had
 	// ended; the lines after it follow it.
 	ahead bool
+	// stash holds keys typed while a dialog took the terminal, before
+	// its question was asked: the editor's, taken after the dialog
+	// (stashMu; closed once the editor has ended).
+	stashMu sync.Mutex
+	stash   []byte
+	closed  bool
 	// acting is held while keys are taken and their actions run, and
 	// while the run's end or a reply's end settles them: taken before
 	// the terminal's mutex.
@@ -89,6 +95,9 @@ func (e *runEditor) begin() {
 	e.steering, e.followUp, e.later, e.deferred = nil, nil, nil, nil
 	e.sent = map[string]int{}
 	t.mu.Unlock()
+	e.stashMu.Lock()
+	e.stash, e.closed = nil, false
+	e.stashMu.Unlock()
 	t.filter.setRunKeys(e.keys)
 }
 
@@ -121,9 +130,40 @@ func (e *runEditor) end(stopped bool) {
 			}
 		}
 	}
+	e.stashMu.Lock()
+	if !stopped && len(e.stash) > 0 {
+		t.filter.holdKeys(e.stash)
+	}
+	e.stash, e.closed = nil, true
+	e.stashMu.Unlock()
 	t.mu.Unlock()
 	e.acting.Unlock()
 	t.filter.setRunKeys(nil)
+}
+
+// stashKeys keeps keys that arrive while a dialog takes the terminal,
+// before its question reads keys: typed before it asked, they are not
+// its answer; the editor takes them after it. False once the editor
+// has ended (they are held for the prompt).
+func (e *runEditor) stashKeys(b []byte) bool {
+	e.stashMu.Lock()
+	defer e.stashMu.Unlock()
+	if e.closed {
+		return false
+	}
+	e.stash = append(e.stash, b...)
+	return true
+}
+
+// flushStash gives the editor the keys stashed during a dialog (after
+// it, the terminal released).
+func (e *runEditor) flushStash() {
+	e.stashMu.Lock()
+	n := len(e.stash)
+	e.stashMu.Unlock()
+	if n > 0 {
+		e.keys(nil)
+	}
 }
 
 // keys takes keys typed during the run; false when the editor is not
@@ -131,19 +171,20 @@ func (e *runEditor) end(stopped bool) {
 func (e *runEditor) keys(b []byte) bool {
 	t := e.r.term
 	// A dialog holds the terminal while it asks, and reads keys once
-	// its prompt opens: waiting for a mutex then (the terminal's, or
-	// acting, held by an end waiting for the terminal) would keep the
-	// keys from it. Keys typed before its prompt opened are held.
+	// its question is up (a line prompt's, or a picker's diverted
+	// keys): waiting for a mutex then (the terminal's, or acting, held
+	// by an end waiting for the terminal) would keep the keys from it.
+	asking := func() bool { return t.prompting.Load() || t.dialogs.Load() > 0 }
 	for !e.acting.TryLock() {
-		if t.prompting.Load() {
-			return false
+		if asking() {
+			return e.stashKeys(b)
 		}
 		time.Sleep(time.Millisecond)
 	}
 	defer e.acting.Unlock()
 	for !t.mu.TryLock() {
-		if t.prompting.Load() {
-			return false
+		if asking() {
+			return e.stashKeys(b)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -151,7 +192,10 @@ func (e *runEditor) keys(b []byte) bool {
 		t.mu.Unlock()
 		return false
 	}
-	b = append(e.carry, b...)
+	e.stashMu.Lock()
+	b = append(append(e.carry, e.stash...), b...)
+	e.stash = nil
+	e.stashMu.Unlock()
 	e.carry = nil
 	var acts []edAction
 	for len(b) > 0 {

@@ -254,3 +254,81 @@ func userTextsOf(t *testing.T, r llmtest.Request) []string {
 	}
 	return out
 }
+
+// A dialog opened during a run while a line is half typed in the run's
+// editor gets the keys (its answer is not typed into the line), and the
+// line survives it: redrawn after it, the next prompt's text after the
+// run. The permission question and a hook's select are pickers (the
+// keys diverted to them), a hook's confirm reads a line.
+func TestREPLDialogDuringARunKeepsTheLine(t *testing.T) {
+	tests := []struct {
+		name     string
+		bundled  bool // the bundled permission policy asks (no --yes)
+		question string
+		answer   string
+	}{
+		{name: "permission dialog", bundled: true, question: "Allow this bash command?", answer: "1"},
+		{name: "confirm", question: "[y/N] ", answer: "y"},
+		{name: "select", question: "choose 1-2", answer: "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newReplEnv(t)
+			e.ask = tt.bundled
+			e.srv.Reply(llmtest.Text("let me look"), llmtest.Pause(),
+				llmtest.ToolCall("bash", `{"command":"echo `+strings.Fields(tt.name)[0]+` > ran.txt"}`))
+			e.srv.Reply(llmtest.Text("all done"))
+			e.srv.Reply(llmtest.Text("got the line"))
+			var args []string
+			if !tt.bundled {
+				args = []string{"--hook", replHook(t, "repl_dialog_stop.lua")}
+			}
+			p := e.start(args...)
+			p.line("work")
+			p.expect("let me look")
+			p.send("half line")
+			p.expect("› half line")
+			e.srv.Resume()
+			p.expect(tt.question)
+			p.line(tt.answer)
+			p.expect("› half line") // drawn again below the output
+			p.expect("all done")
+			p.expect("> half line")
+			p.send("\r")
+			p.expect("got the line")
+			p.quit()
+
+			assert.FileExists(t, filepath.Join(e.cwd, "ran.txt"), "the dialog got the answer")
+			reqs := e.srv.Requests()
+			require.Len(t, reqs, 3)
+			assert.Equal(t, "half line", lastUserText(t, reqs[2]), "the line, without the dialog's answer")
+		})
+	}
+}
+
+// A hook command entered during a run opens its dialog at once; the
+// dialog gets the keys typed after it asked, not the run's editor.
+func TestREPLHookCommandDialogDuringARun(t *testing.T) {
+	e := newReplEnv(t)
+	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "ask.lua"), `
+lunar.command("ask", { description = "asks", handler = function(args, ctx)
+  ctx.ui.print("answer: " .. tostring(ctx.ui.confirm("Sure?", "really")))
+end })`)
+	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
+	e.srv.Reply(llmtest.Text("tool done"))
+	p := e.start()
+	p.line("work")
+	p.expect("started")
+	p.line("/ask")
+	p.expect("Sure? really [y/N] ")
+	p.line("y")
+	p.expect("answer: true")
+	p.send("still typing")
+	p.expect("› still typing")
+	writeFile(t, filepath.Join(e.cwd, "go"), "")
+	p.expect("tool done")
+	p.expect("> still typing")
+	p.send("\x15") // Ctrl+U
+	p.quit()
+	assert.Len(t, e.srv.Requests(), 2)
+}

@@ -26,8 +26,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mattn/go-runewidth"
-
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
 )
@@ -38,8 +36,11 @@ type runEditor struct {
 	r      *repl
 	active bool
 	buf    []rune
-	carry  []byte         // the start of a key sequence split between reads
-	sent   map[string]int // steered or queued texts not yet shown delivered
+	cur    int    // the cursor, an index in buf (repl_runline.go)
+	carry  []byte // the start of a key sequence split between reads
+	// choices are the completions Tab listed, shown until the next key.
+	choices []string
+	sent    map[string]int // steered or queued texts not yet shown delivered
 	// steering and followUp are the queued prompts, as queue_update
 	// last listed them.
 	steering, followUp []string
@@ -91,7 +92,7 @@ func (e *runEditor) begin() {
 		return // no line editing, or no live area to draw it in
 	}
 	t.mu.Lock()
-	e.active, e.buf, e.carry, e.holding, e.ahead = true, nil, nil, false, false
+	e.active, e.buf, e.cur, e.carry, e.holding, e.ahead, e.choices = true, nil, 0, nil, false, false, nil
 	e.steering, e.followUp, e.later, e.deferred = nil, nil, nil, nil
 	e.sent = map[string]int{}
 	t.mu.Unlock()
@@ -119,7 +120,7 @@ func (e *runEditor) end(stopped bool) {
 	if e.active {
 		e.active = false
 		text, deferred := string(e.buf), e.deferred
-		e.buf, e.steering, e.followUp, e.later, e.deferred = nil, nil, nil, nil, nil
+		e.buf, e.cur, e.choices, e.steering, e.followUp, e.later, e.deferred = nil, 0, nil, nil, nil, nil, nil
 		e.r.view.hideLive()
 		if !stopped {
 			for _, a := range deferred {
@@ -260,17 +261,10 @@ func (e *runEditor) replyEnded(m *session.Message) {
 // key handles the key at the start of b and returns its length (0: an
 // incomplete sequence).
 func (e *runEditor) key(b []byte) (int, edAction) {
+	e.choices = nil
 	switch c := b[0]; {
 	case c == '\r' || c == '\n':
 		return 1, e.submit("steer")
-	case c == 0x7f || c == 0x08:
-		if len(e.buf) > 0 {
-			e.buf = e.buf[:len(e.buf)-1]
-		}
-		return 1, edAction{}
-	case c == 0x15: // Ctrl+U
-		e.buf = nil
-		return 1, edAction{}
 	case c == 0x04 && len(e.buf) == 0:
 		// Ctrl+D on an empty line: quit once the run is over, as
 		// before the editor took keys.
@@ -281,9 +275,11 @@ func (e *runEditor) key(b []byte) (int, edAction) {
 			e.deferred = nil // what was typed goes with the run
 		}
 		return n, act
+	case e.editKey(c):
+		return 1, edAction{}
 	case c < 0x20 && len(e.buf) == 0:
-		// A key of the prompt's (Ctrl+R, Tab, …): it and the keys after
-		// it go to the prompt after the run, as they did before the
+		// A key of the prompt's (Ctrl+R, …): it and the keys after it
+		// go to the prompt after the run, as they did before the
 		// editor took keys.
 		e.holding = true
 		return 0, edAction{}
@@ -295,16 +291,17 @@ func (e *runEditor) key(b []byte) (int, edAction) {
 	}
 	r, n := utf8.DecodeRune(b)
 	if r != utf8.RuneError || n > 1 {
-		e.buf = append(e.buf, r)
+		e.insert(r)
 	}
 	return n, edAction{}
 }
 
-// escape handles a key that starts with ESC: Alt+Enter, Up, Alt+Up, or
-// Esc itself (an ESC alone in its read).
+// escape handles a key that starts with ESC: Alt+Enter, Up, Alt+Up, a
+// cursor or editing key (repl_runline.go), or Esc itself (an ESC alone
+// in its read).
 func (e *runEditor) escape(b []byte) (int, edAction) {
 	if len(b) == 1 {
-		e.buf = nil
+		e.setLine(nil)
 		return 1, edAction{kind: "stop"}
 	}
 	switch b[1] {
@@ -323,6 +320,7 @@ func (e *runEditor) escape(b []byte) (int, edAction) {
 		if seq == "\x1b[A" || seq == "\x1bOA" || seq == "\x1b[1;3A" {
 			return i + 1, edAction{kind: "takeBack"}
 		}
+		e.editSeq(seq)
 		return i + 1, edAction{}
 	case 0x1b: // Alt+key as ESC ESC key (Alt+Up in some terminals)
 		n, act := e.escape(b[1:])
@@ -331,7 +329,8 @@ func (e *runEditor) escape(b []byte) (int, edAction) {
 		}
 		return n + 1, act
 	}
-	return 2, edAction{} // Alt+key: nothing
+	e.editSeq(string(b[:2])) // Alt+key: a word key, or nothing
+	return 2, edAction{}
 }
 
 // submit takes the editor's text: a prompt for the queue, a /command,
@@ -341,7 +340,7 @@ func (e *runEditor) escape(b []byte) (int, edAction) {
 func (e *runEditor) submit(kind string) edAction {
 	line := string(e.buf)
 	text := e.r.term.decode(line)
-	e.buf = nil
+	e.setLine(nil)
 	t := strings.TrimSpace(text)
 	var a edAction
 	switch {
@@ -457,10 +456,11 @@ func (e *runEditor) putBack(text string) {
 		return
 	}
 	back := []rune(encodeMarkers(text))
+	cur := len(back)
 	if len(e.buf) > 0 {
 		back = append(append(back, newlineMarker), e.buf...)
 	}
-	e.buf = back
+	e.buf, e.cur = back, cur
 	e.r.view.drawLive()
 }
 
@@ -490,13 +490,14 @@ func (v *view) delivered(m *session.Message) bool {
 }
 
 // editorLines are the editor's lines of the live area: the queued
-// prompts (dim) and the line being typed.
-func (v *view) editorLines(width int) []string {
+// prompts (dim), Tab's choices and the line being typed; col is the
+// cursor's column on the last line when it is not at the line's end
+// (else -1).
+func (v *view) editorLines(width int) (lines []string, col int) {
 	e := v.ed
 	if !e.visible() {
-		return nil
+		return nil, -1
 	}
-	var lines []string
 	for _, s := range e.steering {
 		lines = append(lines, v.t.paint(ansiDim, truncateRunes("Steering: "+oneLine(s), width)))
 	}
@@ -511,13 +512,21 @@ func (v *view) editorLines(width int) []string {
 			lines = append(lines, v.t.paint(ansiDim, truncateRunes("When this reply ends: "+oneLine(a.text), width)))
 		}
 	}
-	if len(e.buf) > 0 {
-		// The end of the text, where the cursor is.
-		text := lastColumns(string(e.buf), width-2)
-		for runewidth.StringWidth(text) > width-2 {
-			text = text[1:]
+	if len(e.choices) > 0 {
+		shown := make([]string, len(e.choices))
+		for i, c := range e.choices {
+			shown[i] = strings.TrimSpace(c)
 		}
-		lines = append(lines, v.t.paint(ansiCyan, "› ")+cleanForTerminal(text))
+		lines = append(lines, v.t.paint(ansiDim, truncateRunes(strings.Join(shown, "  "), width)))
 	}
-	return lines
+	col = -1
+	if len(e.buf) > 0 {
+		// The part of the text around the cursor.
+		text, before := e.window(width - 2)
+		lines = append(lines, v.t.paint(ansiCyan, "› ")+cleanForTerminal(text))
+		if e.cur < len(e.buf) {
+			col = 2 + before
+		}
+	}
+	return lines, col
 }

@@ -332,3 +332,48 @@ end })`)
 	p.quit()
 	assert.Len(t, e.srv.Requests(), 2)
 }
+
+// The run's editor edits as the prompt does: the cursor moves by
+// characters and words (arrows, Home, End, Ctrl+A/E, Alt+B/F) and is
+// drawn where it is; Delete, Ctrl+W and Ctrl+U edit at it; Tab completes
+// a command's name with the prompt's completer (one candidate put in,
+// several listed).
+func TestREPLRunEditorEditing(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
+	e.srv.Reply(llmtest.Text("tool done"))
+	p := e.start()
+	p.line("work")
+	p.expect("started")
+	p.send("say hello world")
+	p.expect("› say hello world")
+	p.send("\x1b[D\x1b[D\x1b[D\x1b[D\x1b[D") // Left ×5: before "world"
+	p.expect("› say hello world\r\x1b[12C")  // the cursor drawn there
+	p.send("big ")
+	p.expect("› say hello big world\r\x1b[16C")
+	p.send("\x05!") // Ctrl+E, then at the end
+	p.expect("› say hello big world!")
+	p.send("\x1bb\x17") // Alt+B to "world!", Ctrl+W deletes "big "
+	p.expect("› say hello world!\r\x1b[12C")
+	p.send("\x1b[H\x1b[3~\x1b[3~\x1b[3~\x1b[3~") // Home, Delete ×4
+	p.expect("› hello world!\r\x1b[2C")
+	p.send("\x1bf,") // Alt+F to the end of "hello"
+	p.expect("› hello, world!\r\x1b[8C")
+	p.send("\x01\x1b[C\x1b[C\x1b[F?") // Ctrl+A, Right ×2, End
+	p.expect("› hello, world!?")
+	p.send("\r")
+	p.expect("Steering: hello, world!?")
+	p.send("/h\t")
+	p.expect("/help  /hooks\r\n› /h") // listed: they share only "/h"
+	p.send("\x15/ses\t")              // Ctrl+U, then one candidate
+	p.expect("› /session")
+	p.send("\r")
+	p.expect("(2 messages: 1 user, 1 assistant, 0 tool results)") // /session ran at once
+	writeFile(t, filepath.Join(e.cwd, "go"), "")
+	p.expect("tool done")
+	p.expect("> ")
+	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "hello, world!?", lastUserText(t, reqs[1]))
+}

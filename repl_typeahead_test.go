@@ -101,8 +101,9 @@ func TestREPLEscStopsRun(t *testing.T) {
 // A /command entered during a run is handled as commands_running.go's
 // table says, one of each row: a hook command runs at once (ctx.is_idle()
 // false) and its prompt follows the run up; /session runs at once;
-// /clear is refused with one line; /name X runs when the run ends;
-// /compact compacts at the next turn boundary and the run goes on.
+// /clear is refused with one line; /name X runs when the run ends, and
+// so does /model, the REPL's picker; /compact compacts at the next turn
+// boundary and the run goes on.
 func TestREPLCommandsDuringARun(t *testing.T) {
 	e := newReplEnv(t)
 	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "busy.lua"), `
@@ -126,10 +127,14 @@ end })`)
 	p.expect("/name runs when the reply ends")
 	p.line("/compact")
 	p.expect("compacting before the next model call; the reply goes on")
+	p.line("/model") // the picker sets the model: not under the run
+	p.expect("/model runs when the reply ends")
 	writeFile(t, filepath.Join(e.cwd, "go"), "")
 	p.expect("tool done")
 	p.expect("probe followed up")
 	p.expect("name: later")
+	p.expect("* openai/gpt-4.1 ") // the picker, after the run
+	p.send("\x1b")
 	p.expect("> ")
 	p.quit()
 

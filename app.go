@@ -38,10 +38,12 @@ type app struct {
 	toolAllow []string // --tools' names (nil without the flag): hook tools too
 	hooks     appHooks
 	ui        hookUI
-	rpc       *rpcServer     // --mode rpc
-	runtime   *lua.Runtime   // nil until the hooks are loaded
-	rt        *agent.Runtime // the open session and everything done with it
-	mcp       *mcp.Manager   // the MCP servers; nil without any (config_mcp.go)
+	rpc       *rpcServer // --mode rpc
+	// luaRuntime runs the hooks (nil until they are loaded); rt, the
+	// session runtime, is the open session and everything done with it.
+	luaRuntime *lua.Runtime
+	rt         *agent.Runtime
+	mcp        *mcp.Manager // the MCP servers; nil without any (config_mcp.go)
 
 	project        *projectFiles // what the project's .lunar/ holds
 	projectTrusted bool          // the user trusted it (trustProject)
@@ -141,7 +143,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer a.close()
 
-	a.runtime.AppStart(context.Background(), version, a.mode(interactive))
+	a.luaRuntime.AppStart(context.Background(), version, a.mode(interactive))
 	startReason := ""
 	if opts.Fork != "" {
 		startReason = agent.SessionStartFork
@@ -304,9 +306,9 @@ func (a *app) close() {
 		a.hookPrep.prepared.Close() // set-up failed before loading them
 		a.hookPrep = nil
 	}
-	if a.runtime != nil {
-		a.runtime.Close()
-		a.runtime = nil
+	if a.luaRuntime != nil {
+		a.luaRuntime.Close()
+		a.luaRuntime = nil
 	}
 	if a.rt != nil {
 		if err := a.rt.Close(); err != nil {

@@ -74,6 +74,59 @@ func (a *app) commandDuringRun(line string) (run bool, note string, err error) {
 	return false, why, nil
 }
 
+// replOnlyCommand reports whether a command line typed during a run acts
+// on the REPL itself (/quit, /exit, /expand): the REPL types it ahead,
+// for the prompt after the run, instead of handling it at once.
+func replOnlyCommand(line string) bool {
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "/"), " ")
+	switch name {
+	case "quit", "exit", "expand":
+		return findBuiltin(name) != nil
+	}
+	return false
+}
+
+// commandWhileRunning handles a command line entered in the REPL while
+// the run accepts input (the in-run editor's Enter, see
+// repl_typeahead.go): a hook command or a built-in that only reads runs
+// now, its output between the reply's lines; the rest is queued,
+// scheduled or refused with one line (commandDuringRun). /model without
+// arguments is the picker in the REPL, which sets the model: it waits
+// for the end. A prompt a hook command returns follows up the run.
+func (r *repl) commandWhileRunning(line string) {
+	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	args = strings.TrimSpace(args)
+	if name == "model" && args == "" && r.term.line != nil && findBuiltin(name) != nil {
+		r.a.rt.SendCommand(line)
+		r.printf("%s\n", r.term.paint(ansiDim, "/model runs when the reply ends"))
+		return
+	}
+	run, note, err := r.a.commandDuringRun(line)
+	switch {
+	case err != nil:
+		r.report(err)
+		return
+	case !run:
+		r.printf("%s\n", r.term.paint(ansiDim, note))
+		return
+	}
+	ctx := context.Background()
+	if c := findBuiltin(name); c != nil {
+		r.report(c.run(r, ctx, args))
+		return
+	}
+	prompt, handled, err := r.a.appHookSet().RunCommand(ctx, name, args)
+	switch {
+	case err != nil:
+		r.report(fmt.Errorf("/%s: %w", name, err))
+	case !handled:
+		r.errorf("unknown command /%s, see /help", name)
+	case strings.TrimSpace(prompt) == "":
+	case !r.a.rt.TryFollowUp(prompt, nil):
+		r.a.rt.Send(prompt, nil) // the run ended meanwhile: the next step sends it
+	}
+}
+
 // hookCommandWhileRunning runs line now if it is a hook's command
 // ("/name args"), as RPC does for a prompt that arrives while the agent
 // streams (pi runs extension commands at once); a prompt it returns

@@ -27,7 +27,7 @@ type completionWords struct {
 	flagUsage map[string]string // description per --name (fish, zsh)
 }
 
-func (a *app) cmdCompletion(args []string) int {
+func (a *app) subcommandCompletion(args []string) int {
 	if len(args) != 1 {
 		return a.fail(&usageError{"usage: lunar completion bash|zsh|fish"})
 	}

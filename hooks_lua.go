@@ -176,7 +176,7 @@ func (a *app) setupHooks(interactive bool) error {
 	if a.opts.NoHooks {
 		a.warnf("--no-hooks: the permission policy is off: every tool call runs without asking")
 	}
-	a.runtime = rt
+	a.luaRuntime = rt
 	a.hooks = &luaHooks{rt: rt}
 	a.rt.SetHooks(rt, rt)
 	a.rt.CheckHookTools() // warns now about hook tools that clash with built-in ones
@@ -499,9 +499,9 @@ func describeHooks(reports []lua.HookReport, withPath bool) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// cmdHooks is `lunar hooks`, `lunar hooks check FILE...` and
+// subcommandHooks is `lunar hooks`, `lunar hooks check FILE...` and
 // `lunar hooks types`.
-func (a *app) cmdHooks(args []string) int {
+func (a *app) subcommandHooks(args []string) int {
 	if len(args) == 0 {
 		if err := a.setupModels(); err != nil {
 			return a.fail(err)

@@ -57,9 +57,9 @@ func (r *repl) cmdMCP(ctx context.Context, _ string) error {
 	return nil
 }
 
-// cmdMCP is `lunar mcp list`: it starts the servers, lists them and
+// subcommandMCP is `lunar mcp list`: it starts the servers, lists them and
 // stops them. The exit code is 1 when a server did not start.
-func (a *app) cmdMCP(args []string) int {
+func (a *app) subcommandMCP(args []string) int {
 	if len(args) > 0 && args[0] != "list" && args[0] != "ls" || len(args) > 1 {
 		return a.fail(&usageError{"usage: lunar mcp [list]"})
 	}

@@ -79,12 +79,12 @@ func (a *app) sessionLine() string {
 // hooksLine names the active hooks, those from the project and the
 // command line marked so.
 func (a *app) hooksLine() string {
-	if a.runtime == nil {
+	if a.luaRuntime == nil {
 		return ""
 	}
 	var names []string
 	failed := 0
-	for _, h := range a.runtime.Report() {
+	for _, h := range a.luaRuntime.Report() {
 		if len(h.Errors) > 0 {
 			failed++
 			continue

@@ -116,9 +116,9 @@ func (v *view) drawLive() {
 	width := v.t.columns() - 1
 	var lines []string
 	if s == nil {
-		lines = v.editorLines(width)
+		lines, col := v.editorLines(width)
 		v.hideLive()
-		v.showLive(lines)
+		v.showLive(lines, col)
 		return
 	}
 	for _, l := range v.tail {
@@ -144,17 +144,27 @@ func (v *view) drawLive() {
 		line := fmt.Sprintf("%c %s %ds", spinFrames[s.frame%len(spinFrames)], label, int(time.Since(since).Seconds()))
 		lines = append(lines, v.t.paint(ansiDim, truncateRunes(line, width)))
 	}
-	lines = append(lines, v.editorLines(width)...)
+	ed, col := v.editorLines(width)
+	lines = append(lines, ed...)
 	v.hideLive()
-	v.showLive(lines)
+	v.showLive(lines, col)
 }
 
-// showLive writes the live area's lines (erased before).
-func (v *view) showLive(lines []string) {
+// showLive writes the live area's lines (erased before) and, col >= 0,
+// puts the cursor in that column of the last one (the run editor's
+// cursor; the area is erased from the start of its row).
+func (v *view) showLive(lines []string, col int) {
 	if len(lines) == 0 {
 		return
 	}
-	io.WriteString(v.t.stderr, strings.Join(lines, "\n"))
+	s := strings.Join(lines, "\n")
+	if col >= 0 {
+		s += "\r" // from the row's start: CSI C is a move the screen writer lets through
+		if col > 0 {
+			s += fmt.Sprintf("\x1b[%dC", col)
+		}
+	}
+	io.WriteString(v.t.stderr, s)
 	v.liveRows, v.liveShown = len(lines)-1, true
 }
 

@@ -42,6 +42,14 @@ func (t *terminal) choose(spec pickSpec) (int, error) {
 	if len(spec.items) == 0 {
 		return 0, errCancelled
 	}
+	var keys chan []byte
+	if t.line != nil && t.filter != nil {
+		// Before the question shows: a key typed once it is up is its
+		// answer, never the in-run editor's.
+		keys = make(chan []byte, 16)
+		t.filter.divertTo(keys)
+		defer t.filter.divertTo(nil)
+	}
 	if spec.title != "" {
 		first, rest, _ := strings.Cut(spec.title, "\n")
 		fmt.Fprintln(t.stdout, t.paint(ansiBold, oneLine(first)))
@@ -49,15 +57,12 @@ func (t *terminal) choose(spec pickSpec) (int, error) {
 			fmt.Fprintln(t.stdout, t.dialogDetail(rest)) // a diff coloured as the tool result's
 		}
 	}
-	if t.line == nil || t.filter == nil {
+	if keys == nil {
 		return t.chooseOnLine(spec)
 	}
 	if t.filter.ended.Load() {
 		return 0, io.EOF
 	}
-	keys := make(chan []byte, 16)
-	t.filter.divertTo(keys)
-	defer t.filter.divertTo(nil)
 	fd := int(t.in.Fd())
 	if st, err := term.MakeRaw(fd); err == nil {
 		defer term.Restore(fd, st)

@@ -61,6 +61,7 @@ type view struct {
 	runCalls     int           // replies with usage in this run
 	runEstimated bool          // an interrupted reply's output is estimated
 	replyChars   int           // streamed by the current reply
+	replying     bool          // an assistant message streams (message_start seen, not its end)
 }
 
 func newView(t *terminal, showThinking bool, hooks func() appHooks) *view {
@@ -162,7 +163,7 @@ func (v *view) resume(label string) {
 func (v *view) begin() {
 	v.t.mu.Lock()
 	defer v.t.mu.Unlock()
-	v.open, v.section, v.wrote, v.errShown, v.abortSeen = false, "", false, false, false
+	v.open, v.section, v.wrote, v.errShown, v.abortSeen, v.replying = false, "", false, false, false, false
 	v.thinkingOpen = false
 	v.runUsage, v.runCalls, v.runEstimated = session.Usage{}, 0, false
 }
@@ -230,6 +231,9 @@ func (v *view) runtimeEvent(ev agent.RuntimeEvent) {
 	switch {
 	case ev.Loop != nil:
 		v.event(*ev.Loop)
+		if ev.Loop.Type == agent.EventMessageEnd && ev.Loop.Message != nil && ev.Loop.Message.Role == session.RoleAssistant {
+			v.ed.replyEnded(ev.Loop.Message)
+		}
 	case ev.Compaction != nil:
 		v.compaction(ev.Compaction)
 	case ev.Queue != nil:
@@ -288,6 +292,8 @@ func (v *view) event(ev agent.Event) {
 		v.endLine()
 		v.startSpinner("working")
 		v.replyChars = 0
+	case agent.EventMessageStart:
+		v.replying = ev.Message != nil && ev.Message.Role == session.RoleAssistant
 	case agent.EventMessageUpdate:
 		if ev.Stream != nil {
 			v.lastDelta = time.Now()
@@ -295,6 +301,7 @@ func (v *view) event(ev agent.Event) {
 			v.stream(ev.Stream)
 		}
 	case agent.EventMessageEnd:
+		v.replying = false
 		v.messageEnd(ev.Message, custom)
 	case agent.EventToolExecutionStart:
 		v.startSection("tool")

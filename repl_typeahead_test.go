@@ -5,6 +5,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,4 +96,289 @@ func TestREPLEscStopsRun(t *testing.T) {
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 2)
 	assert.Equal(t, "again", lastUserText(t, reqs[1]), "what was typed went with the stopped run")
+}
+
+// A /command entered during a run is handled as commands_running.go's
+// table says, one of each row: a hook command runs at once (ctx.is_idle()
+// false) and its prompt follows the run up; /session runs at once;
+// /clear is refused with one line; /name X runs when the run ends, and
+// so does /model, the REPL's picker; /compact compacts at the next turn
+// boundary and the run goes on.
+func TestREPLCommandsDuringARun(t *testing.T) {
+	e := newReplEnv(t)
+	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "busy.lua"), `
+lunar.command("probe", { description = "says whether the agent is idle", handler = function(args, ctx)
+  ctx.ui.print("probe " .. args .. ": idle=" .. tostring(ctx.is_idle()))
+  return "a prompt from the probe"
+end })`)
+	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
+	e.srv.Reply(llmtest.Text("tool done"))
+	e.srv.Reply(llmtest.Text("probe followed up"))
+	p := e.start()
+	p.line("work")
+	p.expect("started")
+	p.line("/probe one")
+	p.expect("probe one: idle=false")
+	p.line("/session")
+	p.expect("(2 messages: 1 user, 1 assistant, 0 tool results)") // the tool result is not in yet
+	p.line("/clear")
+	p.expect("/clear changes the session under the running reply")
+	p.line("/name later")
+	p.expect("/name runs when the reply ends")
+	p.line("/compact")
+	p.expect("compacting before the next model call; the reply goes on")
+	p.line("/model") // the picker sets the model: not under the run
+	p.expect("/model runs when the reply ends")
+	writeFile(t, filepath.Join(e.cwd, "go"), "")
+	p.expect("tool done")
+	p.expect("probe followed up")
+	p.expect("name: later")
+	p.expect("* openai/gpt-4.1 ") // the picker, after the run
+	p.send("\x1b")
+	p.expect("> ")
+	p.quit()
+
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, "a prompt from the probe", lastUserText(t, reqs[2]), "the hook command's prompt followed up the run")
+	require.Len(t, e.sessions(), 1, "/clear was refused: still one session")
+	assert.Equal(t, "later", e.onlySession().Name())
+}
+
+// A /command entered while a reply streams waits for that reply's end to
+// know whether the agent goes on: the reply was the last, so it is typed
+// ahead, exactly as if entered after the run (/clear is not refused, /name
+// is not "when the reply ends"), and the line after it follows it.
+func TestREPLCommandWhileTheLastReplyStreams(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("the last answer"), llmtest.Pause())
+	e.srv.Reply(llmtest.Text("answer in the new session"))
+	p := e.start()
+	p.line("work")
+	p.expect("the last answer")
+	p.line("/name racer")
+	p.expect("When this reply ends: /name racer")
+	p.line("/clear")
+	p.line("next question")
+	p.expect("When this reply ends: next question")
+	e.srv.Resume()
+	p.expect("name: racer")
+	p.expect("answer in the new session")
+	p.expect("> ")
+	p.quit()
+
+	out := p.output()
+	assert.NotContains(t, out, "runs when the reply ends")
+	assert.NotContains(t, out, "changes the session under the running reply")
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"next question"}, userTextsOf(t, reqs[1]), "sent in the session /clear started")
+	assert.Len(t, e.sessions(), 2)
+}
+
+// A prompt entered while a reply streams joins the run: the reply was
+// not the last, the agent answers it in the same run.
+func TestREPLSteerWhileAReplyStreams(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.Text("first part"), llmtest.Pause())
+	e.srv.Reply(llmtest.Text("steered part"))
+	p := e.start()
+	p.line("work")
+	p.expect("first part")
+	p.line("and the tests")
+	p.expect("Steering: and the tests")
+	e.srv.Resume()
+	p.expect("> and the tests")
+	p.expect("steered part")
+	p.expect("> ")
+	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"work", "and the tests"}, userTextsOf(t, reqs[1]), "in the same run, after the first reply")
+}
+
+// Once the last reply has ended (here a turn.end handler holds the run
+// open after it), a line entered is typed ahead as if the run had ended:
+// a prompt is the next prompt, not a steer that makes the run go on, and
+// /clear runs instead of being refused.
+func TestREPLLineAfterTheLastReplyEnded(t *testing.T) {
+	e := newReplEnv(t)
+	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "hold.lua"), `
+lunar.on("turn.end", function(ev, ctx)
+  ctx.ui.print("holding the run")
+  lunar.exec("sh", { "-c", "while [ ! -e go ]; do sleep 0.05; done" })
+end)`)
+	e.srv.Reply(llmtest.Text("the answer"))
+	e.srv.Reply(llmtest.Text("a new run"))
+	p := e.start()
+	p.line("work")
+	p.expect("holding the run")
+	p.line("/clear")
+	p.expect("After the reply: /clear")
+	p.send("hello\x1b\r") // Alt+Enter: a follow-up, were the run to go on
+	p.expect("After the reply: hello")
+	writeFile(t, filepath.Join(e.cwd, "go"), "")
+	p.expect("a new run")
+	p.expect("> ")
+	p.quit()
+
+	assert.NotContains(t, p.output(), "changes the session under the running reply")
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"hello"}, userTextsOf(t, reqs[1]), "the next prompt, in the session /clear started")
+	assert.Len(t, e.sessions(), 2)
+}
+
+// userTextsOf are the texts of an OpenAI request's user messages, in
+// order.
+func userTextsOf(t *testing.T, r llmtest.Request) []string {
+	t.Helper()
+	var body struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &body))
+	var out []string
+	for _, m := range body.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(m.Content, &s) != nil {
+			var parts []struct {
+				Text string `json:"text"`
+			}
+			require.NoError(t, json.Unmarshal(m.Content, &parts))
+			for _, p := range parts {
+				s += p.Text
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// A dialog opened during a run while a line is half typed in the run's
+// editor gets the keys (its answer is not typed into the line), and the
+// line survives it: redrawn after it, the next prompt's text after the
+// run. The permission question and a hook's select are pickers (the
+// keys diverted to them), a hook's confirm reads a line.
+func TestREPLDialogDuringARunKeepsTheLine(t *testing.T) {
+	tests := []struct {
+		name     string
+		bundled  bool // the bundled permission policy asks (no --yes)
+		question string
+		answer   string
+	}{
+		{name: "permission dialog", bundled: true, question: "Allow this bash command?", answer: "1"},
+		{name: "confirm", question: "[y/N] ", answer: "y"},
+		{name: "select", question: "choose 1-2", answer: "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newReplEnv(t)
+			e.ask = tt.bundled
+			e.srv.Reply(llmtest.Text("let me look"), llmtest.Pause(),
+				llmtest.ToolCall("bash", `{"command":"echo `+strings.Fields(tt.name)[0]+` > ran.txt"}`))
+			e.srv.Reply(llmtest.Text("all done"))
+			e.srv.Reply(llmtest.Text("got the line"))
+			var args []string
+			if !tt.bundled {
+				args = []string{"--hook", replHook(t, "repl_dialog_stop.lua")}
+			}
+			p := e.start(args...)
+			p.line("work")
+			p.expect("let me look")
+			p.send("half line")
+			p.expect("› half line")
+			e.srv.Resume()
+			p.expect(tt.question)
+			p.line(tt.answer)
+			p.expect("› half line") // drawn again below the output
+			p.expect("all done")
+			p.expect("> half line")
+			p.send("\r")
+			p.expect("got the line")
+			p.quit()
+
+			assert.FileExists(t, filepath.Join(e.cwd, "ran.txt"), "the dialog got the answer")
+			reqs := e.srv.Requests()
+			require.Len(t, reqs, 3)
+			assert.Equal(t, "half line", lastUserText(t, reqs[2]), "the line, without the dialog's answer")
+		})
+	}
+}
+
+// A hook command entered during a run opens its dialog at once; the
+// dialog gets the keys typed after it asked, not the run's editor.
+func TestREPLHookCommandDialogDuringARun(t *testing.T) {
+	e := newReplEnv(t)
+	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "ask.lua"), `
+lunar.command("ask", { description = "asks", handler = function(args, ctx)
+  ctx.ui.print("answer: " .. tostring(ctx.ui.confirm("Sure?", "really")))
+end })`)
+	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
+	e.srv.Reply(llmtest.Text("tool done"))
+	p := e.start()
+	p.line("work")
+	p.expect("started")
+	p.line("/ask")
+	p.expect("Sure? really [y/N] ")
+	p.line("y")
+	p.expect("answer: true")
+	p.send("still typing")
+	p.expect("› still typing")
+	writeFile(t, filepath.Join(e.cwd, "go"), "")
+	p.expect("tool done")
+	p.expect("> still typing")
+	p.send("\x15") // Ctrl+U
+	p.quit()
+	assert.Len(t, e.srv.Requests(), 2)
+}
+
+// The run's editor edits as the prompt does: the cursor moves by
+// characters and words (arrows, Home, End, Ctrl+A/E, Alt+B/F) and is
+// drawn where it is; Delete, Ctrl+W and Ctrl+U edit at it; Tab completes
+// a command's name with the prompt's completer (one candidate put in,
+// several listed).
+func TestREPLRunEditorEditing(t *testing.T) {
+	e := newReplEnv(t)
+	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
+	e.srv.Reply(llmtest.Text("tool done"))
+	p := e.start()
+	p.line("work")
+	p.expect("started")
+	p.send("say hello world")
+	p.expect("› say hello world")
+	p.send("\x1b[D\x1b[D\x1b[D\x1b[D\x1b[D") // Left ×5: before "world"
+	p.expect("› say hello world\r\x1b[12C")  // the cursor drawn there
+	p.send("big ")
+	p.expect("› say hello big world\r\x1b[16C")
+	p.send("\x05!") // Ctrl+E, then at the end
+	p.expect("› say hello big world!")
+	p.send("\x1bb\x17") // Alt+B to "world!", Ctrl+W deletes "big "
+	p.expect("› say hello world!\r\x1b[12C")
+	p.send("\x1b[H\x1b[3~\x1b[3~\x1b[3~\x1b[3~") // Home, Delete ×4
+	p.expect("› hello world!\r\x1b[2C")
+	p.send("\x1bf,") // Alt+F to the end of "hello"
+	p.expect("› hello, world!\r\x1b[8C")
+	p.send("\x01\x1b[C\x1b[C\x1b[F?") // Ctrl+A, Right ×2, End
+	p.expect("› hello, world!?")
+	p.send("\r")
+	p.expect("Steering: hello, world!?")
+	p.send("/h\t")
+	p.expect("/help  /hooks\r\n› /h") // listed: they share only "/h"
+	p.send("\x15/ses\t")              // Ctrl+U, then one candidate
+	p.expect("› /session")
+	p.send("\r")
+	p.expect("(2 messages: 1 user, 1 assistant, 0 tool results)") // /session ran at once
+	writeFile(t, filepath.Join(e.cwd, "go"), "")
+	p.expect("tool done")
+	p.expect("> ")
+	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "hello, world!?", lastUserText(t, reqs[1]))
 }

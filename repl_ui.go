@@ -51,9 +51,12 @@ func (u *replUI) Select(title string, options []string) (string, bool) {
 func (u *replUI) dialog(ask func(t *terminal) error) {
 	v, t := u.r.view, u.r.term
 	label := v.suspend()
+	t.dialogs.Add(1)
 	t.mu.Lock()
 	err := ask(t)
 	t.mu.Unlock()
+	t.dialogs.Add(-1)
+	u.r.editor.flushStash()
 	if errors.Is(err, errInterrupted) && u.r.stopRunning() {
 		return
 	}

@@ -24,20 +24,20 @@ func (a *app) subcommand() (int, bool) {
 	args := a.opts.Args[1:]
 	switch a.opts.Args[0] {
 	case "sessions":
-		return a.cmdSessions(args), true
+		return a.subcommandSessions(args), true
 	case "hooks":
-		return a.cmdHooks(args), true
+		return a.subcommandHooks(args), true
 	case "completion":
-		return a.cmdCompletion(args), true
+		return a.subcommandCompletion(args), true
 	case "mcp":
-		return a.cmdMCP(args), true
+		return a.subcommandMCP(args), true
 	}
 	return exitUsage, true
 }
 
-// cmdSessions is `lunar sessions`, `lunar sessions show ID` and `lunar
+// subcommandSessions is `lunar sessions`, `lunar sessions show ID` and `lunar
 // sessions rm ID`.
-func (a *app) cmdSessions(args []string) int {
+func (a *app) subcommandSessions(args []string) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "show", "rm":
@@ -46,9 +46,9 @@ func (a *app) cmdSessions(args []string) int {
 			}
 			query := strings.Join(args[1:], " ")
 			if args[0] == "show" {
-				return a.cmdSessionShow(query)
+				return a.subcommandSessionShow(query)
 			}
-			return a.cmdSessionRemove(query)
+			return a.subcommandSessionRemove(query)
 		case "list", "ls":
 			args = args[1:]
 		}
@@ -129,8 +129,8 @@ func (a *app) printSessionsJSON(infos []session.Info) int {
 	return exitOK
 }
 
-// cmdSessionShow prints a session's conversation (its current branch).
-func (a *app) cmdSessionShow(query string) int {
+// subcommandSessionShow prints a session's conversation (its current branch).
+func (a *app) subcommandSessionShow(query string) int {
 	path, err := a.resolveSession(query)
 	if err != nil {
 		return a.fail(err)
@@ -145,9 +145,9 @@ func (a *app) cmdSessionShow(query string) int {
 	return exitOK
 }
 
-// cmdSessionRemove deletes a session file, after asking on a terminal;
+// subcommandSessionRemove deletes a session file, after asking on a terminal;
 // without one, only with --yes.
-func (a *app) cmdSessionRemove(query string) int {
+func (a *app) subcommandSessionRemove(query string) int {
 	path, err := a.resolveSession(query)
 	if err != nil {
 		return a.fail(err)

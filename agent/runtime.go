@@ -137,6 +137,7 @@ func NewRuntime(opts RuntimeOptions, s *session.Session, resumed bool) (*Runtime
 			rt.flushTurnQueue() // a run aborted before the turn
 			rt.running.Store(false)
 		}
+		rt.trackFinal(ev)
 		rt.emit(RuntimeEvent{Loop: &ev})
 		if ev.Type == EventTurnStart {
 			rt.flushTurnQueue()

@@ -142,6 +142,9 @@ type pendingQueue struct {
 	steering, followUp    []queued
 	steerMode, followMode QueueMode
 	seq                   uint64 // of the last message queued
+	// final: the running loop makes no more model calls for a front
+	// end's input (see Accepting).
+	final bool
 }
 
 func (q *pendingQueue) push(p PendingAction) {

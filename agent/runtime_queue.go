@@ -9,7 +9,9 @@ package agent
 // the queue_update event) and can be taken back until delivered.
 // Between runs the same calls queue for the front end instead (items,
 // run by RunPending when the current step ends); SteerNext and
-// FollowUpNext keep them for the next run, as pi does.
+// FollowUpNext keep them for the next run, as pi does. Once the run's
+// final reply has ended the queue is final: a front end's input is for
+// the next prompt (Accepting, TrySteer).
 
 import (
 	"context"
@@ -108,6 +110,81 @@ func (rt *Runtime) SteerNext(text string, images []session.ContentBlock) {
 // stop: pi's followUp while the agent is idle (--mode rpc's follow_up).
 func (rt *Runtime) FollowUpNext(text string, images []session.ContentBlock) {
 	rt.enqueue(queued{text: text, images: images, trigger: true}, true, true)
+}
+
+// TrySteer is Steer for what the user typed while the agent works: it
+// queues the prompt into the run and returns true while Accepting;
+// otherwise it queues nothing and returns false, and the front end takes
+// the text for its next prompt, as if typed after the run.
+func (rt *Runtime) TrySteer(text string, images []session.ContentBlock) bool {
+	return rt.enqueueInput(queued{text: text, images: images, trigger: true}, false)
+}
+
+// TryFollowUp is FollowUp as TrySteer is Steer.
+func (rt *Runtime) TryFollowUp(text string, images []session.ContentBlock) bool {
+	return rt.enqueueInput(queued{text: text, images: images, trigger: true}, true)
+}
+
+// Accepting reports whether input typed now joins the run in progress
+// (a steer, a follow-up, a command that acts during a run). It is false
+// between runs, and from the moment the run's final reply has ended: an
+// assistant message without tool calls, with nothing queued that asks
+// for a model call (or an error or abort), or the loop taking no
+// follow-up. That is decided under the queue's lock, so a prompt
+// TrySteer queued before it is delivered in this run, and one typed
+// after it is the next prompt. A hook's message may still make the run
+// go on (Steer, SendMessage ignore this); its next turn accepts input
+// again.
+func (rt *Runtime) Accepting() bool {
+	rt.pending.mu.Lock()
+	defer rt.pending.mu.Unlock()
+	return rt.running.Load() && !rt.pending.final
+}
+
+// trackFinal follows the loop's events for Accepting (on the loop's
+// goroutine, before front ends see the event).
+func (rt *Runtime) trackFinal(ev Event) {
+	p := &rt.pending
+	switch ev.Type {
+	case EventAgentStart, EventTurnStart:
+		p.mu.Lock()
+		p.final = false
+		p.mu.Unlock()
+	case EventMessageEnd:
+		m := ev.Message
+		if m == nil || m.Role != session.RoleAssistant {
+			return
+		}
+		p.mu.Lock()
+		switch {
+		case m.StopReason == session.StopError || m.StopReason == session.StopAborted:
+			p.final = true // the loop ends whatever is queued
+		case len(m.ToolCalls()) == 0:
+			p.final = !slices.ContainsFunc(p.steering, asksForCall) && !slices.ContainsFunc(p.followUp, asksForCall)
+		}
+		p.mu.Unlock()
+	}
+}
+
+func asksForCall(q queued) bool { return q.trigger }
+
+// enqueueInput queues the user's prompt while Accepting (see TrySteer).
+func (rt *Runtime) enqueueInput(q queued, followUp bool) (ok bool) {
+	rt.queueChange(func(p *pendingQueue) bool {
+		if !rt.running.Load() || p.final {
+			return false
+		}
+		ok = true
+		p.seq++
+		q.seq = p.seq
+		if followUp {
+			p.followUp = append(p.followUp, q)
+		} else {
+			p.steering = append(p.steering, q)
+		}
+		return true
+	})
+	return ok
 }
 
 // enqueue adds q to a queue while a run is in progress (or, with hold,
@@ -261,7 +338,7 @@ func (rt *Runtime) ClearQueue() (steering, followUp []string) {
 func (rt *Runtime) HasSteer() bool {
 	rt.pending.mu.Lock()
 	defer rt.pending.mu.Unlock()
-	return slices.ContainsFunc(rt.pending.steering, func(q queued) bool { return q.trigger })
+	return slices.ContainsFunc(rt.pending.steering, asksForCall)
 }
 
 // TakeSteer implements SteerQueue: the next steering messages (one, or
@@ -274,6 +351,8 @@ func (rt *Runtime) TakeSteer(ctx context.Context) []session.Message {
 
 // TakeFollowUp implements SteerQueue: the next follow-ups (one, or all
 // in QueueAll mode) when one of them asks for a model call, else none.
+// A steering message queued since HasSteer goes first: the loop goes on
+// with it. When it returns none the queue is final (see Accepting).
 func (rt *Runtime) TakeFollowUp(ctx context.Context) []session.Message {
 	return rt.take(ctx, true)
 }
@@ -282,7 +361,8 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 	rt.pending.mu.Lock()
 	empty := len(rt.pending.steering) == 0
 	if followUp {
-		empty = len(rt.pending.followUp) == 0
+		empty = empty && len(rt.pending.followUp) == 0
+		rt.pending.final = rt.pending.final || empty
 	}
 	rt.pending.mu.Unlock()
 	if empty { // every turn asks: no need to order events then
@@ -291,9 +371,10 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 	var items []queued
 	rt.queueChangeAt(func(p *pendingQueue) bool {
 		qs, mode := &p.steering, p.steerMode
-		if followUp {
+		if followUp && !slices.ContainsFunc(p.steering, asksForCall) {
 			qs, mode = &p.followUp, p.followMode
-			if !slices.ContainsFunc(*qs, func(q queued) bool { return q.trigger }) {
+			if !slices.ContainsFunc(*qs, asksForCall) {
+				p.final = true
 				return false
 			}
 		}

@@ -432,3 +432,57 @@ func TestQueuedForTheNextRun(t *testing.T) {
 		"turn_start", "queue [] []", "user early follow-up", "agent_end",
 	}, seq)
 }
+
+// Accepting turns false when the run's final reply ends, decided with
+// the queue: a prompt TrySteer queued while that reply streamed makes
+// the run go on (delivered in it), one tried after it ended is refused
+// (the front end's next prompt), and the next turn accepts again.
+func TestAcceptingEndsWithTheFinalReply(t *testing.T) {
+	var during []bool
+	rt, srv, _ := queueRuntime(t, func(rt *Runtime, n int) {
+		during = append(during, rt.Accepting())
+	})
+	srv.Reply(llmtest.ToolCall("act", `{}`))
+	srv.Reply(llmtest.Text("first answer"))
+	srv.Reply(llmtest.Text("second answer"))
+	type seen struct {
+		text      string
+		accepting bool
+		tried     bool
+	}
+	var ends []seen
+	steered := false
+	rt.Subscribe(func(ev RuntimeEvent) {
+		if ev.Loop == nil || ev.Loop.Message == nil || ev.Loop.Message.Role != session.RoleAssistant {
+			return
+		}
+		switch ev.Loop.Type {
+		case EventMessageUpdate:
+			if !steered && strings.Contains(ev.Loop.Message.Text(), "first") {
+				steered = true
+				assert.True(t, rt.TrySteer("while it streamed", nil), "the reply streams: input joins the run")
+			}
+		case EventMessageEnd:
+			s := seen{text: ev.Loop.Message.Text(), accepting: rt.Accepting()}
+			if s.text == "second answer" {
+				s.tried = rt.TrySteer("after the end", nil)
+			}
+			ends = append(ends, s)
+		}
+	})
+	assert.False(t, rt.Accepting(), "no run")
+	require.NoError(t, rt.Prompt(context.Background(), "go", nil))
+	assert.Equal(t, []bool{true}, during, "a tool runs: the model will be called again")
+	assert.Equal(t, []seen{
+		{text: "", accepting: true},
+		{text: "first answer", accepting: true},
+		{text: "second answer", accepting: false, tried: false},
+	}, ends, "the reply after the steer was the final one")
+	reqs := srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, []string{"go", "while it streamed"}, userTexts(t, reqs[2]))
+	assert.False(t, rt.Accepting())
+	assert.Empty(t, rt.TakePending(), "the refused prompt was not queued anywhere")
+	assert.False(t, rt.TrySteer("between runs", nil))
+	assert.False(t, rt.TryFollowUp("between runs", nil))
+}

@@ -9,6 +9,7 @@ package session
 // file size. The file buffer is never written to after loading.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -159,6 +160,10 @@ func (s *scanner) stringEnd() (end int, escaped bool, err error) {
 	i := s.pos + 1
 	d := s.data
 	for i < len(d) {
+		i += plainLen(d[i:], false)
+		if i >= len(d) {
+			break
+		}
 		c := d[i]
 		switch {
 		case c == '"':
@@ -226,9 +231,9 @@ func unescape(dst, src []byte) []byte {
 	for i := 0; i < len(src); {
 		c := src[i]
 		if c != '\\' {
-			j := i + 1
-			for j < len(src) && src[j] != '\\' {
-				j++
+			j := len(src)
+			if k := bytes.IndexByte(src[i+1:], '\\'); k >= 0 {
+				j = i + 1 + k
 			}
 			dst = append(dst, src[i:j]...)
 			i = j

@@ -104,14 +104,6 @@ func (w *jsonWriter) arguments(args json.RawMessage) {
 	w.str(unsafe.String(&args[0], len(args))) // read only, for this call
 }
 
-// jsonSafe marks the ASCII bytes a JSON string holds as they are.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 const hexDigit = "0123456789abcdef"
 
 // appendJSONString appends s quoted; sanitize drops lone surrogates
@@ -127,12 +119,11 @@ func appendJSONString(b []byte, s string, sanitize bool) []byte {
 func appendJSONBody(b []byte, s string, sanitize bool) []byte {
 	start := 0
 	for i := 0; i < len(s); {
+		if i += session.PlainLen(s[i:]); i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
 			b = session.AppendEscape(append(b, s[start:i]...), c)
 			i++
 			start = i

@@ -233,6 +233,66 @@ func TestJSONStringEscaping(t *testing.T) {
 	}
 }
 
+// appendJSONBodyByBytes is appendJSONBody a byte at a time (as it was
+// before it skipped plain text a word at a time).
+func appendJSONBodyByBytes(b []byte, s string, sanitize bool) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' {
+				b = session.AppendEscape(b, c)
+			} else {
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
+			b = append(b, s[i:i+size]...)
+			i += size
+			continue
+		}
+		if hi, ok := surrogateAt(s, i); ok {
+			if lo, ok := surrogateAt(s, i+3); ok && hi < 0xDC00 && lo >= 0xDC00 {
+				b = utf8.AppendRune(b, 0x10000+(hi-0xD800)<<10+(lo-0xDC00))
+				i += 6
+				continue
+			}
+			if !sanitize {
+				b = fmt.Appendf(b, `\u%04x`, hi)
+			}
+			i += 3
+			continue
+		}
+		b = append(b, "\uFFFD"...)
+		i++
+	}
+	return b
+}
+
+// FuzzJSONStringEscaping checks appendJSONBody against the byte-at-a-time
+// form, at every offset of the input (every byte in every lane of a word),
+// and that valid UTF-8 comes back from encoding/json as it went in.
+func FuzzJSONStringEscaping(f *testing.F) {
+	f.Add("a\"b\\c\nd\re\tf\bg\fh\x01i\x1f <a>&\u2028 😀 a" + lone + "\xed\xb8\x80b \xff" + lone + "x")
+	f.Add(strings.Repeat("func main() {\n\tfmt.Println(\"hi\")\n}\n", 3))
+	f.Fuzz(func(t *testing.T, s string) {
+		for i := range len(s) {
+			for _, sanitize := range []bool{false, true} {
+				got, want := appendJSONBody(nil, s[i:], sanitize), appendJSONBodyByBytes(nil, s[i:], sanitize)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("appendJSONBody(%q, %v) = %q, want %q", s[i:], sanitize, got, want)
+				}
+			}
+		}
+		if utf8.ValidString(s) {
+			var back string
+			require.NoError(t, json.Unmarshal(appendJSONString(nil, s, false), &back))
+			require.Equal(t, s, back)
+		}
+	})
+}
+
 func TestJSBlank(t *testing.T) {
 	for s, want := range map[string]bool{"": true, " \t\n\r\v\f": true, "\u00a0\u2028\u2029\ufeff\u3000\u2003": true,
 		"\u0085": false, "a": false, " x ": false, lone: false} {

@@ -21,7 +21,7 @@ func plainLenByBytes(b []byte, ascii bool) int {
 
 func TestPlainLen(t *testing.T) {
 	for _, tc := range []struct {
-		in          string
+		in           string
 		ascii, mixed int
 	}{
 		{"", 0, 0},

@@ -13,8 +13,6 @@ package session
 
 import (
 	"bytes"
-	"strings"
-	"unicode/utf8"
 	"unsafe"
 )
 
@@ -54,16 +52,14 @@ type inPlace struct {
 	patches   []patch
 }
 
-// decode tries to decode the escaped string body data[start:end] in place
-// and returns the string sharing its memory.
+// decode decodes the escaped string body data[start:end], which the
+// scanner found to be what JSON.stringify writes for it, in place and
+// returns the string sharing its memory.
 func (ip *inPlace) decode(data []byte, start, end int) (string, bool) {
 	if end-ip.lineStart >= 1<<31 {
 		return "", false
 	}
 	body := data[start:end]
-	if !stringifyWrites(body) {
-		return "", false
-	}
 	// The decoded form is never longer than the escaped one: unescape
 	// writes each byte at or before the one it reads.
 	n := len(unescape(body[:0:len(body)], body))
@@ -72,63 +68,6 @@ func (ip *inPlace) decode(data []byte, start, end int) (string, bool) {
 	}
 	ip.patches = append(ip.patches, patch{int32(start - ip.lineStart), int32(end - ip.lineStart), int32(n)})
 	return unsafe.String(&body[0], n), true
-}
-
-// stringifyWrites reports whether body, a validated JSON string body, is
-// what JSON.stringify (appendJSString) writes for its decoded form, in
-// one pass and without decoding it: its raw bytes are valid UTF-8 and
-// each escape is the one JSON.stringify writes — \" \\ \b \f \n \r \t, \u
-// in lowercase hex for the other control characters and for a surrogate
-// that is not the high half of an escaped pair (such a pair decodes to a
-// character written as it is).
-func stringifyWrites(body []byte) bool {
-	for i := 0; i < len(body); {
-		i += plainLen(body[i:], true)
-		if i >= len(body) {
-			return true
-		}
-		c := body[i]
-		if c != '\\' {
-			// Not ASCII (the scanner let no other byte through).
-			r, size := utf8.DecodeRune(body[i:])
-			if r == utf8.RuneError && size == 1 {
-				return false
-			}
-			i += size
-			continue
-		}
-		switch body[i+1] {
-		case '"', '\\', 'b', 'f', 'n', 'r', 't':
-			i += 2
-			continue
-		case 'u':
-		default: // '/'
-			return false
-		}
-		hex := body[i+2 : i+6]
-		for _, h := range hex {
-			if 'A' <= h && h <= 'F' {
-				return false
-			}
-		}
-		switch r := hexVal(hex); {
-		case r < 0x20:
-			if strings.IndexByte(shortEscapes, byte(r)) >= 0 {
-				return false
-			}
-		case 0xD800 <= r && r < 0xDC00:
-			if i+12 <= len(body) && body[i+6] == '\\' && body[i+7] == 'u' {
-				if lo := hexVal(body[i+8 : i+12]); 0xDC00 <= lo && lo < 0xE000 {
-					return false
-				}
-			}
-		case 0xDC00 <= r && r < 0xE000:
-		default:
-			return false
-		}
-		i += 6
-	}
-	return true
 }
 
 // startLine prepares for the line starting at offset start.

@@ -59,6 +59,16 @@ func FuzzPlainLen(f *testing.F) {
 	})
 }
 
+// stringifyWrites reports what the scanner says of a string body: whether
+// it is what JSON.stringify writes for its decoded form (false too when
+// it is no valid string body).
+func stringifyWrites(body []byte) bool {
+	quoted := append(append([]byte{'"'}, body...), '"')
+	s := scanner{data: quoted}
+	end, _, stringified, err := s.scanString(true)
+	return err == nil && end == len(quoted)-1 && stringified
+}
+
 // stringifyWritesByRoundTrip is what stringifyWrites decides, the long
 // way: decode the body, encode it as JSON.stringify does, compare.
 func stringifyWritesByRoundTrip(body []byte) bool {
@@ -101,11 +111,14 @@ func TestStringifyWrites(t *testing.T) {
 	}
 }
 
-// FuzzStringifyWrites checks stringifyWrites against decoding and
-// encoding, on every string body the scanner accepts, and that a body it
-// accepts decodes in place to what unescape gives.
+// FuzzStringifyWrites checks what the scanner decides of a string body
+// against decoding and encoding it, on every string body the scanner
+// accepts, and that a long escaped body it finds written by
+// JSON.stringify, and only such a body, is decoded in place, to what
+// unescape gives.
 func FuzzStringifyWrites(f *testing.F) {
-	for _, s := range []string{`a\"b\\c\nd\u0001`, `\ud800\udc00\ud800x\udc00\/\u00411`, "é\xff\xed\xa0\x80\u2028", strings.Repeat(`\t\"x\" `, 20)} {
+	for _, s := range []string{`a\"b\\c\nd\u0001`, `\ud800\udc00\ud800x\udc00\/\u00411`, "é\xff\xed\xa0\x80\u2028", strings.Repeat(`\t\"x\" `, 20),
+		strings.Repeat(`\n`, 40) + `\/`, strings.Repeat(`\ud800`, 11) + `\udc00`, strings.Repeat("é", 40) + "\xc3\\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -118,14 +131,19 @@ func FuzzStringifyWrites(f *testing.F) {
 		if got := stringifyWrites(body); got != want {
 			t.Fatalf("stringifyWrites(%q) = %v, want %v", body, got, want)
 		}
-		ip := inPlace{}
+		// A string the scanner accepts is decoded in place as unescape
+		// decodes it; any other keeps its bytes.
 		data := bytes.Clone(quoted)
+		s = scanner{data: data, inPlace: &inPlace{}, arena: &arena{}}
 		dec := string(unescape(nil, body))
-		v, ok := ip.decode(data, 1, len(data)-1)
-		if ok != (want && len(dec) > 0) || ok && v != dec {
-			t.Fatalf("decode(%q) = %q, %v; want %q, %v", body, v, ok, dec, want)
+		v, err := s.str()
+		if err != nil || v != dec {
+			t.Fatalf("str(%q) = %q, %v; want %q", quoted, v, err, dec)
 		}
-		if !ok {
+		if inPlace := len(s.inPlace.patches) > 0; inPlace != (want && len(body) >= inPlaceMin && bytes.IndexByte(body, '\\') >= 0) {
+			t.Fatalf("str(%q): decoded in place %v, want %v", quoted, inPlace, want)
+		}
+		if len(s.inPlace.patches) == 0 {
 			assert.Equal(t, quoted, data, "a string not decoded in place keeps its bytes")
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -585,5 +586,59 @@ func TestStreamedBodyStopsWithTheRequest(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the encoder still runs after the body was closed")
+	}
+}
+
+// TestStreamedBodyWritesItself: over HTTP/1 the transport, through the
+// stall guard, copies a streamed body with its WriteTo: encoded straight
+// into the connection, without the pipe and its goroutine.
+func TestStreamedBodyWritesItself(t *testing.T) {
+	var got []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		got, _ = io.ReadAll(r.Body)
+	}))
+	defer srv.Close()
+	chunk := strings.Repeat("0123456789", 100)
+	rb := &requestBody{estimate: 1 << 30, encode: func(w *jsonWriter) {
+		for range 5000 {
+			w.raw(chunk)
+			w.flush(false)
+		}
+	}}
+	body := rb.reader()
+	req, err := http.NewRequest(http.MethodPost, srv.URL, body)
+	require.NoError(t, err)
+	req.ContentLength = -1
+	res, err := guardedClient(&http.Client{}, time.Minute, time.Minute).Do(req)
+	require.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	assert.Equal(t, strings.Repeat(chunk, 5000), string(got))
+	assert.Nil(t, body.(*bodyReader).pr, "the body was never read through the pipe")
+}
+
+// TestProgressBodyWrites: a body copied with WriteTo signals progress on
+// each write, as one read with Read does on each read; both give the body.
+func TestProgressBodyWrites(t *testing.T) {
+	chunk := strings.Repeat("x", bodyChunk)
+	rb := &requestBody{estimate: 1 << 30, encode: func(w *jsonWriter) {
+		for range 8 {
+			w.raw(chunk)
+			w.flush(false)
+		}
+	}}
+	for _, writeTo := range []bool{true, false} {
+		calls := 0
+		pb := &progressBody{ReadCloser: rb.reader(), progress: func() { calls++ }}
+		var out bytes.Buffer
+		var err error
+		if writeTo {
+			_, err = pb.WriteTo(struct{ io.Writer }{&out})
+		} else {
+			_, err = io.Copy(struct{ io.Writer }{&out}, struct{ io.Reader }{pb})
+		}
+		require.NoError(t, err)
+		assert.Equal(t, 8*bodyChunk, out.Len(), "WriteTo %v", writeTo)
+		assert.GreaterOrEqual(t, calls, 8, "WriteTo %v", writeTo)
+		require.NoError(t, pb.Close())
 	}
 }

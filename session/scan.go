@@ -163,8 +163,10 @@ func (s *scanner) stringEnd() (end int, escaped bool, err error) {
 }
 
 // scanString is stringEnd; with check set, it also reports whether the
-// string's body is what JSON.stringify writes for its decoded form (see
-// stringifyWrites, which decides the same for a scanned body).
+// string's body is what JSON.stringify writes for its decoded form (so
+// that the line can be rebuilt after decoding it in place, see
+// inplace.go): its raw bytes are valid UTF-8 and each escape is one
+// JSON.stringify writes.
 func (s *scanner) scanString(check bool) (end int, escaped, stringified bool, err error) {
 	i := s.pos + 1
 	d := s.data

@@ -20,6 +20,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -35,9 +36,79 @@ import (
 	"time"
 
 	"github.com/lunar-cli/lunar/agent/llmtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var resumeEntries = flag.Int("resume-entries", 100_000, "entries of the session BenchmarkResumeLarge resumes")
+
+// largeSessionCode is the text of writeLargeSession's tool results as
+// JSON.stringify writes it (escaped), largeSessionProse that of its
+// replies (nothing to escape).
+var (
+	largeSessionCode  = strings.Repeat(`func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tif err := s.check(r); err != nil {\n\t\thttp.Error(w, \"bad <request>\", 400)\n\t}\n}\n`, 11)
+	largeSessionProse = strings.Repeat("The handler validates the request before dispatching it; errors are reported with a 400 status. ", 8)
+)
+
+// TestResumeLargeSessionRequest resumes a session large enough for its
+// request body to be streamed (over 8 MB) with either API and checks that
+// every message goes out with its text: the tool results' code (escaped
+// in the file, decoded in place when loaded), the replies' prose (no
+// escapes: read where it lies in the file), and the new prompt last.
+func TestResumeLargeSessionRequest(t *testing.T) {
+	const n = 10_000 // entries, about 13 MB: a body of about 10 MB, over streamBodyMin
+	for _, api := range []string{llmtest.APIOpenAI, llmtest.APIAnthropic} {
+		t.Run(api, func(t *testing.T) {
+			srv := llmtest.New(t)
+			srv.Reply(llmtest.Text("ok"))
+			home, cwd := t.TempDir(), t.TempDir()
+			apiField, url := "", srv.URL()
+			if api == llmtest.APIAnthropic {
+				apiField, url = `"api": "anthropic-messages", `, srv.RootURL()
+			}
+			// A window the session fits in, so that it is sent as it is.
+			cfg := fmt.Sprintf(`{"compaction": {"enabled": false}, "providers": {"big": {%s"base_url": %q, "api_key": "sk-test", "models": [{"id": "big-model", "context_window": 1000000000}]}}}`,
+				apiField, url)
+			require.NoError(t, os.MkdirAll(filepath.Join(home, "config"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(home, "config", "config.json"), []byte(cfg), 0o644))
+			file := filepath.Join(t.TempDir(), "large.jsonl")
+			size := writeLargeSession(t, file, cwd, n, api, "big", "big-model")
+			require.Greater(t, size, int64(8<<20), "large enough to be streamed")
+
+			cmd := exec.Command(lunarBin, "--session", file, "-p", "next")
+			cmd.Dir = cwd
+			cmd.Env = append(os.Environ(), "LUNAR_HOME="+home, "NO_COLOR=1", "LUNAR_MAX_RETRIES=0")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			require.NoError(t, cmd.Run(), stderr.String())
+			assert.Equal(t, "ok\n", stdout.String())
+
+			reqs := srv.Requests()
+			require.Equal(t, 1, len(reqs), "one request")
+			body := reqs[0].Body
+			results, replies := 0, 0
+			for i := 1; i < n; i++ {
+				switch i % 4 {
+				case 3:
+					results++
+				case 0, 2:
+					replies++
+				}
+			}
+			assert.Equal(t, results, bytes.Count(body, []byte(largeSessionCode)), "every tool result's code, escaped as in the file")
+			assert.Equal(t, replies, bytes.Count(body, []byte(largeSessionProse)), "every reply's prose")
+			msgs, _ := reqs[0].JSON["messages"].([]any)
+			want := n // the n-1 messages of the file and the prompt
+			if api == llmtest.APIOpenAI {
+				want++ // the system prompt
+			}
+			require.Equal(t, want, len(msgs), "messages")
+			last, _ := msgs[len(msgs)-1].(map[string]any)
+			assert.Equal(t, "user", last["role"])
+			assert.Contains(t, fmt.Sprint(last["content"]), "next")
+		})
+	}
+}
 
 // writeLargeSession writes a session of n entries in pi's format whose
 // own model is provider/model of api: user prompts, assistant replies
@@ -51,8 +122,7 @@ func writeLargeSession(tb testing.TB, path, cwd string, n int, api, provider, mo
 	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
 	q := strconv.Quote // the texts below need no escapes JSON and Go quote differently
-	code := strings.Repeat(`func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tif err := s.check(r); err != nil {\n\t\thttp.Error(w, \"bad <request>\", 400)\n\t}\n}\n`, 11)
-	prose := strings.Repeat("The handler validates the request before dispatching it; errors are reported with a 400 status. ", 8)
+	code, prose := largeSessionCode, largeSessionProse
 	sig := "reasoning_content"
 	if api == llmtest.APIAnthropic {
 		sig = "EqQBCkYIBRgCKkC"

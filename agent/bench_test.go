@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,52 @@ func BenchmarkTurnRequest(b *testing.B) {
 				size = len(rb.bytes())
 			}
 			b.ReportMetric(float64(size)/1024, "body-KiB")
+		})
+	}
+}
+
+// BenchmarkResumeRequest100k is the first request after resuming a
+// session of 100,000 messages (25,000 tool-using turns): the context from
+// the session, the provider's request and its JSON body, streamed in
+// chunks as it is sent (issue #27 item 3). cpu-ns/op is the process's CPU
+// time per op.
+func BenchmarkResumeRequest100k(b *testing.B) {
+	for _, api := range []string{APIOpenAICompletions, APIAnthropicMessages} {
+		b.Run(api, func(b *testing.B) {
+			s := benchSession(b, 25_000, api)
+			a := &Agent{Session: s, Model: Model{Provider: "bench", ID: "m", API: api, BaseURL: "http://127.0.0.1:1/v1", MaxTokens: 8192},
+				SystemPrompt: "You are a coding assistant.", NewProvider: func(Model) (Provider, error) { return nil, nil }}
+			r := &run{a: a, ctx: context.Background(), systemPrompt: a.SystemPrompt}
+			var size int64
+			cpu := cpuTime()
+			b.ResetTimer()
+			for b.Loop() {
+				req, _, err := r.request()
+				if err != nil {
+					b.Fatal(err)
+				}
+				var rb *requestBody
+				if api == APIOpenAICompletions {
+					rb, _, err = openAIRequest(req)
+				} else {
+					rb, _, err = anthropicRequest(req)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !rb.stream() {
+					b.Fatal("a body this large is streamed")
+				}
+				body := rb.reader()
+				if size, err = io.Copy(io.Discard, body); err != nil {
+					b.Fatal(err)
+				}
+				body.Close()
+			}
+			if cpu := cpuTime() - cpu; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
+			b.ReportMetric(float64(size)/(1<<20), "body-MiB")
 		})
 	}
 }

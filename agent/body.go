@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -104,14 +105,6 @@ func (w *jsonWriter) arguments(args json.RawMessage) {
 	w.str(unsafe.String(&args[0], len(args))) // read only, for this call
 }
 
-// jsonSafe marks the ASCII bytes a JSON string holds as they are.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 const hexDigit = "0123456789abcdef"
 
 // appendJSONString appends s quoted; sanitize drops lone surrogates
@@ -127,12 +120,11 @@ func appendJSONString(b []byte, s string, sanitize bool) []byte {
 func appendJSONBody(b []byte, s string, sanitize bool) []byte {
 	start := 0
 	for i := 0; i < len(s); {
+		if i += session.PlainLen(s[i:]); i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
 			b = session.AppendEscape(append(b, s[start:i]...), c)
 			i++
 			start = i
@@ -403,9 +395,76 @@ func (rb *requestBody) bytes() []byte {
 	return w.buf
 }
 
-// reader streams the body: a goroutine encodes it while the connection
-// reads it; closing the reader stops the encoder.
-func (rb *requestBody) reader() io.ReadCloser {
+// reader streams the body. net/http's HTTP/1 transport copies it with
+// WriteTo: the body is then encoded straight into the connection, a write
+// of bodyChunk bytes at a time. A transport that reads it instead (HTTP/2)
+// gets it from a goroutine that encodes it while the connection reads;
+// closing the reader stops the encoder either way.
+func (rb *requestBody) reader() io.ReadCloser { return &bodyReader{rb: rb} }
+
+// bodyReader is a streamed body (see reader).
+type bodyReader struct {
+	rb     *requestBody
+	mu     sync.Mutex
+	pr     *io.PipeReader // the encoding goroutine's, from the first Read
+	closed bool
+}
+
+func (r *bodyReader) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	if r.pr == nil {
+		if r.closed {
+			r.mu.Unlock()
+			return 0, io.ErrClosedPipe
+		}
+		r.pr = r.rb.pipe()
+	}
+	pr := r.pr
+	r.mu.Unlock()
+	return pr.Read(p)
+}
+
+// WriteTo encodes the body into w, unless it is already being read.
+func (r *bodyReader) WriteTo(w io.Writer) (int64, error) {
+	r.mu.Lock()
+	pr, closed := r.pr, r.closed
+	r.mu.Unlock()
+	if pr != nil {
+		return io.Copy(w, pr)
+	}
+	if closed {
+		return 0, io.ErrClosedPipe
+	}
+	var n int64
+	jw := &jsonWriter{buf: make([]byte, 0, bodyChunk+bodyChunk/4), sink: func(b []byte) error {
+		r.mu.Lock()
+		closed := r.closed
+		r.mu.Unlock()
+		if closed {
+			return io.ErrClosedPipe
+		}
+		k, err := w.Write(b)
+		n += int64(k)
+		return err
+	}}
+	r.rb.encode(jw)
+	jw.flush(true)
+	return n, jw.err
+}
+
+func (r *bodyReader) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	if r.pr != nil {
+		return r.pr.Close()
+	}
+	return nil
+}
+
+// pipe starts a goroutine that encodes the body into a pipe and returns
+// the pipe's reader; closing it stops the encoder.
+func (rb *requestBody) pipe() *io.PipeReader {
 	pr, pw := io.Pipe()
 	go func() {
 		w := &jsonWriter{buf: make([]byte, 0, bodyChunk+bodyChunk/4), sink: func(b []byte) error {

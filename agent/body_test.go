@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -231,6 +232,66 @@ func TestJSONStringEscaping(t *testing.T) {
 			}
 		})
 	}
+}
+
+// appendJSONBodyByBytes is appendJSONBody a byte at a time (as it was
+// before it skipped plain text a word at a time).
+func appendJSONBodyByBytes(b []byte, s string, sanitize bool) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' {
+				b = session.AppendEscape(b, c)
+			} else {
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
+			b = append(b, s[i:i+size]...)
+			i += size
+			continue
+		}
+		if hi, ok := surrogateAt(s, i); ok {
+			if lo, ok := surrogateAt(s, i+3); ok && hi < 0xDC00 && lo >= 0xDC00 {
+				b = utf8.AppendRune(b, 0x10000+(hi-0xD800)<<10+(lo-0xDC00))
+				i += 6
+				continue
+			}
+			if !sanitize {
+				b = fmt.Appendf(b, `\u%04x`, hi)
+			}
+			i += 3
+			continue
+		}
+		b = append(b, "\uFFFD"...)
+		i++
+	}
+	return b
+}
+
+// FuzzJSONStringEscaping checks appendJSONBody against the byte-at-a-time
+// form, at every offset of the input (every byte in every lane of a word),
+// and that valid UTF-8 comes back from encoding/json as it went in.
+func FuzzJSONStringEscaping(f *testing.F) {
+	f.Add("a\"b\\c\nd\re\tf\bg\fh\x01i\x1f <a>&\u2028 😀 a" + lone + "\xed\xb8\x80b \xff" + lone + "x")
+	f.Add(strings.Repeat("func main() {\n\tfmt.Println(\"hi\")\n}\n", 3))
+	f.Fuzz(func(t *testing.T, s string) {
+		for i := range len(s) {
+			for _, sanitize := range []bool{false, true} {
+				got, want := appendJSONBody(nil, s[i:], sanitize), appendJSONBodyByBytes(nil, s[i:], sanitize)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("appendJSONBody(%q, %v) = %q, want %q", s[i:], sanitize, got, want)
+				}
+			}
+		}
+		if utf8.ValidString(s) {
+			var back string
+			require.NoError(t, json.Unmarshal(appendJSONString(nil, s, false), &back))
+			require.Equal(t, s, back)
+		}
+	})
 }
 
 func TestJSBlank(t *testing.T) {
@@ -525,5 +586,59 @@ func TestStreamedBodyStopsWithTheRequest(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the encoder still runs after the body was closed")
+	}
+}
+
+// TestStreamedBodyWritesItself: over HTTP/1 the transport, through the
+// stall guard, copies a streamed body with its WriteTo: encoded straight
+// into the connection, without the pipe and its goroutine.
+func TestStreamedBodyWritesItself(t *testing.T) {
+	var got []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		got, _ = io.ReadAll(r.Body)
+	}))
+	defer srv.Close()
+	chunk := strings.Repeat("0123456789", 100)
+	rb := &requestBody{estimate: 1 << 30, encode: func(w *jsonWriter) {
+		for range 5000 {
+			w.raw(chunk)
+			w.flush(false)
+		}
+	}}
+	body := rb.reader()
+	req, err := http.NewRequest(http.MethodPost, srv.URL, body)
+	require.NoError(t, err)
+	req.ContentLength = -1
+	res, err := guardedClient(&http.Client{}, time.Minute, time.Minute).Do(req)
+	require.NoError(t, err)
+	require.NoError(t, res.Body.Close())
+	assert.Equal(t, strings.Repeat(chunk, 5000), string(got))
+	assert.Nil(t, body.(*bodyReader).pr, "the body was never read through the pipe")
+}
+
+// TestProgressBodyWrites: a body copied with WriteTo signals progress on
+// each write, as one read with Read does on each read; both give the body.
+func TestProgressBodyWrites(t *testing.T) {
+	chunk := strings.Repeat("x", bodyChunk)
+	rb := &requestBody{estimate: 1 << 30, encode: func(w *jsonWriter) {
+		for range 8 {
+			w.raw(chunk)
+			w.flush(false)
+		}
+	}}
+	for _, writeTo := range []bool{true, false} {
+		calls := 0
+		pb := &progressBody{ReadCloser: rb.reader(), progress: func() { calls++ }}
+		var out bytes.Buffer
+		var err error
+		if writeTo {
+			_, err = pb.WriteTo(struct{ io.Writer }{&out})
+		} else {
+			_, err = io.Copy(struct{ io.Writer }{&out}, struct{ io.Reader }{pb})
+		}
+		require.NoError(t, err)
+		assert.Equal(t, 8*bodyChunk, out.Len(), "WriteTo %v", writeTo)
+		assert.GreaterOrEqual(t, calls, 8, "WriteTo %v", writeTo)
+		require.NoError(t, pb.Close())
 	}
 }

@@ -194,6 +194,27 @@ func (b *progressBody) Read(p []byte) (int, error) {
 	return b.ReadCloser.Read(p)
 }
 
+// WriteTo lets the transport copy a body that writes itself (a streamed
+// request body, see requestBody.reader) with its WriteTo, each write
+// counting as progress.
+func (b *progressBody) WriteTo(w io.Writer) (int64, error) {
+	if wt, ok := b.ReadCloser.(io.WriterTo); ok {
+		return wt.WriteTo(progressWriter{w, b.progress})
+	}
+	return io.Copy(w, struct{ io.Reader }{b}) // Read, not this method again
+}
+
+// progressWriter calls progress before each write.
+type progressWriter struct {
+	w        io.Writer
+	progress func()
+}
+
+func (p progressWriter) Write(b []byte) (int, error) {
+	p.progress()
+	return p.w.Write(b)
+}
+
 // idleBody is a response body whose every read must return within the
 // idle timeout. The clock only runs while a read waits, so a slow
 // consumer is never taken for a silent provider.

@@ -70,24 +70,35 @@ func writeBenchSession(tb testing.TB, dir string, n int) (string, int64) {
 }
 
 // BenchmarkLoad100k loads a 100k-entry session; alloc/file is the bytes
-// allocated per load divided by the file size.
-func BenchmarkLoad100k(b *testing.B) {
-	path, size := writeBenchSession(b, b.TempDir(), 100_000)
+// allocated per load divided by the file size, cpu-ns/op the process's
+// CPU time per load (both decoding workers and the garbage collector).
+func BenchmarkLoad100k(b *testing.B) { benchLoad(b, 100_000) }
+
+// BenchmarkLoad1k is BenchmarkLoad100k on 1,000 entries (one decoding
+// worker).
+func BenchmarkLoad1k(b *testing.B) { benchLoad(b, 1000) }
+
+func benchLoad(b *testing.B, n int) {
+	path, size := writeBenchSession(b, b.TempDir(), n)
 	b.SetBytes(size)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
+	cpu := cpuTime()
 	b.ResetTimer()
 	for b.Loop() {
 		s, err := Load(path)
-		if err != nil || len(s.Entries()) != 100_000 {
+		if err != nil || len(s.Entries()) != n {
 			b.Fatal(err)
 		}
 	}
 	b.StopTimer()
+	if cpu := cpuTime() - cpu; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(size), "alloc/file")
-	b.ReportMetric(float64(size)/100_000, "B/entry")
+	b.ReportMetric(float64(size)/float64(n), "B/entry")
 
 	// The heap a loaded session keeps, relative to the file size.
 	runtime.GC()

@@ -79,6 +79,11 @@ func FuzzLoad(f *testing.F) {
 		}
 
 		s := fromParsed(p)
+		for i, e := range s.entries {
+			if s.parent[i] != s.parentOf(e) {
+				t.Fatalf("entry %d: parent %d, the index says %d", i, s.parent[i], s.parentOf(e))
+			}
+		}
 		s.Tree()
 		ctx := s.BuildContext()
 		msgs := make([]Message, 0, len(ctx.Messages))

@@ -50,22 +50,19 @@ func (l *inPlaceLine) rebuild() []byte {
 type inPlace struct {
 	lineStart int // offset of the current line in the scanner's data
 	patches   []patch
-	tmp, esc  []byte
 }
 
-// decode tries to decode the escaped string body data[start:end] in place
-// and returns the string sharing its memory.
+// decode decodes the escaped string body data[start:end], which the
+// scanner found to be what JSON.stringify writes for it, in place and
+// returns the string sharing its memory.
 func (ip *inPlace) decode(data []byte, start, end int) (string, bool) {
 	if end-ip.lineStart >= 1<<31 {
 		return "", false
 	}
 	body := data[start:end]
-	ip.tmp = unescape(ip.tmp[:0], body)
-	ip.esc = appendJSString(ip.esc[:0], unsafe.String(unsafe.SliceData(ip.tmp), len(ip.tmp)))
-	if len(ip.esc) != len(body)+2 || !bytes.Equal(ip.esc[1:len(ip.esc)-1], body) {
-		return "", false
-	}
-	n := copy(body, ip.tmp)
+	// The decoded form is never longer than the escaped one: unescape
+	// writes each byte at or before the one it reads.
+	n := len(unescape(body[:0:len(body)], body))
 	if n == 0 {
 		return "", false
 	}

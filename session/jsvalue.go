@@ -8,23 +8,32 @@ package session
 import (
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
 const hexDigits = "0123456789abcdef"
 
-// shortEscapes are the bytes JSON escapes with a backslash and one letter,
-// and shortEscaped those letters.
-const shortEscapes, shortEscaped = "\"\\\b\f\n\r\t", "\"\\bfnrt"
+// shortEscapes are the bytes JSON escapes with a backslash and one letter.
+const shortEscapes = "\"\\\b\f\n\r\t"
 
 // AppendEscape appends JSON's escape of c, an ASCII byte a JSON string
 // cannot hold as it is ('"', '\\' or a control character): a backslash
 // and a letter where JSON has one (\n, \t, ...), otherwise \u00XX in
 // lowercase hex, as JSON.stringify writes it.
 func AppendEscape(b []byte, c byte) []byte {
-	if k := strings.IndexByte(shortEscapes, c); k >= 0 {
-		return append(b, '\\', shortEscaped[k])
+	switch c {
+	case '"', '\\':
+		return append(b, '\\', c)
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
 	}
 	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 }
@@ -37,12 +46,11 @@ func appendJSString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if i += PlainLen(s[i:]); i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = AppendEscape(append(b, s[start:i]...), c)
 			i++
 			start = i

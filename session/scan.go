@@ -9,9 +9,11 @@ package session
 // file size. The file buffer is never written to after loading.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -156,42 +158,96 @@ func (s *scanner) key(scratch *[]byte) ([]byte, error) {
 // string has escapes. Raw control characters are rejected as JSON.parse
 // does.
 func (s *scanner) stringEnd() (end int, escaped bool, err error) {
+	end, escaped, _, err = s.scanString(false)
+	return end, escaped, err
+}
+
+// scanString is stringEnd; with check set, it also reports whether the
+// string's body is what JSON.stringify writes for its decoded form (so
+// that the line can be rebuilt after decoding it in place, see
+// inplace.go): its raw bytes are valid UTF-8 and each escape is one
+// JSON.stringify writes.
+func (s *scanner) scanString(check bool) (end int, escaped, stringified bool, err error) {
 	i := s.pos + 1
 	d := s.data
+	stringified = check
 	for i < len(d) {
+		i += plainLen(d[i:], stringified)
+		if i >= len(d) {
+			break
+		}
 		c := d[i]
 		switch {
 		case c == '"':
 			s.pos = i + 1
-			return i, escaped, nil
+			return i, escaped, stringified, nil
 		case c == '\\':
 			escaped = true
 			if i+1 >= len(d) {
 				s.pos = i
-				return 0, false, s.errorf("unterminated escape")
+				return 0, false, false, s.errorf("unterminated escape")
 			}
 			switch d[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case '/':
+				stringified = false
 				i += 2
 			case 'u':
 				if i+6 > len(d) || !isHex4(d[i+2:i+6]) {
 					s.pos = i
-					return 0, false, s.errorf("bad \\u escape")
+					return 0, false, false, s.errorf("bad \\u escape")
+				}
+				if stringified {
+					stringified = stringifiedEscape(d, i)
 				}
 				i += 6
 			default:
 				s.pos = i
-				return 0, false, s.errorf("bad escape \\%c", d[i+1])
+				return 0, false, false, s.errorf("bad escape \\%c", d[i+1])
 			}
 		case c < 0x20:
 			s.pos = i
-			return 0, false, s.errorf("control character in string")
+			return 0, false, false, s.errorf("control character in string")
+		case c >= utf8.RuneSelf && stringified:
+			r, size := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && size == 1 {
+				stringified = false
+			}
+			i += size
 		default:
 			i++
 		}
 	}
 	s.pos = i
-	return 0, false, s.errorf("unterminated string")
+	return 0, false, false, s.errorf("unterminated string")
+}
+
+// stringifiedEscape reports whether the valid \u escape at b[i:] is one
+// JSON.stringify writes: lowercase hex, for a control character without
+// a short escape or for a surrogate that is not the high half of an
+// escaped pair (such a pair decodes to a character written as it is).
+func stringifiedEscape(b []byte, i int) bool {
+	hex := b[i+2 : i+6]
+	for _, h := range hex {
+		if 'A' <= h && h <= 'F' {
+			return false
+		}
+	}
+	switch r := hexVal(hex); {
+	case r < 0x20:
+		return strings.IndexByte(shortEscapes, byte(r)) < 0
+	case 0xD800 <= r && r < 0xDC00:
+		if i+12 <= len(b) && b[i+6] == '\\' && b[i+7] == 'u' && isHex4(b[i+8:i+12]) {
+			if lo := hexVal(b[i+8 : i+12]); 0xDC00 <= lo && lo < 0xE000 {
+				return false
+			}
+		}
+		return true
+	case 0xDC00 <= r && r < 0xE000:
+		return true
+	}
+	return false
 }
 
 func isHex4(b []byte) bool {
@@ -226,9 +282,9 @@ func unescape(dst, src []byte) []byte {
 	for i := 0; i < len(src); {
 		c := src[i]
 		if c != '\\' {
-			j := i + 1
-			for j < len(src) && src[j] != '\\' {
-				j++
+			j := len(src)
+			if k := bytes.IndexByte(src[i+1:], '\\'); k >= 0 {
+				j = i + 1 + k
 			}
 			dst = append(dst, src[i:j]...)
 			i = j
@@ -275,7 +331,7 @@ func (s *scanner) str() (string, error) {
 		return "", s.errorf("want a string")
 	}
 	start := s.pos + 1
-	end, escaped, err := s.stringEnd()
+	end, escaped, stringified, err := s.scanString(s.inPlace != nil)
 	if err != nil {
 		return "", err
 	}
@@ -286,7 +342,7 @@ func (s *scanner) str() (string, error) {
 		}
 		return string(body), nil
 	}
-	if s.inPlace != nil && len(body) >= inPlaceMin {
+	if stringified && len(body) >= inPlaceMin {
 		if v, ok := s.inPlace.decode(s.data, start, end); ok {
 			return v, nil
 		}

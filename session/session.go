@@ -255,8 +255,10 @@ func fromParsed(p *parsed) *Session {
 	s.warnings = p.warnings
 	s.entries = p.entries
 	s.index = make(map[string]int32, len(p.entries))
+	dups := false
 	for i, e := range s.entries {
 		if j, dup := s.index[e.ID]; dup {
+			dups = true
 			s.warnings = append(s.warnings, fmt.Sprintf("duplicate entry id %q (entries %d and %d); lookups find the later one", e.ID, j+1, i+1))
 		}
 		s.index[e.ID] = int32(i)
@@ -264,6 +266,12 @@ func fromParsed(p *parsed) *Session {
 	}
 	s.parent = make([]int32, len(s.entries))
 	for i, e := range s.entries {
+		// Most entries follow their parent: without duplicate ids, the
+		// entry before is the one the index would find.
+		if i > 0 && !dups && e.ParentID != "" && e.ParentID == s.entries[i-1].ID && e.ParentID != e.ID {
+			s.parent[i] = int32(i - 1)
+			continue
+		}
 		s.parent[i] = s.parentOf(e)
 	}
 	s.leaf = int32(len(s.entries)) - 1

@@ -91,7 +91,7 @@ func BenchmarkResumeRequest100k(b *testing.B) {
 	for _, api := range []string{APIOpenAICompletions, APIAnthropicMessages} {
 		b.Run(api, func(b *testing.B) {
 			s := benchSession(b, 25_000, api)
-			a := &Agent{Session: s, Model: Model{Provider: "bench", ID: "m", API: api, BaseURL: "http://127.0.0.1:1/v1", MaxTokens: 8192},
+			a := &agent{Session: s, Model: Model{Provider: "bench", ID: "m", API: api, BaseURL: "http://127.0.0.1:1/v1", MaxTokens: 8192},
 				SystemPrompt: "You are a coding assistant.", NewProvider: func(Model) (Provider, error) { return nil, nil }}
 			r := &run{a: a, ctx: context.Background(), systemPrompt: a.SystemPrompt}
 			var size int64

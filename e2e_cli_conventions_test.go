@@ -91,8 +91,7 @@ func TestSessionsTitlesAreTheUsersWords(t *testing.T) {
 	r := e.run("", "@notes.txt", "-p", "summarise this")
 	require.Equal(t, 0, r.code, r.stderr)
 
-	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
-	p := re.start()
+	p := e.start()
 	p.line("!echo from the shell")
 	p.expect("from the shell")
 	p.expect("> ")
@@ -150,9 +149,8 @@ func TestPromptLargerThanTheWindowIsRefused(t *testing.T) {
 	assert.Regexp(t, `prompt too large: about 1,1\d\d,\d\d\d tokens, and openai/gpt-4\.1's context window is 1,047,576 tokens; nothing was sent`, r.stderr)
 	assert.Empty(t, e.srv.Requests())
 
-	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
 	e.srv.Reply(llmtest.Text("small is fine"))
-	p := re.start()
+	p := e.start()
 	p.line("what about @big.txt")
 	p.expect("prompt too large: about 1,1")
 	p.expect("> ")

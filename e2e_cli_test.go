@@ -71,7 +71,7 @@ func TestCLIFileArgumentsOneShot(t *testing.T) {
 
 // On a terminal, an argument opens the REPL with it as the first message.
 func TestCLIPositionalPromptOpensREPL(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("hello from the model"))
 	e.srv.Reply(llmtest.Text("second reply"))
 	p := e.start("tell me hello")
@@ -244,7 +244,7 @@ func TestCLITemperatureAndMaxTokens(t *testing.T) {
 // TERM=dumb: no escape sequences at all (colours, spinner, line editing,
 // redrawn lines), even with colours allowed.
 func TestCLITermDumbHasNoEscapes(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Thinking("pondering").Split(3), llmtest.Text("plain **answer**").Split(3))
 	base := []string{"--model", "openai/gpt-4.1", "--base-url", e.srv.URL(), "--api-key", "sk-test", "--yes"}
 	env := append(os.Environ(), "LUNAR_HOME="+e.home, "LUNAR_MAX_RETRIES=0")

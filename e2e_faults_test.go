@@ -114,22 +114,14 @@ func TestFaultBashChildrenDieWithLunar(t *testing.T) {
 		}
 	})
 	cmd := e.cmd("", "-p", "run it")
-	require.NoError(t, cmd.Start())
-	deadline := time.Now().Add(15 * time.Second)
-	for pidOf("shell.pid") == 0 || pidOf("child.pid") == 0 {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatal("the command never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	done := e.startCmd(cmd)
+	waitFor(t, func() bool { return pidOf("shell.pid") > 0 && pidOf("child.pid") > 0 }, func() string { return "the command never started" })
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_ = cmd.Wait()
+	<-done
 	start := time.Now()
 	for _, name := range []string{"shell.pid", "child.pid"} {
 		pid := pidOf(name)
-		assert.True(t, waitDead(pid, 5*time.Second), "%s (pid %d) died with lunar", name, pid)
+		assertDies(t, pid, 5*time.Second, "%s (pid %d) died with lunar", name, pid)
 	}
 	t.Logf("the command's processes were gone %v after lunar was killed", time.Since(start).Round(time.Millisecond))
 }

@@ -132,7 +132,7 @@ lunar.on("agent.start", function(_, ctx) ctx.ui.print("config_dir " .. tostring(
 // leaving waits for it.
 func TestSlowCompactHandlerDoesNotHoldUpCompact(t *testing.T) {
 	const slow = 6 * time.Second
-	e := newReplEnv(t)
+	e := newE2E(t)
 	writeFile(t, e.home+"/config/config.json", `{"compaction": {"keep_recent_tokens": 50}}`)
 	hook := tmpHook(t, "slow.lua", `
 local time = require("time")
@@ -444,7 +444,7 @@ end })
 		{"kitty", "KITTY_WINDOW_ID=3", "\x1b]99;i=1:d=0;lu;nar\x1b\\\x1b]99;i=1:p=body;build done\\x1b]0;pwned\\x07 ok next\x1b\\", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newReplEnv(t)
+			e := newE2E(t)
 			e.env = append(clean, tc.env)
 			p := e.start("-e", hook)
 			p.line("/done done")

@@ -58,9 +58,8 @@ func TestModelChangeSource(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "model.change set gpt-4.1 -> gpt-4.1-mini")
 
-	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
 	writeFile(t, filepath.Join(e.home, "config", "config.json"), `{"models": ["openai/gpt-4.1", "openai/gpt-4.1-mini"]}`)
-	p := re.start("-e", smallerHook(t))
+	p := e.start("-e", smallerHook(t))
 	p.line("/model next")
 	p.expect("model.change cycle gpt-4.1 -> gpt-4.1-mini")
 	p.line("/model openai/gpt-4.1")

@@ -269,7 +269,7 @@ end)`
 // "always" allows such commands for the rest of the session; edits show
 // their diff.
 func TestREPLPermissionDialog(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.ask = true
 	writeFile(t, filepath.Join(e.cwd, "notes.txt"), "one\ntwo\nthree\n")
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo approved"}`))
@@ -321,7 +321,7 @@ func TestREPLPermissionDialog(t *testing.T) {
 }
 
 func TestREPLPermissionsCommand(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.ask = true
 	writeFile(t, filepath.Join(e.home, "config", "config.json"), `{"permissions": {"allow": ["bash: ls *"], "deny": ["bash: rm *"]}}`)
 	e.srv.Reply(llmtest.ToolCall("write", `{"path":"refused.txt","content":"x"}`))
@@ -427,7 +427,7 @@ func TestPermissionsLongCommandOneShot(t *testing.T) {
 // which then allowed timeout 5 anything), and a loop offers no rule (it
 // offered "bash: for *", "bash: do *", …).
 func TestREPLPermissionAlwaysNamesTheRealCommand(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.ask = true
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"timeout 5 echo wrapped"}`))
 	e.srv.Reply(llmtest.Text("first done"))

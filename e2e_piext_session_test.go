@@ -66,8 +66,7 @@ func TestPiExtTodoSurvivesResumeAndBranch(t *testing.T) {
 	assert.Len(t, e.srv.Requests(), 4, "/todos is not a prompt")
 
 	// /branch back to the first change: the list is what it was there.
-	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
-	p := re.start("-c", "-e", hook)
+	p := e.start("-c", "-e", hook)
 	p.line("/branch " + todos[0].ID)
 	p.expect("now at " + todos[0].ID)
 	p.line("/todos")
@@ -177,7 +176,7 @@ func TestPiExtInputTransformOneShot(t *testing.T) {
 }
 
 func TestPiExtInputTransformREPL(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("hi there"))
 	p := e.start("-e", piHook(t, "input-transform.lua"))
 	p.line("ping")
@@ -206,8 +205,7 @@ func TestChatMessageSource(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "source=extension text=three")
 
-	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
-	p := re.start("-e", hook)
+	p := e.start("-e", hook)
 	p.line("four")
 	p.expect("source=interactive text=four")
 	p.expect("ok")
@@ -264,7 +262,7 @@ func TestSendSteerJoinsTheRunningTurn(t *testing.T) {
 // ctx.ui.print in the REPL goes through the view: on its own line,
 // before the reply.
 func TestUIPrintInREPL(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("the answer"))
 	p := e.start("-e", piHook(t, "system-prompt-header.lua"))
 	p.line("hello")

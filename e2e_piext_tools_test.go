@@ -190,7 +190,7 @@ func TestPiExtBashSpawnHookIsStillGated(t *testing.T) {
 // command reach the model from the next call; a removed one, and one a
 // hook disabled, no longer do; /hooks shows what is disabled.
 func TestPiExtDynamicTools(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("shout", `{"message":"hi"}`))
 	e.srv.Reply(llmtest.Text("first done"))
 	e.srv.Reply(llmtest.Text("second done"))

@@ -188,7 +188,7 @@ func TestPruneNothingToPrune(t *testing.T) {
 }
 
 func TestPruneREPLSelection(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"seq 1 1000"}`))
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hello"}`))
 	e.srv.Reply(llmtest.Text("read them"))

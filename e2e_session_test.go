@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -440,16 +439,8 @@ func TestSessionInUseByAnotherRun(t *testing.T) {
 	first := e.cmd("", "--session", s.ID(), "-p", "q2")
 	var out syncBuffer
 	first.Stdout = &out
-	require.NoError(t, first.Start())
-	defer func() {
-		_ = first.Process.Kill()
-		_ = first.Wait()
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for out.String() != "slow" && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	require.Equal(t, "slow", out.String())
+	e.startCmd(first) // killed at the test's end
+	waitFor(t, func() bool { return out.String() == "slow" }, func() string { return "the first run's reply never started: " + out.String() })
 
 	r := e.run("", "-c", "-p", "q3")
 	assert.Equal(t, 1, r.code)

@@ -177,7 +177,7 @@ process.stdout.write(JSON.stringify({ block: formatSkillsForPrompt(r.skills), di
 // project's skill files; once trusted, /skill:name sends the skill, and a
 // changed skill asks again (skills are hashed like hooks.d and prompts).
 func TestREPLSkillTrustAndCommand(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.env = append(e.env, "HOME="+filepath.Join(e.home, "home"))
 	file := writeSkill(t, filepath.Join(e.cwd, ".lunar", "skills"), "deploy", "name: deploy\ndescription: Deploys the service", "Run make deploy.")
 	e.srv.SetDefault(llmtest.Text("deployed"))

@@ -86,7 +86,7 @@ func TestTemplateNameClashCommandWins(t *testing.T) {
 // /help lists templates with their descriptions: the front matter's (after
 // its argument-hint), else the first line of the body; Tab completes them.
 func TestTemplateHelpListsDescription(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	writeFile(t, filepath.Join(e.home, "config", "prompts", "review.md"), reviewTemplate)
 	writeFile(t, filepath.Join(e.home, "config", "prompts", "plain.md"), "\n\nExplain $1 in simple words\n")
 	p := e.start()
@@ -108,7 +108,7 @@ func TestTemplateHelpListsDescription(t *testing.T) {
 // In the REPL a project's templates are part of the trust question: listed,
 // loaded once trusted, and asked about again when one changes.
 func TestTemplateREPLProjectTrustQuestion(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	tpl := filepath.Join(e.cwd, ".lunar", "prompts", "fix.md")
 	writeFile(t, tpl, "Fix issue $1 now")
 

@@ -63,7 +63,7 @@ func TestToolArgsOneReadingOneShot(t *testing.T) {
 // spelling of "command" gets no dialog (it showed the first and ran the
 // second); the next call's dialog shows the command that runs.
 func TestREPLDialogShowsWhatRuns(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.ask = true
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo shown","Command":"touch pwned.txt"}`))
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch second.txt"}`))

@@ -84,7 +84,7 @@ func TestProjectConfigTrustAndKeys(t *testing.T) {
 // The REPL asks once whether the project's config and hooks may take
 // effect, and asks again when the config changes.
 func TestREPLProjectConfigTrust(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	cfg := filepath.Join(e.cwd, ".lunar", "config.json")
 	writeFile(t, cfg, `{"thinking": "high"}`)
 
@@ -124,7 +124,7 @@ func TestREPLProjectConfigTrust(t *testing.T) {
 // while the trust question is open do not run: what loads is exactly
 // what was hashed when the question was asked (issue 20, item 9).
 func TestREPLTrustSwapWhileAsking(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	dir := filepath.Join(e.cwd, ".lunar", "hooks.d")
 	hook := func(tag string) string {
 		return `local m = require("m"); require("fs").write("` + tag + `-hook.txt", m)`

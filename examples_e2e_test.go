@@ -220,11 +220,9 @@ func TestExampleTodo(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, one)
-	re := newReplEnv(t)
-	re.home, re.cwd, re.srv = e.home, e.cwd, e.srv
 	e.srv.Reply(llmtest.ToolCall("todo", `{"action":"list"}`))
 	e.srv.Reply(llmtest.Text("four"))
-	p := re.start("-c")
+	p := e.start("-c")
 	p.line("/todos")
 	p.expect("1. [x] write the tests")
 	p.expect("2. [ ] fix the bug")
@@ -244,7 +242,7 @@ func TestExampleTodo(t *testing.T) {
 }
 
 func TestExampleClearGuard(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	installExamples(t, e.home, "clear-guard.lua")
 	cfg := filepath.Join(e.home, "config", "config.json")
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"hooks": {"clear-guard": {"min_turns": 2}}}`), 0o644))
@@ -267,7 +265,7 @@ func TestExampleClearGuard(t *testing.T) {
 	p.line("y")
 	p.expect("new session ")
 	p.quit()
-	files := e.sessions()
+	files := e.sessionFiles()
 	require.Len(t, files, 2, "the cleared sessions are on disk; the new empty one is not written")
 
 	// Without a UI (a hook's ctx.new_session in one-shot) it is refused.
@@ -290,11 +288,11 @@ end })`), 0o644))
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "[info] new_session: nil, ")
 	assert.Contains(t, r.stderr, "clear-guard: This session has 2 user turns. Not cleared without a confirmation (no terminal to ask).")
-	assert.Len(t, e.sessions(), 2)
+	assert.Len(t, e.sessionFiles(), 2)
 }
 
 func TestExampleModelLog(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	installExamples(t, e.home, "model-log.lua")
 	e.srv.Reply(llmtest.Text("from mini"))
 	p := e.start()
@@ -671,7 +669,7 @@ func TestExampleMemoryHTTP(t *testing.T) {
 // through the hook's renderer (one line, the failing lines under it) and
 // the model reads in full; /test fix on a failure starts a turn on it.
 func TestExampleTestRunner(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	installExamples(t, e.home, "test-runner.lua")
 	cfg := filepath.Join(e.home, "config", "config.json")
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"hooks": {"test-runner": {"command": ["sh", "run-tests.sh"]}}}`), 0o644))

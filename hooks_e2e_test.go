@@ -7,7 +7,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -1138,20 +1137,6 @@ func TestHookPiEventNames(t *testing.T) {
 	}, got)
 }
 
-// hkGone reports whether pid has exited (or is a zombie) within d.
-func hkGone(pid int, d time.Duration) bool {
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			return true
-		}
-		if f := strings.Fields(string(data)); len(f) > 2 && f[2] == "Z" {
-			return true
-		}
-	}
-	return false
-}
-
 func TestInterruptStopsHookHandlers(t *testing.T) {
 	t.Run("command", func(t *testing.T) {
 		e := newHookE2E(t)
@@ -1172,7 +1157,7 @@ func TestInterruptStopsHookHandlers(t *testing.T) {
 		require.NoError(t, err)
 		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 		require.NoError(t, err)
-		assert.True(t, hkGone(pid, 5*time.Second), "the program lunar.exec started is killed")
+		assertDies(t, pid, 5*time.Second, "the program lunar.exec started is killed")
 	})
 	t.Run("event handler", func(t *testing.T) {
 		e := newHookE2E(t)

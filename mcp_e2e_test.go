@@ -232,7 +232,7 @@ func TestMCPServerNeverAnswers(t *testing.T) {
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(string(data))
 	require.NoError(t, err)
-	assert.True(t, waitDead(pid, 10*time.Second), "the hung server outlived lunar")
+	assertDies(t, pid, 10*time.Second, "the hung server outlived lunar")
 }
 
 // A project's .mcp.json starts nothing until the project is trusted.
@@ -259,7 +259,7 @@ func TestMCPProjectNeedsTrust(t *testing.T) {
 // command they run; trusted, /mcp lists them, their tools and prompts,
 // and a prompt runs as a command. A changed .mcp.json asks again.
 func TestREPLMCPProjectTrust(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	srv := goServer(t, "serve")
 	mcpFile := filepath.Join(e.cwd, ".lunar", "mcp.json")
 	writeMCP(t, mcpFile, map[string]any{"proj": srv})
@@ -394,13 +394,13 @@ func TestMCPServerDiesWithLunar(t *testing.T) {
 	}, 20*time.Second, 10*time.Millisecond)
 	require.NoError(t, cmd.Process.Kill())
 	<-done
-	assert.True(t, waitDead(pid, 10*time.Second), "the server outlived lunar's SIGKILL")
+	assertDies(t, pid, 10*time.Second, "the server outlived lunar's SIGKILL")
 }
 
 // The REPL's first prompt does not wait for MCP servers: they start on
 // the first prompt that needs tools.
 func TestREPLMCPStartsOnFirstPrompt(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	pidFile := filepath.Join(t.TempDir(), "srv.pid")
 	writeMCP(t, filepath.Join(e.home, "config", "mcp.json"), map[string]any{"t": goServer(t, "serve", mcptest.EnvPIDFile, pidFile)})
 	p := e.start()

@@ -17,7 +17,7 @@ import (
 const markdownAnswer = "# Plan\n\nUse **bold** and `code`.\n\n```go\nfunc main() {}\n```\n\n| key | value |\n|-----|------:|\n| a | 1 |\n"
 
 func TestREPLRendersMarkdownAnswer(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=") // colours on
 	e.srv.Reply(llmtest.Text(markdownAnswer))
 	p := e.start()
@@ -49,7 +49,7 @@ func TestREPLMarkdownOff(t *testing.T) {
 		"TERM=dumb": {"TERM=dumb"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			e := newReplEnv(t)
+			e := newE2E(t)
 			e.env = append([]string{"NO_COLOR="}, env...)
 			e.srv.Reply(llmtest.Text(markdownAnswer))
 			var args []string

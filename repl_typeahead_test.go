@@ -19,7 +19,7 @@ import (
 const waitTool = `{"command":"echo started; while [ ! -e go ]; do sleep 0.05; done; echo released"}`
 
 func TestREPLSteerAndFollowUp(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=")
 	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
 	e.srv.Reply(llmtest.Text("steered answer\n"))
@@ -51,7 +51,7 @@ func TestREPLSteerAndFollowUp(t *testing.T) {
 }
 
 func TestREPLTakeBackQueued(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
 	e.srv.Reply(llmtest.Text("done"))
 	e.srv.Reply(llmtest.Text("fixed answer"))
@@ -78,7 +78,7 @@ func TestREPLTakeBackQueued(t *testing.T) {
 }
 
 func TestREPLEscStopsRun(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("partial"), llmtest.Hang())
 	e.srv.Reply(llmtest.Text("next answer"))
 	p := e.start()

@@ -50,6 +50,7 @@ func (e *e2e) interrupt(ready func(stdout, stderr string) bool, args ...string) 
 }
 
 func TestAbortKeepsPartialReplyInBothAPIs(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -87,6 +88,7 @@ func TestAbortKeepsPartialReplyInBothAPIs(t *testing.T) {
 }
 
 func TestAbortBeforeTheReplyStarts(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Hang())
 	r := e.interrupt(func(string, string) bool { return len(e.srv.Requests()) == 1 }, "-p", "hello")
@@ -99,6 +101,7 @@ func TestAbortBeforeTheReplyStarts(t *testing.T) {
 }
 
 func TestAbortKillsTheBashProcessGroup(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	// a background grandchild and a foreground child; both must die
 	cmdline := `sleep 300 & echo $! > bg.pid; sh -c 'echo $$ > fg.pid; exec sleep 300'`
@@ -131,6 +134,7 @@ func TestAbortKillsTheBashProcessGroup(t *testing.T) {
 }
 
 func TestBashToolTimeout(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo started; sleep 30","timeout":0.5}`))
 	e.srv.Reply(llmtest.Text("It timed out."))
@@ -150,6 +154,7 @@ func TestBashToolTimeout(t *testing.T) {
 }
 
 func TestBashToolErrorsGoBackToTheModel(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo oops >&2; exit 3"}`),
 		llmtest.ToolCall("bash", `{"timeout":"soon"}`),
@@ -171,6 +176,7 @@ func TestBashToolErrorsGoBackToTheModel(t *testing.T) {
 }
 
 func TestSecondInterruptEndsAtOnce(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	// A command that outlives SIGTERM, so the first interrupt waits for
 	// the kill grace; its trap says when that SIGTERM came, which is
@@ -203,6 +209,7 @@ func TestSecondInterruptEndsAtOnce(t *testing.T) {
 }
 
 func TestToolOutputIsTruncatedWithANote(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, filepath.Join(e.cwd, "big.txt"), strings.Repeat("line of text\n", 3000))
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"seq 1 5000"}`), llmtest.ToolCall("read", `{"path":"big.txt"}`))

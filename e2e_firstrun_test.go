@@ -47,6 +47,7 @@ func noKeysEnv(home string) []string {
 }
 
 func TestFirstRunWithoutKeyExplainsAndSavesNothing(t *testing.T) {
+	t.Parallel()
 	home, cwd, port := firstRunEnv(t)
 	cmd := exec.Command(lunarBin, "-p", "hello")
 	cmd.Dir, cmd.Env = cwd, noKeysEnv(home)
@@ -80,6 +81,7 @@ func TestFirstRunWithoutKeyExplainsAndSavesNothing(t *testing.T) {
 }
 
 func TestFirstRunWithoutKeyREPL(t *testing.T) {
+	t.Parallel()
 	home, cwd, port := firstRunEnv(t)
 	e := &e2e{t: t, home: home, cwd: cwd}
 	p := e.startBare(append(noKeysEnv(home), "TERM=xterm-256color"))

@@ -116,17 +116,7 @@ func (h *piDiff) piCmd(args ...string) *exec.Cmd {
 func (h *piDiff) pi(args ...string) result {
 	h.t.Helper()
 	h.t.Logf("$ pi %s", strings.Join(args, " "))
-	cmd := h.piCmd(args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(h.t, err)
-	}
-	return result{out.String(), errb.String(), code}
+	return h.e.exec(h.piCmd(args...))
 }
 
 // lunar runs lunar with exactly args: no model flags, so a resumed session
@@ -268,6 +258,7 @@ func (h *piDiff) checkBuild(t *testing.T, b piDiffBuild) {
 // stderr and pi's in lunar without warnings, and on either file both send
 // the same conversation; both ask for the same summaries.
 func TestPiCompactions(t *testing.T) {
+	t.Parallel()
 	lh, ph := newPiDiff(t), newPiDiff(t)
 	lb := lh.buildWithLunar()
 	pb := ph.buildWithPi()

@@ -45,6 +45,7 @@ func threeSessions(t *testing.T, e *e2e) []session.Info {
 }
 
 func TestSessionsListShortIDsAndJSON(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	infos := threeSessions(t, e)
 
@@ -106,6 +107,7 @@ func TestSessionsListShortIDsAndJSON(t *testing.T) {
 }
 
 func TestSessionsShowAndRemove(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo tool says hi"}`))
 	e.srv.Reply(llmtest.Text("The **tool** said hi."))
@@ -143,6 +145,7 @@ func TestSessionsShowAndRemove(t *testing.T) {
 
 // On a terminal, rm asks; only "y" removes.
 func TestSessionsRemoveAsks(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("kept or not"))
 	p := e.start()
@@ -173,6 +176,7 @@ func TestSessionsRemoveAsks(t *testing.T) {
 // --session takes a name or words of the first message; several matches
 // are listed.
 func TestSessionFlagByNameOrWords(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	infos := threeSessions(t, e)
 	byFirst := map[string]session.Info{}
@@ -205,6 +209,7 @@ func TestSessionFlagByNameOrWords(t *testing.T) {
 // quitting the REPL says how to come back; /resume takes words of the
 // first message.
 func TestREPLBannerResumeHintAndResumeByWords(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "AGENTS.md"), []byte("be brief\n"), 0o644))
 	e.srv.Reply(llmtest.Text("first answer"))
@@ -259,6 +264,7 @@ func TestREPLBannerResumeHintAndResumeByWords(t *testing.T) {
 // colours: NO_COLOR keeps bold); piped, it is the markdown itself (see
 // above).
 func TestSessionsShowRendersOnATerminal(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("Some **bold** words.\n\n- one\n- two"))
 	p := e.start()

@@ -73,6 +73,7 @@ func TestForeignControls(t *testing.T) {
 // the permission question too, and what is on screen before it — and
 // so does the output of a !command.
 func TestREPLTerminalInjection(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	e.srv.Reply(llmtest.Thinking("thinking "+evil), llmtest.Text("answer "+evil+"\n\n- item "+evil),
@@ -105,6 +106,7 @@ func TestREPLTerminalInjection(t *testing.T) {
 // input, a displayed custom message and a command's error show escape
 // sequences escaped (ui.print used to strip ESC and print the payload).
 func TestREPLHookUIInjection(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	p := e.start("--hook", replHook(t, "repl_inject.lua"))
 	p.line("/inject")
@@ -133,6 +135,7 @@ func TestREPLHookUIInjection(t *testing.T) {
 // answer stays byte for byte what the model wrote, and stderr's status
 // lines and a hook's ctx.ui output are sanitised.
 func TestOneShotTerminalInjection(t *testing.T) {
+	t.Parallel()
 	script := func(srv *llmtest.Server) {
 		srv.Reply(llmtest.Text("answer "+evil), llmtest.ToolCall("bash", `{"command":"printf 'out \\033]2;pwned\\007\\n'; false '`+evilJSON+`'"}`))
 		srv.Reply(llmtest.Text("last " + evil))
@@ -181,6 +184,7 @@ func TestOneShotTerminalInjection(t *testing.T) {
 // sanitised, to a terminal and to a pipe alike (they are for reading;
 // --json is for programs).
 func TestSessionsTerminalInjection(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer " + evil))
 	r := e.run("", "-p", "title "+evil)

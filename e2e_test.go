@@ -18,6 +18,7 @@ import (
 )
 
 func TestOneShotPlainAnswer(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -47,6 +48,7 @@ func TestOneShotPlainAnswer(t *testing.T) {
 
 // Two text blocks of one reply are printed on their own lines, as pi does.
 func TestOneShotTextBlocksOnTheirOwnLines(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.api = "anthropic"
 	e.srv.Reply(llmtest.Text("First part."), llmtest.Text("Second part."))
@@ -56,6 +58,7 @@ func TestOneShotTextBlocksOnTheirOwnLines(t *testing.T) {
 }
 
 func TestOneShotStdinIsAppendedToPrompt(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("ok"))
 	r := e.run("line one\nline two\n", "-p", "summarise")
@@ -70,6 +73,7 @@ func TestOneShotStdinIsAppendedToPrompt(t *testing.T) {
 }
 
 func TestOneShotToolLoop(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -94,6 +98,7 @@ func TestOneShotToolLoop(t *testing.T) {
 }
 
 func TestOneShotEditsAFile(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -120,6 +125,7 @@ func TestOneShotEditsAFile(t *testing.T) {
 }
 
 func TestOneShotMalformedToolArguments(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -139,6 +145,7 @@ func TestOneShotMalformedToolArguments(t *testing.T) {
 }
 
 func TestOneShotSessionByIDAndNoSession(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("one"))
 	require.Equal(t, 0, e.run("", "-p", "q1").code)
@@ -156,6 +163,7 @@ func TestOneShotSessionByIDAndNoSession(t *testing.T) {
 }
 
 func TestOneShotRetryThenSuccess(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		for _, status := range []int{429, 503, 529} {
 			t.Run(fmt.Sprintf("%s/%d", api, status), func(t *testing.T) {
@@ -175,6 +183,7 @@ func TestOneShotRetryThenSuccess(t *testing.T) {
 }
 
 func TestOneShotServerErrorForever(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -194,6 +203,7 @@ func TestOneShotServerErrorForever(t *testing.T) {
 }
 
 func TestOneShotJSONModeErrorExitCode(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.SetDefault(llmtest.Status(401).Message("bad key"))
 	r := e.run("", "--mode", "json", "-p", "go")
@@ -201,6 +211,7 @@ func TestOneShotJSONModeErrorExitCode(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	tests := []struct {
 		name string
@@ -224,6 +235,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	r := e.run("", "--version")
 	assert.Equal(t, 0, r.code)

@@ -99,6 +99,7 @@ func customData(t *testing.T, s *session.Session, customType string) []map[strin
 // Every example loads cleanly on its own, opens with the comment the
 // README promises and is listed there.
 func TestExamplesHooksCheck(t *testing.T) {
+	t.Parallel()
 	files := exampleFiles(t)
 	require.GreaterOrEqual(t, len(files), 9)
 	readme, err := os.ReadFile(filepath.Join("examples", "README.md"))
@@ -125,6 +126,7 @@ func TestExamplesHooksCheck(t *testing.T) {
 }
 
 func TestExampleProtectedPaths(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	installExamples(t, e.home, "protected-paths.lua")
 	e.hkConfig(`{"hooks": {"protected-paths": {"extra_paths": ["deploy/prod.yml"], "protect_reads": true}}}`)
@@ -182,6 +184,7 @@ func TestExampleProtectedPaths(t *testing.T) {
 }
 
 func TestExampleTodo(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	installExamples(t, e.home, "todo.lua")
 	run := func(args ...string) {
@@ -242,6 +245,7 @@ func TestExampleTodo(t *testing.T) {
 }
 
 func TestExampleClearGuard(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	installExamples(t, e.home, "clear-guard.lua")
 	cfg := filepath.Join(e.home, "config", "config.json")
@@ -292,6 +296,7 @@ end })`), 0o644))
 }
 
 func TestExampleModelLog(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	installExamples(t, e.home, "model-log.lua")
 	e.srv.Reply(llmtest.Text("from mini"))
@@ -312,6 +317,7 @@ func TestExampleModelLog(t *testing.T) {
 }
 
 func TestExampleSystemPrompt(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, gitEnv...)
 	gitRepo(t, e.cwd, map[string]string{"main.go": "package main\n"})
@@ -342,6 +348,7 @@ func TestExampleSystemPrompt(t *testing.T) {
 }
 
 func TestExampleCustomCompaction(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	installExamples(t, e.home, "custom-compaction.lua")
 	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
@@ -399,6 +406,7 @@ func TestExampleCustomCompaction(t *testing.T) {
 }
 
 func TestExampleGeminiAuth(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake token command is a shell script")
 	}
@@ -457,6 +465,7 @@ func TestExampleGeminiAuth(t *testing.T) {
 }
 
 func TestExampleGitCheckpoint(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, gitEnv...)
 	gitRepo(t, e.cwd, map[string]string{"a.txt": "v1\n", ".gitignore": "build/\n"})
@@ -513,6 +522,7 @@ func TestExampleGitCheckpoint(t *testing.T) {
 }
 
 func TestExampleMemoryLocal(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	installExamples(t, e.home, "memory.lua")
 	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
@@ -619,6 +629,7 @@ func TestExampleMemoryLocal(t *testing.T) {
 }
 
 func TestExampleMemoryHTTP(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	type call struct {
 		what string // "METHOD path auth"
@@ -669,6 +680,7 @@ func TestExampleMemoryHTTP(t *testing.T) {
 // through the hook's renderer (one line, the failing lines under it) and
 // the model reads in full; /test fix on a failure starts a turn on it.
 func TestExampleTestRunner(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	installExamples(t, e.home, "test-runner.lua")
 	cfg := filepath.Join(e.home, "config", "config.json")

@@ -6,10 +6,12 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,6 +30,15 @@ import (
 var lunarBin string
 
 func TestMain(m *testing.M) {
+	// The end-to-end tests (t.Parallel) mostly wait on the processes they
+	// start: unless -parallel says otherwise, twice as many run at once as
+	// go test's default of one a CPU.
+	flag.Parse()
+	parallel := false
+	flag.Visit(func(f *flag.Flag) { parallel = parallel || f.Name == "test.parallel" })
+	if !parallel {
+		_ = flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 	dir, err := os.MkdirTemp("", "lunar-e2e")
 	if err != nil {
 		panic(err)

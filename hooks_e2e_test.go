@@ -197,6 +197,7 @@ func hkNonRequest(kinds []string) []string {
 }
 
 func TestHookEventsOfAOneShotRun(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hi"}`), llmtest.Usage(100, 10, 0, 0))
 	e.srv.Reply(llmtest.Text("done"), llmtest.Usage(130, 5, 20, 0))
@@ -360,6 +361,7 @@ func hkUserTexts(req llmtest.Request) []string {
 }
 
 func TestHooksShapeTheRequest(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newHookE2E(t)
@@ -426,6 +428,7 @@ func TestHooksShapeTheRequest(t *testing.T) {
 }
 
 func TestAuthHookBaseURL(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	alt := llmtest.New(t)
 	alt.Reply(llmtest.Text("from the other server"))
@@ -438,6 +441,7 @@ func TestAuthHookBaseURL(t *testing.T) {
 }
 
 func TestContextHookChangesOnlyTheRequest(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.Text("first answer"))
 	require.Equal(t, 0, e.run("", "-p", "drop me").code)
@@ -465,6 +469,7 @@ func TestContextHookChangesOnlyTheRequest(t *testing.T) {
 }
 
 func TestToolEventHooks(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("write", `{"path":"blocked.txt","content":"x"}`))
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo original"}`))
@@ -515,6 +520,7 @@ func TestToolEventHooks(t *testing.T) {
 }
 
 func TestHookToolRunsThroughValidationAndToolEvents(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("word_count", `{"txt":"a b"}`))
 	e.srv.Reply(llmtest.ToolCall("word_count", `{"text":"one two three"}`))
@@ -561,6 +567,7 @@ func TestHookToolRunsThroughValidationAndToolEvents(t *testing.T) {
 }
 
 func TestHookChainingOrderGlobalProjectCLI(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.hkGlobal("chain_global.lua")
 	e.hkProject("chain_project.lua")
@@ -613,6 +620,7 @@ func TestHookChainingOrderGlobalProjectCLI(t *testing.T) {
 }
 
 func TestHookSendsAndMessages(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "attached.txt"), []byte("attached content\n"), 0o644))
 	e.srv.Reply(llmtest.Text("first"))
@@ -658,6 +666,7 @@ func TestHookSendsAndMessages(t *testing.T) {
 }
 
 func TestHookCommandsInOneShotMode(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.SetDefault(llmtest.Text("ok"))
 	run := func(prompt string) result {
@@ -746,6 +755,7 @@ func TestHookCommandsInOneShotMode(t *testing.T) {
 }
 
 func TestHookExec(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	require.NoError(t, os.Mkdir(filepath.Join(e.cwd, "sub"), 0o755))
 	r := e.run("", "--hook", hkFile(t, "exec.lua"), "-p", "/run")
@@ -769,6 +779,7 @@ func TestHookExec(t *testing.T) {
 }
 
 func TestHookUIInOneShotMode(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch gated.txt"}`))
 	e.srv.Reply(llmtest.Text("ok"))
@@ -786,6 +797,7 @@ func TestHookUIInOneShotMode(t *testing.T) {
 }
 
 func TestHookSessionAPI(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.Text("first answer"), llmtest.Usage(50, 5, 0, 0))
 	require.Equal(t, 0, e.run("", "-p", "first question").code)
@@ -860,6 +872,7 @@ func TestHookSessionAPI(t *testing.T) {
 }
 
 func TestHookSandboxThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	outside := filepath.Join(e.home, "config") // not a write root
 	require.NoError(t, os.MkdirAll(outside, 0o755))
@@ -895,6 +908,7 @@ func TestHookSandboxThroughTheBinary(t *testing.T) {
 }
 
 func TestHookTimeouts(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.hkConfig(`{"hook_timeout_ms": 200}`)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch ran.txt"}`))
@@ -939,6 +953,7 @@ func TestHookTimeouts(t *testing.T) {
 }
 
 func TestHookErrorsEverywhere(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("notes\n"), 0o644))
 	e.srv.Reply(llmtest.ToolCall("read", `{"path":"notes.txt"}`))
@@ -965,6 +980,7 @@ func TestHookErrorsEverywhere(t *testing.T) {
 }
 
 func TestHookResultsOfTheWrongShape(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"false"}`))
 	e.srv.Reply(llmtest.Text("ok"))
@@ -990,6 +1006,7 @@ func TestHookResultsOfTheWrongShape(t *testing.T) {
 }
 
 func TestHookLoadProblems(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.Text("ok"))
 	args := []string{"--hook", hkFile(t, "syntax_error.lua"), "--hook", hkFile(t, "toplevel_error.lua"),
@@ -1012,6 +1029,7 @@ func TestHookLoadProblems(t *testing.T) {
 }
 
 func TestHooksSubcommands(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.hkGlobal("syntax_error.lua", "tag.lua", "warnings.lua", "hook_tool.lua")
 	e.hkProject("chain_project.lua")
@@ -1086,6 +1104,7 @@ func TestHooksSubcommands(t *testing.T) {
 }
 
 func TestHookDebugTracing(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"--debug", "LUNAR_DEBUG=1"} {
 		t.Run(how, func(t *testing.T) {
 			e := newHookE2E(t)
@@ -1118,6 +1137,7 @@ func TestHookDebugTracing(t *testing.T) {
 }
 
 func TestHookPiEventNames(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"true"}`))
 	e.srv.Reply(llmtest.Text("ok"))
@@ -1138,6 +1158,7 @@ func TestHookPiEventNames(t *testing.T) {
 }
 
 func TestInterruptStopsHookHandlers(t *testing.T) {
+	t.Parallel()
 	t.Run("command", func(t *testing.T) {
 		e := newHookE2E(t)
 		r := e.interrupt(func(string, string) bool { return len(e.hkRecorded("started")) > 0 },
@@ -1173,6 +1194,7 @@ func TestInterruptStopsHookHandlers(t *testing.T) {
 }
 
 func TestHookHTTP(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.env = append(e.env, "FETCH_URL="+e.srv.URL())
 	r := e.run("", "--hook", hkFile(t, "http.lua"), "-p", "/fetch")
@@ -1193,6 +1215,7 @@ func TestHookHTTP(t *testing.T) {
 }
 
 func TestHookLogAndPrintGoToStderr(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.SetDefault(llmtest.Text("ok"))
 	r := e.run("", "--hook", hkFile(t, "log.lua"), "-p", "go")

@@ -16,6 +16,7 @@ import (
 // it did; Ctrl+C stops it and leaves the session as it was; /session shows
 // the context after it.
 func TestREPLCompact(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, e.home+"/config/config.json", `{"compaction": {"keep_recent_tokens": 50}}`)
 	p := e.start()
@@ -64,6 +65,7 @@ func TestREPLCompact(t *testing.T) {
 // After each reply one dim line gives the run's tokens and cost and the
 // context used, marked when auto-compaction is near.
 func TestREPLStatusLine(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	// gpt-4.1's window is 1,047,576: auto-compaction above 576 tokens.
 	writeFile(t, e.home+"/config/config.json", `{"compaction": {"reserve_tokens": 1047000}}`)
@@ -84,6 +86,7 @@ func TestREPLStatusLine(t *testing.T) {
 // In the REPL too, a reply past the threshold compacts (with the spinner
 // and its result), and an overflowing request is compacted and retried.
 func TestREPLAutoAndOverflowCompaction(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, e.home+"/config/config.json", `{"compaction": {"reserve_tokens": 1047000, "keep_recent_tokens": 50}}`)
 	p := e.start()

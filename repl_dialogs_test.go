@@ -20,6 +20,7 @@ import (
 // its result says the call was cancelled, no further request goes out,
 // and the prompt comes back ready for the next message.
 func TestREPLCtrlCAtDialogStopsTurn(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		bundled  bool // the bundled permission policy asks (no --yes)
@@ -69,6 +70,7 @@ func TestREPLCtrlCAtDialogStopsTurn(t *testing.T) {
 // TestREPLTrustQuestionOnOneLine: the trust question ends on the line
 // that waits for the answer, without a stray colon.
 func TestREPLTrustQuestionOnOneLine(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	dir := filepath.Join(e.cwd, ".lunar", "hooks.d")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
@@ -85,6 +87,7 @@ func TestREPLTrustQuestionOnOneLine(t *testing.T) {
 // TestREPLHookWarningSaidOnce: a hook's load warning in the REPL says
 // "warning" once and names the hook once (with the line).
 func TestREPLHookWarningSaidOnce(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := filepath.Join(t.TempDir(), "typo.lua")
 	require.NoError(t, os.WriteFile(hook, []byte(`lunar.on("tool.exeute.before", function() end)`), 0o644))

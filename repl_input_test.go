@@ -21,6 +21,7 @@ import (
 // replaced; a file that cannot be attached (binary) stops the prompt,
 // which comes back in the editor, and nothing is sent.
 func TestREPLAttachments(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "latin1.txt"), []byte("caf\xe9 cr\xe8me"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "blob.bin"), []byte{0, 1, 2}, 0o644))
@@ -44,6 +45,7 @@ func TestREPLAttachments(t *testing.T) {
 // TestREPLNewlineKeys: Ctrl+J and Shift+Enter (as the kitty protocol and
 // xterm's modifyOtherKeys report it) insert a newline; Enter sends.
 func TestREPLNewlineKeys(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("got three lines"))
 	e.srv.Reply(llmtest.Text("got two lines"))
@@ -67,6 +69,7 @@ func TestREPLNewlineKeys(t *testing.T) {
 // model of config.json's "models" (model.change fires with source
 // "cycle") and gives the prompt back with what was typed.
 func TestREPLCtrlPCyclesModels(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(e.home, "config"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(e.home, "config", "config.json"),
@@ -105,6 +108,7 @@ end)`), 0o644))
 // Enter with nothing chosen answers no. The permission question takes
 // y, yes, n and no.
 func TestREPLQuestionsTakeWordsAndArrows(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo yes > ran.txt"}`))
@@ -148,6 +152,7 @@ func TestREPLQuestionsTakeWordsAndArrows(t *testing.T) {
 // that filters as the user types; Tab after "/model gpt-4.1-mi"
 // completes the bare id.
 func TestREPLPickers(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("first answer"))
 	e.srv.Reply(llmtest.Text("second answer"))
@@ -199,6 +204,7 @@ func TestREPLPickers(t *testing.T) {
 // them again afterwards. An editor that fails answers nil; one-shot has
 // no editor.
 func TestREPLEditor(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	dir := t.TempDir()
 	editor := filepath.Join(dir, "editor.sh")
@@ -249,6 +255,7 @@ func TestREPLEditor(t *testing.T) {
 // TestREPLBannerRowWrapsInItsColumn: a banner row wider than the
 // terminal goes on under its value, not at the left edge.
 func TestREPLBannerRowWrapsInItsColumn(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	dir := t.TempDir()
 	var args []string
@@ -286,6 +293,7 @@ func TestCutSequence(t *testing.T) {
 // ids differ in length (two share a long prefix); the columns after the
 // ids start at one offset.
 func TestREPLResumePickerColumnsAlign(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	dir := session.Dir(filepath.Join(e.home, "data", "sessions"), e.cwd)
 	require.NoError(t, os.MkdirAll(dir, 0o755))

@@ -17,6 +17,7 @@ import (
 const markdownAnswer = "# Plan\n\nUse **bold** and `code`.\n\n```go\nfunc main() {}\n```\n\n| key | value |\n|-----|------:|\n| a | 1 |\n"
 
 func TestREPLRendersMarkdownAnswer(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=") // colours on
 	e.srv.Reply(llmtest.Text(markdownAnswer))
@@ -44,6 +45,7 @@ func TestREPLRendersMarkdownAnswer(t *testing.T) {
 }
 
 func TestREPLMarkdownOff(t *testing.T) {
+	t.Parallel()
 	for name, env := range map[string][]string{
 		"raw flag":  nil,
 		"TERM=dumb": {"TERM=dumb"},
@@ -72,6 +74,7 @@ func TestREPLMarkdownOff(t *testing.T) {
 // TestOneShotPipedMarkdownIsModelText: stdout that is not a terminal gets
 // the model's text byte for byte.
 func TestOneShotPipedMarkdownIsModelText(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=", "TERM=xterm-256color")
 	e.srv.Reply(llmtest.Text(markdownAnswer))
@@ -98,6 +101,7 @@ func oneShotOnTerminal(t *testing.T, e *e2e, args ...string) string {
 // in the REPL; with --raw it is the model's text (the terminal turns \n
 // into \r\n).
 func TestOneShotOnTerminal(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=", "TERM=xterm-256color")
 	e.srv.Reply(llmtest.Text(markdownAnswer))

@@ -52,6 +52,7 @@ func entryWithText(t *testing.T, s *session.Session, text string) *session.Entry
 }
 
 func TestREPLHookUIDialogs(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("got the draft"))
 	p := e.start("--hook", replHook(t, "repl_ui.lua"))
@@ -105,6 +106,7 @@ func TestREPLHookUIDialogs(t *testing.T) {
 }
 
 func TestREPLNotifyColours(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = []string{"NO_COLOR="}
 	p := e.start("--hook", replHook(t, "repl_ui.lua"))
@@ -131,6 +133,7 @@ func TestREPLNotifyColours(t *testing.T) {
 }
 
 func TestREPLModelNextCyclesConfigList(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(e.home, "config"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(e.home, "config", "config.json"),
@@ -165,6 +168,7 @@ func TestREPLModelNextCyclesConfigList(t *testing.T) {
 }
 
 func TestREPLModelNextWithoutListExplains(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	p := e.start()
 	p.line("/model next")
@@ -175,6 +179,7 @@ func TestREPLModelNextWithoutListExplains(t *testing.T) {
 }
 
 func TestREPLClearCanBeCancelledByHook(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("first answer"))
 	e.srv.Reply(llmtest.Text("fresh answer"))
@@ -206,6 +211,7 @@ func TestREPLClearCanBeCancelledByHook(t *testing.T) {
 }
 
 func TestREPLLabelNameForkAndTree(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer one"))
 	e.srv.Reply(llmtest.Text("answer two"))
@@ -264,6 +270,7 @@ func TestREPLLabelNameForkAndTree(t *testing.T) {
 }
 
 func TestREPLBranchSummarize(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer one"))
 	e.srv.Reply(llmtest.Text("answer two"))
@@ -292,6 +299,7 @@ func TestREPLBranchSummarize(t *testing.T) {
 }
 
 func TestREPLInfoCommands(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("counted"), llmtest.Usage(1200, 34, 0, 0))
 	p := e.start("--hook", replHook(t, "repl_ui.lua"))
@@ -343,6 +351,7 @@ func TestViewStyledWrapsBetweenWords(t *testing.T) {
 }
 
 func TestREPLNotificationDuringReplyAndEchoedHookPrompt(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("Let me look."), llmtest.ToolCall("bash", `{"command":"echo looked"}`))
 	e.srv.Reply(llmtest.Text("Seen it."))
@@ -365,6 +374,7 @@ func TestREPLNotificationDuringReplyAndEchoedHookPrompt(t *testing.T) {
 }
 
 func TestREPLSpinnerComesBackAfterPermissionPrompt(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	// The command runs until the test has seen the spinner, however slow
 	// the machine.
@@ -384,6 +394,7 @@ func TestREPLSpinnerComesBackAfterPermissionPrompt(t *testing.T) {
 }
 
 func TestREPLShowThinking(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Thinking("pondering the question"), llmtest.Text("the answer"))
 	e.srv.Reply(llmtest.Thinking("more pondering"), llmtest.Text("second answer"))
@@ -404,6 +415,7 @@ func TestREPLShowThinking(t *testing.T) {
 }
 
 func TestREPLExitFiresShutdownAndFlushes(t *testing.T) {
+	t.Parallel()
 	for name, leave := range map[string]func(p *ptyREPL){
 		"ctrl+d": func(p *ptyREPL) { p.send("\x04") },
 		"ctrl+c twice": func(p *ptyREPL) {
@@ -433,6 +445,7 @@ func TestREPLExitFiresShutdownAndFlushes(t *testing.T) {
 }
 
 func TestREPLImageAttachment(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00")
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "shot.png"), png, 0o644))
@@ -456,6 +469,7 @@ func TestREPLImageAttachment(t *testing.T) {
 }
 
 func TestREPLCompletesPathsAndSearchesHistory(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(e.cwd, "docs"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "docs", "notes.md"), []byte("the notes"), 0o644))
@@ -486,6 +500,7 @@ func TestREPLCompletesPathsAndSearchesHistory(t *testing.T) {
 }
 
 func TestREPLStdoutRedirected(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("plain answer"))
 	ptmx, tty, err := pty.Open()
@@ -514,6 +529,7 @@ func TestREPLStdoutRedirected(t *testing.T) {
 }
 
 func TestREPLStartupHookSendIsAnsweredFirst(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer at startup"))
 	e.srv.Reply(llmtest.Text("answer to the user"))
@@ -528,6 +544,7 @@ func TestREPLStartupHookSendIsAnsweredFirst(t *testing.T) {
 }
 
 func TestREPLCtrlCDropsQueuedHookSends(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer to the user"))
 	p := e.start("--hook", replHook(t, "repl_notify.lua"))
@@ -553,6 +570,7 @@ func TestREPLCtrlCDropsQueuedHookSends(t *testing.T) {
 }
 
 func TestREPLHookNoteWithoutTurnIsShown(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer"))
 	p := e.start("--hook", replHook(t, "repl_notify.lua"))
@@ -577,6 +595,7 @@ func TestSuggestCommand(t *testing.T) {
 }
 
 func TestREPLResumeByIDPartOrName(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer in A"))
 	p := e.start()
@@ -609,6 +628,7 @@ func TestREPLResumeByIDPartOrName(t *testing.T) {
 }
 
 func TestREPLCtrlDEndsThePromptLine(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	p := e.start("--hook", replHook(t, "repl_ui.lua"))
 	p.line("/colour")
@@ -624,6 +644,7 @@ func TestREPLCtrlDEndsThePromptLine(t *testing.T) {
 }
 
 func TestREPLTypeAhead(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	// Typed during a reply (without Enter, which would steer): the next
 	// prompt's text once the reply is done.
@@ -662,6 +683,7 @@ func TestREPLTypeAhead(t *testing.T) {
 }
 
 func TestREPLDialogIgnoresKeysTypedBeforeIt(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo gated"}`))
 	e.srv.Reply(llmtest.Text("refused, fine"))
@@ -695,6 +717,7 @@ func TestGroupDigits(t *testing.T) {
 // A line typed (with Enter) while lunar starts and prints its banner is the
 // first prompt, not lost.
 func TestREPLLineTypedDuringStartup(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("early answer"))
 	p := e.startRaw()

@@ -148,6 +148,7 @@ func wordsAnswer(from, n int) string {
 // no raw fence is left, nothing is redrawn, no line is wider than the
 // screen.
 func TestREPLLongCodeBlockAtWidths(t *testing.T) {
+	t.Parallel()
 	var code strings.Builder
 	code.WriteString("Here is the code:\n\n```go\n")
 	for i := range 60 {
@@ -183,6 +184,7 @@ func TestREPLLongCodeBlockAtWidths(t *testing.T) {
 // out at the width it has when it is complete, no word is split, none
 // is lost or repeated.
 func TestREPLResizeDuringAnswer(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=")
 	e.srv.Reply(llmtest.Text(wordsAnswer(0, 60)+" "), llmtest.Pause(), llmtest.Text(wordsAnswer(60, 60)+" "), llmtest.Pause(),
@@ -230,6 +232,7 @@ func slicesMax(s []int) int {
 // area), drawn as a grid when it fits and as records when it does not,
 // never wider than the screen.
 func TestREPLWideTable(t *testing.T) {
+	t.Parallel()
 	table := "| name | docs | owner |\n|---|---|---|\n| lunar | https://example.com/lunar/docs/the-manual-of-the-agent.htm | the team |\n| pi | https://example.com/pi/docs/the-coding-agent-reference.html | mario |\n"
 	for _, cols := range []int{100, 60} {
 		t.Run(fmt.Sprint(cols), func(t *testing.T) {
@@ -262,6 +265,7 @@ func TestREPLWideTable(t *testing.T) {
 // TestREPLNoColorKeepsAttributes: NO_COLOR drops the colours of an
 // answer, not its bold, italic, underline and strikethrough.
 func TestREPLNoColorKeepsAttributes(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t) // NO_COLOR=1
 	e.srv.Reply(llmtest.Text("**bold** *italic* ~~gone~~ [link](https://example.com) `code`\n"))
 	p := e.start()
@@ -275,6 +279,7 @@ func TestREPLNoColorKeepsAttributes(t *testing.T) {
 // TestREPLBashTailLive: a running bash command shows its last output
 // lines above the spinner while it runs; they go when it ends.
 func TestREPLBashTailLive(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"for i in 1 2 3 4 5 6 7; do echo line$i; done; while [ ! -e go ]; do sleep 0.05; done; echo finished"}`))
 	e.srv.Reply(llmtest.Text("ran it"))
@@ -296,6 +301,7 @@ func TestREPLBashTailLive(t *testing.T) {
 // TestREPLStalledStream: a stream that stops after its text began says
 // that it is waiting; the text goes on below when it resumes.
 func TestREPLStalledStream(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("First line.\n"), llmtest.Pause(), llmtest.Text("Second line.\n"))
 	p := e.start()
@@ -311,6 +317,7 @@ func TestREPLStalledStream(t *testing.T) {
 // TestREPLStatusAfterInterrupt: after Ctrl+C the status line shows what
 // the interrupted reply used (estimated from what it streamed).
 func TestREPLStatusAfterInterrupt(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text(strings.Repeat("streamed text ", 20)+"end.\n"), llmtest.Hang())
 	p := e.start()
@@ -327,6 +334,7 @@ func TestREPLStatusAfterInterrupt(t *testing.T) {
 // TestREPLStatusOverWindow: a context past the model's window is never
 // shown as a normal figure above 100 %.
 func TestREPLStatusOverWindow(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, e.home+"/config/config.json", `{"compaction": {"enabled": false}}`)
 	e.srv.Reply(llmtest.Text("huge"), llmtest.Usage(1500000, 20, 0, 0))
@@ -342,6 +350,7 @@ func TestREPLStatusOverWindow(t *testing.T) {
 // TestREPLPermissionDiffColoured: the permission dialog's diff is
 // coloured as the edit's result is.
 func TestREPLPermissionDiffColoured(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	e.env = append(e.env, "NO_COLOR=")

@@ -200,6 +200,7 @@ func userTexts(s *session.Session) []string {
 }
 
 func TestREPLPromptStreamsAnswer(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("Hello from the fake model."), llmtest.Usage(10, 5, 0, 0))
 	p := e.start()
@@ -216,6 +217,7 @@ func TestREPLPromptStreamsAnswer(t *testing.T) {
 }
 
 func TestREPLToolCallLine(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"printf 'a\\nb\\nc\\nd\\ne\\n'"}`))
 	e.srv.Reply(llmtest.Text("done"))
@@ -240,6 +242,7 @@ func TestREPLToolCallLine(t *testing.T) {
 // An edit previews its diff: removed lines red, added green, with line
 // numbers; /expand shows all of it.
 func TestREPLEditDiffPreview(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, filepath.Join(e.cwd, "a.txt"), "one\ntwo\nthree\n")
 	e.srv.Reply(llmtest.ToolCall("edit", `{"path":"a.txt","edits":[{"oldText":"two","newText":"TWO"}]}`))
@@ -257,6 +260,7 @@ func TestREPLEditDiffPreview(t *testing.T) {
 }
 
 func TestREPLTabCompletesSlashCommand(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	p := e.start()
 	p.send("/hel\t")
@@ -268,6 +272,7 @@ func TestREPLTabCompletesSlashCommand(t *testing.T) {
 }
 
 func TestREPLCtrlCAbortsReplyAndContinues(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("partial answer"), llmtest.Hang())
 	e.srv.Reply(llmtest.Text("second answer"))
@@ -293,6 +298,7 @@ func TestREPLCtrlCAbortsReplyAndContinues(t *testing.T) {
 }
 
 func TestREPLCtrlCTwiceOnEmptyPromptQuits(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	p := e.start()
 	p.send("some text\x03")
@@ -304,6 +310,7 @@ func TestREPLCtrlCTwiceOnEmptyPromptQuits(t *testing.T) {
 }
 
 func TestREPLBranchThenPromptLandsOnNewBranch(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer one"))
 	e.srv.Reply(llmtest.Text("answer two"))
@@ -355,6 +362,7 @@ func TestREPLBranchThenPromptLandsOnNewBranch(t *testing.T) {
 }
 
 func TestREPLResumeSwitchesSession(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer in A"))
 	p := e.start()
@@ -387,6 +395,7 @@ func TestREPLResumeSwitchesSession(t *testing.T) {
 }
 
 func TestREPLSessionsPicksByNumber(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("old answer"))
 	p := e.start()
@@ -414,6 +423,7 @@ func TestREPLSessionsPicksByNumber(t *testing.T) {
 }
 
 func TestREPLHistorySurvivesRestart(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("noted"))
 	p := e.start()
@@ -433,6 +443,7 @@ func TestREPLHistorySurvivesRestart(t *testing.T) {
 }
 
 func TestREPLBangCommandsAreStored(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	p := e.start()
 	p.line("!echo hi from shell")
@@ -461,6 +472,7 @@ func TestREPLBangCommandsAreStored(t *testing.T) {
 }
 
 func TestREPLMultiLineInput(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("got the paste"))
 	e.srv.Reply(llmtest.Text("got the continuation"))
@@ -498,6 +510,7 @@ func lastUserText(t *testing.T, r llmtest.Request) string {
 }
 
 func TestREPLModelAndThinkingCommands(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("from mini"))
 	p := e.start()
@@ -538,6 +551,7 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 }
 
 func TestREPLSigtermExitsCleanly(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	p := e.start()
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
@@ -545,6 +559,7 @@ func TestREPLSigtermExitsCleanly(t *testing.T) {
 }
 
 func TestREPLHookCommandCompletesAndConfirms(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook, err := filepath.Abs(filepath.Join("testdata", "repl_confirm.lua"))
 	require.NoError(t, err)
@@ -579,6 +594,7 @@ func replHook(t *testing.T, name string) string {
 }
 
 func TestREPLPermissionGateConfirm(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo gate-passed"}`))
 	e.srv.Reply(llmtest.Text("ran it"))
@@ -609,6 +625,7 @@ func TestREPLPermissionGateConfirm(t *testing.T) {
 }
 
 func TestREPLHookSendIsAnswered(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer to the hook"))
 	e.srv.Reply(llmtest.Text("answer to the nudge"))
@@ -638,6 +655,7 @@ func TestREPLHookSendIsAnswered(t *testing.T) {
 }
 
 func TestREPLResumeFlagOpensPicker(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("earlier answer"))
 	p := e.start()
@@ -661,6 +679,7 @@ func TestREPLResumeFlagOpensPicker(t *testing.T) {
 }
 
 func TestREPLProjectHookTrustAskedOnce(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	dir := filepath.Join(e.cwd, ".lunar", "hooks.d")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
@@ -703,6 +722,7 @@ func TestWrapWords(t *testing.T) {
 }
 
 func TestREPLResumeReplaysTheContextsEnd(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	s, err := session.Create(t.TempDir(), e.cwd)
 	require.NoError(t, err)

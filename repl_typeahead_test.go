@@ -19,6 +19,7 @@ import (
 const waitTool = `{"command":"echo started; while [ ! -e go ]; do sleep 0.05; done; echo released"}`
 
 func TestREPLSteerAndFollowUp(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=")
 	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
@@ -51,6 +52,7 @@ func TestREPLSteerAndFollowUp(t *testing.T) {
 }
 
 func TestREPLTakeBackQueued(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
 	e.srv.Reply(llmtest.Text("done"))
@@ -78,6 +80,7 @@ func TestREPLTakeBackQueued(t *testing.T) {
 }
 
 func TestREPLEscStopsRun(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("partial"), llmtest.Hang())
 	e.srv.Reply(llmtest.Text("next answer"))

@@ -79,6 +79,7 @@ type piDiff struct {
 	// reported is set once the differences the files do not decide
 	// (system prompt, tools, request fields) have been logged.
 	reported *bool
+	copies   string // where copyFile copies to; "": a temporary folder of h.t
 }
 
 // newPiDiff sets up lunar and pi against one fake server as the custom
@@ -153,7 +154,11 @@ func (h *piDiff) copyFile(from, name string) string {
 	h.t.Helper()
 	data, err := os.ReadFile(from)
 	require.NoError(h.t, err)
-	to := filepath.Join(h.t.TempDir(), name)
+	dir := h.copies
+	if dir == "" {
+		dir = h.t.TempDir()
+	}
+	to := filepath.Join(dir, name)
 	require.NoError(h.t, os.WriteFile(to, data, 0o644))
 	return to
 }
@@ -260,15 +265,36 @@ func (h *piDiff) checkBuild(t *testing.T, b piDiffBuild) {
 func TestPiCompactions(t *testing.T) {
 	t.Parallel()
 	lh, ph := newPiDiff(t), newPiDiff(t)
-	lb := lh.buildWithLunar()
-	pb := ph.buildWithPi()
+	var lb, pb piDiffBuild
+	// The two builds (a server each) run side by side; their copies
+	// outlive them.
+	keep := t.TempDir()
+	if !t.Run("build", func(t *testing.T) {
+		t.Run("lunar", func(t *testing.T) {
+			t.Parallel()
+			h := lh.in(t)
+			h.copies = keep
+			lb = h.buildWithLunar()
+		})
+		t.Run("pi", func(t *testing.T) {
+			t.Parallel()
+			h := ph.in(t)
+			h.copies = keep
+			pb = h.buildWithPi()
+		})
+	}) {
+		t.FailNow()
+	}
 
+	// Each file is checked on the server of its build, side by side.
 	t.Run("lunar writes", func(t *testing.T) {
+		t.Parallel()
 		lh.checkBuild(t, lb)
 		t.Run("split turn kept", func(t *testing.T) { lh.in(t).compareNext(lb.afterFirst) })
 		t.Run("after two compactions", func(t *testing.T) { lh.in(t).compareNext(lb.file) })
 	})
 	t.Run("pi writes", func(t *testing.T) {
+		t.Parallel()
 		ph.checkBuild(t, pb)
 		t.Run("split turn kept", func(t *testing.T) { ph.in(t).compareNext(pb.afterFirst) })
 		t.Run("after two compactions", func(t *testing.T) { ph.in(t).compareNext(pb.file) })

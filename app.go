@@ -159,9 +159,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// mid-reply: writes to stdout then fail quietly, the reply is still
 	// saved and the session unlocked.
 	signal.Ignore(syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible() // after the first Ctrl+C, a second one ends the process at once
 	defer stop()
-	context.AfterFunc(ctx, stop) // after the first Ctrl+C, a second one ends the process at once
 	finished := make(chan struct{})
 	defer close(finished) // before stop: a run that ended is not stuck
 	a.watchStop(ctx.Done(), finished)

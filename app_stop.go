@@ -4,8 +4,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 )
 
@@ -16,6 +19,28 @@ import (
 // file system that hangs), so that a signal always ends lunar with its
 // session saved and unlocked rather than a stale lock.
 const stopGrace = 5 * time.Second
+
+// interruptible returns a context that the first SIGINT or SIGTERM
+// cancels, and its stop. The signals' default action (ending the process)
+// is back before the context is cancelled, so that once the run has begun
+// to stop, a second Ctrl+C ends lunar at once.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sigs:
+		case <-ctx.Done():
+		}
+		signal.Stop(sigs)
+		cancel()
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel()
+	}
+}
 
 // leaveIfStuck waits until stopping is closed (a signal asked lunar to
 // stop), then until finished is closed (the run returned); if that takes

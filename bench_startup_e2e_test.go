@@ -78,7 +78,7 @@ func BenchmarkREPLFirstPrompt(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := waitFor(tty, "\n> "); err != nil {
+		if err := readUntil(tty, "\n> "); err != nil {
 			cmd.Process.Kill()
 			cmd.Wait()
 			tty.Close()
@@ -94,8 +94,8 @@ func BenchmarkREPLFirstPrompt(b *testing.B) {
 	b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "ms-to-prompt")
 }
 
-// waitFor reads the terminal until s appears.
-func waitFor(tty *os.File, s string) error {
+// readUntil reads the terminal until s appears.
+func readUntil(tty *os.File, s string) error {
 	var out bytes.Buffer
 	buf := make([]byte, 4096)
 	if err := tty.SetReadDeadline(time.Now().Add(15 * time.Second)); err != nil {

@@ -41,6 +41,7 @@ func TestBuiltinWhileRunning(t *testing.T) {
 // Command lines typed during a run (from inside its tool call): queued,
 // scheduled, refused or run now, and the run goes on.
 func TestCommandDuringRun(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(t)
 	reg := agent.NewRegistry(nil)
 	m, err := reg.Resolve("openai/gpt-4.1")

@@ -5,14 +5,12 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,24 +22,6 @@ import (
 	"github.com/lunar-cli/lunar/session"
 )
 
-// syncBuffer is a bytes.Buffer safe to read while a process writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // interrupt starts lunar, waits until ready reports true, sends SIGINT and
 // returns the result. The process must exit within 10 s of the signal.
 func (e *e2e) interrupt(ready func(stdout, stderr string) bool, args ...string) result {
@@ -49,25 +29,15 @@ func (e *e2e) interrupt(ready func(stdout, stderr string) bool, args ...string) 
 	cmd := e.cmd("", args...)
 	var out, errb syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	require.NoError(e.t, cmd.Start())
-	deadline := time.Now().Add(15 * time.Second)
-	for !ready(out.String(), errb.String()) {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			e.t.Fatalf("lunar never got ready\nstdout: %s\nstderr: %s", out.String(), errb.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	done := e.startCmd(cmd)
+	waitFor(e.t, func() bool { return ready(out.String(), errb.String()) }, func() string {
+		return "lunar never got ready\nstdout: " + out.String() + "\nstderr: " + errb.String()
+	})
 	require.NoError(e.t, cmd.Process.Signal(syscall.SIGINT))
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	var err error
 	select {
 	case err = <-done:
 	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
 		e.t.Fatalf("lunar did not exit after SIGINT\nstderr: %s", errb.String())
 	}
 	code := 0
@@ -80,6 +50,7 @@ func (e *e2e) interrupt(ready func(stdout, stderr string) bool, args ...string) 
 }
 
 func TestAbortKeepsPartialReplyInBothAPIs(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -117,6 +88,7 @@ func TestAbortKeepsPartialReplyInBothAPIs(t *testing.T) {
 }
 
 func TestAbortBeforeTheReplyStarts(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Hang())
 	r := e.interrupt(func(string, string) bool { return len(e.srv.Requests()) == 1 }, "-p", "hello")
@@ -128,31 +100,8 @@ func TestAbortBeforeTheReplyStarts(t *testing.T) {
 	assert.Empty(t, msgs[1].Message.Text())
 }
 
-// alive reports whether pid is a live (not zombie) process.
-func alive(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return signalPID(pid, true) == nil
-	}
-	s := string(data)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
-}
-
-func waitDead(pid int, within time.Duration) bool {
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		if !alive(pid) {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return !alive(pid)
-}
-
 func TestAbortKillsTheBashProcessGroup(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	// a background grandchild and a foreground child; both must die
 	cmdline := `sleep 300 & echo $! > bg.pid; sh -c 'echo $$ > fg.pid; exec sleep 300'`
@@ -172,7 +121,7 @@ func TestAbortKillsTheBashProcessGroup(t *testing.T) {
 	assert.Less(t, time.Since(start), 8*time.Second)
 	for _, name := range []string{"bg.pid", "fg.pid"} {
 		pid := pidOf(name)
-		assert.True(t, waitDead(pid, 5*time.Second), "%s (pid %d) was killed with the group", name, pid)
+		assertDies(t, pid, 5*time.Second, "%s (pid %d) was killed with the group", name, pid)
 	}
 	assert.Len(t, e.srv.Requests(), 1, "no model call after the abort")
 
@@ -185,6 +134,7 @@ func TestAbortKillsTheBashProcessGroup(t *testing.T) {
 }
 
 func TestBashToolTimeout(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo started; sleep 30","timeout":0.5}`))
 	e.srv.Reply(llmtest.Text("It timed out."))
@@ -204,6 +154,7 @@ func TestBashToolTimeout(t *testing.T) {
 }
 
 func TestBashToolErrorsGoBackToTheModel(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo oops >&2; exit 3"}`),
 		llmtest.ToolCall("bash", `{"timeout":"soon"}`),
@@ -225,9 +176,12 @@ func TestBashToolErrorsGoBackToTheModel(t *testing.T) {
 }
 
 func TestSecondInterruptEndsAtOnce(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
-	// a command that ignores SIGTERM: the first interrupt waits for the kill grace
-	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"trap '' TERM; echo $$ > group.pid; sleep 300"}`))
+	// A command that outlives SIGTERM, so the first interrupt waits for
+	// the kill grace; its trap says when that SIGTERM came, which is
+	// when lunar has begun to stop.
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"trap ': > termed' TERM; echo $$ > group.pid; while :; do sleep 300 & wait; done"}`))
 	pgid := func() int {
 		b, _ := os.ReadFile(filepath.Join(e.cwd, "group.pid"))
 		n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
@@ -239,17 +193,14 @@ func TestSecondInterruptEndsAtOnce(t *testing.T) {
 		}
 	})
 	cmd := e.cmd("", "-p", "x")
-	require.NoError(t, cmd.Start())
-	deadline := time.Now().Add(10 * time.Second)
-	for pgid() == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	require.NotZero(t, pgid())
+	done := e.startCmd(cmd)
+	waitFor(t, func() bool { return pgid() > 0 }, func() string { return "the command never started" })
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	time.Sleep(100 * time.Millisecond)
+	termed := func() bool { _, err := os.Stat(filepath.Join(e.cwd, "termed")); return err == nil }
+	waitFor(t, termed, func() string { return "the first interrupt never reached the command" })
 	start := time.Now()
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	err := cmd.Wait()
+	err := <-done
 	assert.Less(t, time.Since(start), time.Second, "the second interrupt does not wait for the grace period")
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
@@ -258,6 +209,7 @@ func TestSecondInterruptEndsAtOnce(t *testing.T) {
 }
 
 func TestToolOutputIsTruncatedWithANote(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, filepath.Join(e.cwd, "big.txt"), strings.Repeat("line of text\n", 3000))
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"seq 1 5000"}`), llmtest.ToolCall("read", `{"path":"big.txt"}`))

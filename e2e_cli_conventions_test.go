@@ -31,6 +31,7 @@ func devNull(t *testing.T) *os.File {
 // cannot ask and says to pass --yes (exit 2), and a prompt argument is a
 // one-shot run, not a REPL.
 func TestCLIDevNullIsNoTerminal(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("one-shot answer"))
 	// stdout and stderr on a terminal, stdin not: still one-shot.
@@ -61,6 +62,7 @@ func TestCLIDevNullIsNoTerminal(t *testing.T) {
 // TestCLISubcommandTypo: a lone prompt one edit away from a subcommand
 // is a usage error naming it; nothing goes to the model. -p sends it.
 func TestCLISubcommandTypo(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	for _, typo := range []string{"sesions", "hoks", "completon"} {
 		r := e.run("", typo)
@@ -85,14 +87,14 @@ func TestCLISubcommandTypo(t *testing.T) {
 // by what the user typed, without the <file> blocks of its attachments,
 // and a session begun with !cmd by the command.
 func TestSessionsTitlesAreTheUsersWords(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("remember the milk"), 0o644))
 	e.srv.Reply(llmtest.Text("noted"))
 	r := e.run("", "@notes.txt", "-p", "summarise this")
 	require.Equal(t, 0, r.code, r.stderr)
 
-	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
-	p := re.start()
+	p := e.start()
 	p.line("!echo from the shell")
 	p.expect("from the shell")
 	p.expect("> ")
@@ -112,6 +114,7 @@ func TestSessionsTitlesAreTheUsersWords(t *testing.T) {
 // misspelled key of a lunar.command or lunar.tool table with the nearest
 // known one, and says which module a hook cannot have and what to use.
 func TestHooksCheckKeysAndMissingModules(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	dir := t.TempDir()
 	write := func(name, src string) string {
@@ -142,6 +145,7 @@ lunar.tool({name = "t", description = "d", paramters = {}, execute = function() 
 // attachment, about 1.1M tokens) larger than the model's window is
 // refused before it is sent, with the numbers, in one-shot and the REPL.
 func TestPromptLargerThanTheWindowIsRefused(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	big := strings.Repeat("all work and no play makes jack a dull boy\n", 4_500_000/43)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "big.txt"), []byte(big), 0o644))
@@ -150,9 +154,8 @@ func TestPromptLargerThanTheWindowIsRefused(t *testing.T) {
 	assert.Regexp(t, `prompt too large: about 1,1\d\d,\d\d\d tokens, and openai/gpt-4\.1's context window is 1,047,576 tokens; nothing was sent`, r.stderr)
 	assert.Empty(t, e.srv.Requests())
 
-	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
 	e.srv.Reply(llmtest.Text("small is fine"))
-	p := re.start()
+	p := e.start()
 	p.line("what about @big.txt")
 	p.expect("prompt too large: about 1,1")
 	p.expect("> ")

@@ -19,6 +19,7 @@ import (
 // An argument is the prompt; when stdout is not a terminal the run is
 // one-shot, and several prompts are sent one after the other.
 func TestCLIPositionalPromptsOneShot(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("first answer"))
 	e.srv.Reply(llmtest.Text("second answer"))
@@ -42,6 +43,7 @@ func TestCLIPositionalPromptsOneShot(t *testing.T) {
 // @file arguments attach files to the first prompt in one-shot mode too,
 // as @path words do in the REPL: text inline, images as image parts.
 func TestCLIFileArgumentsOneShot(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("the secret is 42\n"), 0o644))
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
@@ -71,7 +73,8 @@ func TestCLIFileArgumentsOneShot(t *testing.T) {
 
 // On a terminal, an argument opens the REPL with it as the first message.
 func TestCLIPositionalPromptOpensREPL(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("hello from the model"))
 	e.srv.Reply(llmtest.Text("second reply"))
 	p := e.start("tell me hello")
@@ -84,6 +87,7 @@ func TestCLIPositionalPromptOpensREPL(t *testing.T) {
 }
 
 func TestCLIListModelsSearch(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	r := e.run("", "--list-models", "sonnet")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -108,6 +112,7 @@ func TestCLIListModelsSearch(t *testing.T) {
 
 // --model takes a part of an id and a ":level" suffix, as pi's does.
 func TestCLIModelPatternAndThinking(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("ok"))
 	cmd := exec.Command(lunarBin, "--model", "sonnet:high", "--base-url", e.srv.RootURL(), "--api-key", "sk-test", "--yes", "-p", "hi")
@@ -142,6 +147,7 @@ func TestCLIModelPatternAndThinking(t *testing.T) {
 }
 
 func TestCLIMistypedFlagSuggestion(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	for typed, want := range map[string]string{"--modle": "--model", "--sesion": "--session", "--tempreature": "--temperature", "--list-model": "--list-models"} {
 		r := e.run("", typed, "x", "-p", "hi")
@@ -154,6 +160,7 @@ func TestCLIMistypedFlagSuggestion(t *testing.T) {
 }
 
 func TestCLIHelpIsPlain(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	r := e.run("", "--help")
 	require.Equal(t, 0, r.code)
@@ -169,6 +176,7 @@ func TestCLIHelpIsPlain(t *testing.T) {
 }
 
 func TestCLICompletionScripts(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		t.Run(shell, func(t *testing.T) {
@@ -212,6 +220,7 @@ COMP_WORDS=(lunar --thi); COMP_CWORD=1; _lunar; printf '%s\n' "${COMPREPLY[@]}"
 
 // --temperature and --max-tokens reach the request body of both APIs.
 func TestCLITemperatureAndMaxTokens(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -244,7 +253,8 @@ func TestCLITemperatureAndMaxTokens(t *testing.T) {
 // TERM=dumb: no escape sequences at all (colours, spinner, line editing,
 // redrawn lines), even with colours allowed.
 func TestCLITermDumbHasNoEscapes(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Thinking("pondering").Split(3), llmtest.Text("plain **answer**").Split(3))
 	base := []string{"--model", "openai/gpt-4.1", "--base-url", e.srv.URL(), "--api-key", "sk-test", "--yes"}
 	env := append(os.Environ(), "LUNAR_HOME="+e.home, "LUNAR_MAX_RETRIES=0")

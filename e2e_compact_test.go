@@ -87,6 +87,7 @@ func (e *e2e) threeTurns() {
 }
 
 func TestCompactManualOneShot(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
 	e.threeTurns()
@@ -151,6 +152,7 @@ func TestCompactManualOneShot(t *testing.T) {
 }
 
 func TestCompactNothingToDo(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("hi"))
 	r := e.run("", "-p", "hello")
@@ -162,6 +164,7 @@ func TestCompactNothingToDo(t *testing.T) {
 }
 
 func TestCompactAutoAfterTurn(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	// gpt-4.1's window is 1,047,576: compact above 576 tokens.
 	e.hkConfig(`{"compaction": {"reserve_tokens": 1047000, "keep_recent_tokens": 50}}`)
@@ -211,6 +214,7 @@ func TestCompactAutoAfterTurn(t *testing.T) {
 }
 
 func TestCompactOnOverflowRetriesOnce(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
 	e.threeTurns()
@@ -240,6 +244,7 @@ func TestCompactOnOverflowRetriesOnce(t *testing.T) {
 }
 
 func TestCompactHooks(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
 	e.threeTurns()
@@ -293,6 +298,7 @@ end)
 // A long tool-heavy session in a small window compacts again and again;
 // every request (turns and summaries) stays inside the window.
 func TestCompactRepeatedlyInSmallWindow(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	const window = 7000
 	e.hkConfig(`{"compaction": {"reserve_tokens": 2000, "keep_recent_tokens": 1200},

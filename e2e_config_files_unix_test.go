@@ -20,6 +20,7 @@ import (
 // from starting (nor make it block or read forever): it starts, says the
 // file was skipped and why (issue 20, item 11).
 func TestHostileProjectConfigFile(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		make func(t *testing.T, path string)

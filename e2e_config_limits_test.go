@@ -14,6 +14,7 @@ import (
 
 // stream_idle_timeout in config gives up on a provider that went silent.
 func TestConfigStreamIdleTimeout(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkConfig(`{"stream_idle_timeout": "0.3"}`)
 	e.srv.Reply(llmtest.Text("so far"), llmtest.Hang())
@@ -33,6 +34,7 @@ func TestConfigStreamIdleTimeout(t *testing.T) {
 // bash_keep_api_keys in the user's config hands the key variables to
 // commands; a project config cannot.
 func TestConfigBashKeepAPIKeys(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = []string{"OPENAI_API_KEY=sk-visible-or-not"}
 	call := func() string {
@@ -55,6 +57,7 @@ func TestConfigBashKeepAPIKeys(t *testing.T) {
 
 // hook_max_timeouts and hook_memory_limit_mb reach the hook runtime.
 func TestConfigHookLimits(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := t.TempDir() + "/loop.lua"
 	writeFile(t, hook, `lunar.on("chat.system.transform", function() while true do end end)
@@ -87,6 +90,7 @@ lunar.on("chat.params", function() local t = {} for i = 1, 1e8 do t[i] = ("x"):r
 // only Authorization) are masked in errors and never reach the session
 // file, even when the service echoes them (issue 20, item 11).
 func TestSecretHeadersNeverShown(t *testing.T) {
+	t.Parallel()
 	const apiKey, cookie = "hdr-secret-key-123", "hdr-secret-cookie-456"
 	for _, tc := range []struct {
 		name  string

@@ -15,6 +15,7 @@ import (
 )
 
 func TestExportToHTML(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("Use <b>bold</b> and `code`."), llmtest.Usage(10, 5, 0, 0))
 	r := e.run("", "-p", "say <hi>")

@@ -29,6 +29,7 @@ import (
 const faultIdle = "500ms"
 
 func TestFaultStalledStreamEndsTheReply(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -57,6 +58,7 @@ func TestFaultStalledStreamEndsTheReply(t *testing.T) {
 }
 
 func TestFaultNoHeadersIsRetriedThenGivenUp(t *testing.T) {
+	t.Parallel()
 	var requests atomic.Int32
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -95,6 +97,7 @@ func TestFaultNoHeadersIsRetriedThenGivenUp(t *testing.T) {
 // TestFaultBashChildrenDieWithLunar kills lunar with SIGKILL while the
 // model's command runs: the shell and its background child must go too.
 func TestFaultBashChildrenDieWithLunar(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	args, _ := json.Marshal(map[string]string{"command": `echo $$ > shell.pid; sleep 300 & echo $! > child.pid; wait`})
 	e.srv.Reply(llmtest.ToolCall("bash", string(args)))
@@ -114,22 +117,14 @@ func TestFaultBashChildrenDieWithLunar(t *testing.T) {
 		}
 	})
 	cmd := e.cmd("", "-p", "run it")
-	require.NoError(t, cmd.Start())
-	deadline := time.Now().Add(15 * time.Second)
-	for pidOf("shell.pid") == 0 || pidOf("child.pid") == 0 {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatal("the command never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	done := e.startCmd(cmd)
+	waitFor(t, func() bool { return pidOf("shell.pid") > 0 && pidOf("child.pid") > 0 }, func() string { return "the command never started" })
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_ = cmd.Wait()
+	<-done
 	start := time.Now()
 	for _, name := range []string{"shell.pid", "child.pid"} {
 		pid := pidOf(name)
-		assert.True(t, waitDead(pid, 5*time.Second), "%s (pid %d) died with lunar", name, pid)
+		assertDies(t, pid, 5*time.Second, "%s (pid %d) died with lunar", name, pid)
 	}
 	t.Logf("the command's processes were gone %v after lunar was killed", time.Since(start).Round(time.Millisecond))
 }
@@ -137,6 +132,7 @@ func TestFaultBashChildrenDieWithLunar(t *testing.T) {
 // TestFaultBashHidesAPIKeys: a command the model runs does not see the
 // provider keys of lunar's environment.
 func TestFaultBashHidesAPIKeys(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, "OPENAI_API_KEY=sk-env-secret-1234", "ANTHROPIC_API_KEY=sk-ant-secret-5678", "LUNAR_FAULT_VISIBLE=yes")
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo \"[${OPENAI_API_KEY-unset}] [${ANTHROPIC_API_KEY-unset}] [$LUNAR_FAULT_VISIBLE]\""}`))
@@ -153,6 +149,7 @@ func TestFaultBashHidesAPIKeys(t *testing.T) {
 // TestFaultSessionFlagRefusesANonSessionFile: --session given the user's
 // own file fails clearly and leaves the file as it was.
 func TestFaultSessionFlagRefusesANonSessionFile(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"notes.jsonl": "{\"event\":\"deploy\",\"ok\":true}\n{\"event\":\"rollback\"}\n",
 		"notes.txt":   "# Shopping\n\n- milk\n- bread\n",

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -48,6 +47,7 @@ func noKeysEnv(home string) []string {
 }
 
 func TestFirstRunWithoutKeyExplainsAndSavesNothing(t *testing.T) {
+	t.Parallel()
 	home, cwd, port := firstRunEnv(t)
 	cmd := exec.Command(lunarBin, "-p", "hello")
 	cmd.Dir, cmd.Env = cwd, noKeysEnv(home)
@@ -81,8 +81,9 @@ func TestFirstRunWithoutKeyExplainsAndSavesNothing(t *testing.T) {
 }
 
 func TestFirstRunWithoutKeyREPL(t *testing.T) {
+	t.Parallel()
 	home, cwd, port := firstRunEnv(t)
-	e := &replEnv{t: t, home: home, cwd: cwd}
+	e := &e2e{t: t, home: home, cwd: cwd}
 	p := e.startBare(append(noKeysEnv(home), "TERM=xterm-256color"))
 	p.expect("/help for commands")
 	p.line("hello")
@@ -90,27 +91,5 @@ func TestFirstRunWithoutKeyREPL(t *testing.T) {
 	p.expect("127.0.0.1:" + port)
 	p.expect("Pick a provider")
 	p.quit()
-	assert.Empty(t, e.sessions(), "nothing was saved")
-}
-
-// startBare runs lunar in a 120x40 terminal with exactly these arguments
-// and environment (no model flags, no --yes).
-func (e *replEnv) startBare(env []string, args ...string) *ptyREPL {
-	e.t.Helper()
-	cmd := exec.Command(replBinary(e.t), args...)
-	cmd.Dir = e.cwd
-	cmd.Env = env
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-	require.NoError(e.t, err)
-	p := &ptyREPL{t: e.t, cmd: cmd, tty: tty, more: make(chan struct{}, 1), done: make(chan struct{})}
-	go p.read()
-	e.t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			p.cmd.Process.Kill()
-			<-p.done
-			p.cmd.Wait()
-		}
-		tty.Close()
-	})
-	return p
+	assert.Empty(t, e.sessionFiles(), "nothing was saved")
 }

@@ -24,6 +24,7 @@ var bangs = strings.Repeat("! ", 20<<10) + "true"
 // The oversized command, then an ordinary one: both refused, in one-shot
 // without --yes and in read-only mode.
 func TestGuardOversizedCommandThenTouchRefused(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"ask", "read-only"} {
 		t.Run(mode, func(t *testing.T) {
 			e := newE2E(t)
@@ -58,6 +59,7 @@ func TestGuardOversizedCommandThenTouchRefused(t *testing.T) {
 // than hook_max_timeouts of them, and the call that did not time out
 // still asks the guard (which allows it).
 func TestGuardTimeoutsRefusedEveryTime(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkConfig(`{"hook_timeout_ms": 300, "hook_max_timeouts": 2}`)
 	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "10-gate.lua"), `lunar.guard()
@@ -94,6 +96,7 @@ end)`)
 // oversized command take too long) refuses every call, past
 // hook_max_timeouts, in one-shot without --yes.
 func TestGuardPermissionsTimeoutsRefused(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	e.hkConfig(`{"hook_timeout_ms": 100, "hook_max_timeouts": 1, "permissions": {"deny": ["bash: rm -rf *"]}}`)
@@ -116,6 +119,7 @@ func TestGuardPermissionsTimeoutsRefused(t *testing.T) {
 // A guard that fails at load refuses every tool call, with a reason that
 // says how to switch it off; one line on stderr says so at start.
 func TestGuardBrokenAtLoadRefuses(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "10-gate.lua"), `lunar.guard()
 error("misconfigured")`)
@@ -144,6 +148,7 @@ error("misconfigured")`)
 
 // --no-hooks says, once, that the permission policy is off.
 func TestGuardNoHooksSaysThePolicyIsOff(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch ran"}`))

@@ -20,6 +20,7 @@ import (
 // into the report, the trace, the tool result and the session; cut, the
 // peak is what Lua itself took to raise it.
 func TestHookErrorMessageIsCut(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	// No memory cap: with one, the copies gopher-lua makes of the message
 	// (error() prefixes the position) may or may not cross it.

@@ -17,6 +17,7 @@ import (
 // outside keeps its content, while a fresh file and a file of one link
 // are written (issue 20, item 11).
 func TestHookFsWriteRefusesHardLinks(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	require.NoError(t, os.WriteFile(outside, []byte("keep me"), 0o644))

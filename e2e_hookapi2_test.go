@@ -29,6 +29,7 @@ func tmpHook(t *testing.T, name, src string) string {
 // tool.execute.after sees the arguments the tool ran with as input and
 // the model's as original_input, after a tool.execute.before rewrite.
 func TestToolAfterSeesTheArgumentsThatRan(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := tmpHook(t, "after.lua", `
 lunar.on("tool.execute.before", function(ev)
@@ -53,6 +54,7 @@ end)
 // session.before_compact's {context = {…}} adds lines to the summary
 // prompt, {prompt = "…"} replaces lunar's; instructions still follow.
 func TestBeforeCompactContextAndPrompt(t *testing.T) {
+	t.Parallel()
 	compact := func(t *testing.T, src string, args ...string) string {
 		e := newE2E(t)
 		e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
@@ -88,6 +90,7 @@ lunar.on("session.before_compact", function() return { context = { "the names" }
 // hook's name and ignored: the request goes where it would have, with
 // the rest of the hook's result (its header).
 func TestAuthHookInvalidBaseURLIsIgnored(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := tmpHook(t, "badbase.lua", `
 lunar.on("auth.get", function() return { base_url = "not a url", headers = { ["X-Hook"] = "yes" } } end)
@@ -105,6 +108,7 @@ lunar.on("auth.get", function() return { base_url = "not a url", headers = { ["X
 // The events of a run carry the open session's id; ctx.config_dir is
 // lunar's configuration folder.
 func TestRunEventsCarrySessionIDAndConfigDir(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := tmpHook(t, "ids.lua", `
 for _, name in ipairs({ "agent.before_start", "agent.start", "turn.start", "tool.execute.before",
@@ -132,7 +136,7 @@ lunar.on("agent.start", function(_, ctx) ctx.ui.print("config_dir " .. tostring(
 // leaving waits for it.
 func TestSlowCompactHandlerDoesNotHoldUpCompact(t *testing.T) {
 	const slow = 6 * time.Second
-	e := newReplEnv(t)
+	e := newE2E(t)
 	writeFile(t, e.home+"/config/config.json", `{"compaction": {"keep_recent_tokens": 50}}`)
 	hook := tmpHook(t, "slow.lua", `
 local time = require("time")
@@ -163,6 +167,7 @@ end)
 // does not name is not offered; a name that is neither a built-in nor a
 // hook's tool is a usage error.
 func TestToolsFlagFiltersHookTools(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := tmpHook(t, "tools.lua", `
 for _, name in ipairs({ "kept", "dropped" }) do
@@ -190,6 +195,7 @@ end
 // lunar.send sends a "/name" text to the model as it is (pi's
 // sendUserMessage); with {command = true} it runs the command as typed.
 func TestSendRunsCommandsOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := tmpHook(t, "send.lua", `
 lunar.command("ping", { handler = function(_, ctx) ctx.ui.print("ping ran") end })
@@ -219,6 +225,7 @@ lunar.command("bad", { handler = function(args) lunar.send(args, { command = tru
 
 // A hook tool replacing a built-in is news, not a problem: a notice.
 func TestHookToolOverrideIsANotice(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := tmpHook(t, "myread.lua", `
 lunar.tool({ name = "read", description = "my read", parameters = { type = "object", properties = {} },
@@ -235,6 +242,7 @@ lunar.tool({ name = "read", description = "my read", parameters = { type = "obje
 // list and its prompt_guidelines join the guidelines, while the tool is
 // offered; a custom system prompt has neither (as pi).
 func TestToolPromptSnippetAndGuidelines(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := tmpHook(t, "deploy.lua", `
 lunar.tool{ name = "deploy", description = "Deploys. Long text the prompt should not list.",
@@ -283,6 +291,7 @@ lunar.tool{ name = "notes", description = "Keeps notes. More words.",
 // pi's systemPromptOptions: the --append-system-prompt text, the selected
 // tools with their lines, the tools' guidelines and the context files.
 func TestBeforeStartSystemPromptOptions(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, filepath.Join(e.cwd, "AGENTS.md"), "ROOT-RULE: use tabs.\n")
 	hook := tmpHook(t, "opts.lua", `
@@ -330,6 +339,7 @@ end)
 // compaction summarises, under lunar's compaction prompt, writes the
 // summary request word for word. text.format_size is pi's formatSize.
 func TestSummaryHelpersMatchTheCompaction(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hi"}`), llmtest.Usage(100, 10, 0, 0))
@@ -396,6 +406,7 @@ end)
 // sent); lunar.complete with a thinking level on a model outside the table
 // warns, naming the hook and line, instead of dropping it silently.
 func TestCompleteThinkingOnUnknownModelWarns(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := tmpHook(t, "think.lua", `
 lunar.command("ask", { handler = function(args, ctx)
@@ -427,6 +438,7 @@ end })
 // the sequence or start one of its own. Without a terminal it is only the
 // notice on stderr.
 func TestNotifyDesktop(t *testing.T) {
+	t.Parallel()
 	hook := tmpHook(t, "notify.lua", `
 lunar.command("done", { handler = function(args, ctx)
   local sent = ctx.ui.notify({ message = "build " .. args .. "\27]0;pwned\7 ok\nnext", title = "lu;nar", level = "success", desktop = true })
@@ -444,7 +456,7 @@ end })
 		{"kitty", "KITTY_WINDOW_ID=3", "\x1b]99;i=1:d=0;lu;nar\x1b\\\x1b]99;i=1:p=body;build done\\x1b]0;pwned\\x07 ok next\x1b\\", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newReplEnv(t)
+			e := newE2E(t)
 			e.env = append(clean, tc.env)
 			p := e.start("-e", hook)
 			p.line("/done done")
@@ -469,6 +481,7 @@ end })
 // ctx.sessions lists this folder's sessions (or every folder's) and reads
 // any of them, read-only: the file is left byte for byte as it was.
 func TestHookSessionsListAndRead(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("first answer"))
 	require.Equal(t, 0, e.run("", "-p", "first question").code)

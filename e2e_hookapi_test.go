@@ -24,6 +24,7 @@ func smallerHook(t *testing.T) string {
 // --model with an id outside the model table is still found by
 // ctx.models.find(ctx.model.provider, ctx.model.id).
 func TestModelsFindTheModelInUse(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	r := e.run("", "-e", smallerHook(t), "--model", "openai/my-finetune-7", "-p", "/find-model")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -36,6 +37,7 @@ func TestModelsFindTheModelInUse(t *testing.T) {
 // lunar.complete(…, {thinking = level}) asks a reasoning model to think
 // at that level; an unknown level is an argument error.
 func TestCompleteThinkingLevel(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("deep thought"))
 	r := e.run("", "-e", smallerHook(t), "--model", "openai/o4-mini", "--thinking", "off", "-p", "/think high")
@@ -53,14 +55,14 @@ func TestCompleteThinkingLevel(t *testing.T) {
 // model.change's source: "set" for ctx.set_model and /model, "cycle" for
 // /model next.
 func TestModelChangeSource(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	r := e.run("", "-e", smallerHook(t), "-p", "/switch openai/gpt-4.1-mini")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "model.change set gpt-4.1 -> gpt-4.1-mini")
 
-	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
 	writeFile(t, filepath.Join(e.home, "config", "config.json"), `{"models": ["openai/gpt-4.1", "openai/gpt-4.1-mini"]}`)
-	p := re.start("-e", smallerHook(t))
+	p := e.start("-e", smallerHook(t))
 	p.line("/model next")
 	p.expect("model.change cycle gpt-4.1 -> gpt-4.1-mini")
 	p.line("/model openai/gpt-4.1")
@@ -70,6 +72,7 @@ func TestModelChangeSource(t *testing.T) {
 
 // The path, utf8 and text.truncate_tail modules in a hook.
 func TestPathUTF8AndTruncateModules(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	r := e.run("", "-e", smallerHook(t), "-p", "/strings")
 	require.Equal(t, 0, r.code, r.stderr)

@@ -13,6 +13,7 @@ import (
 // Tools a hook registers after loading (in session.start, in a command)
 // reach the model from the next call on.
 func TestHookToolRegisteredLate(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("late", `{}`))
 	e.srv.Reply(llmtest.Text("done"))
@@ -37,6 +38,7 @@ func TestHookToolRegisteredLate(t *testing.T) {
 // A command names the session, starts a new one with the old one as its
 // parent and a prompt for it; session.start says why each session started.
 func TestHookHandoff(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("first"))
 	r := e.run("", "--hook", hkFile(t, "handoff.lua"), "-p", "hello")

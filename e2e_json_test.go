@@ -55,6 +55,7 @@ func dedup(ts []string) []string {
 }
 
 func TestJSONModeEventsHavePisShape(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -159,6 +160,7 @@ func TestJSONModeEventsHavePisShape(t *testing.T) {
 }
 
 func TestJSONModeThinkingEvents(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.api = "anthropic"
 	e.srv.Reply(llmtest.Thinking("let me think").Split(2), llmtest.Text("ok"))
@@ -192,6 +194,7 @@ func TestJSONModeSettingsEvents(t *testing.T) {
 }
 
 func TestJSONModeExitCodes(t *testing.T) {
+	t.Parallel()
 	t.Run("provider error", func(t *testing.T) {
 		e := newE2E(t)
 		e.srv.Reply(llmtest.Text("partial"), llmtest.StreamError("server_error", "The server had an error"))

@@ -23,6 +23,7 @@ var killRuns = flag.Int("kill-runs", 12, "how many times TestKillCampaign kills 
 // keeps every prompt that was sent. The kill points are random on purpose;
 // nothing waits on them.
 func TestKillCampaign(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	e.srv.SetDefault(llmtest.Text("the answer, in several pieces").Split(6))

@@ -53,6 +53,7 @@ const noUILine = `[warning] permissions: bash refused: mode "ask" and no one to 
 // told why, stderr has one line naming the settings, and nothing in piped
 // stdin counts as an answer.
 func TestPermissionsOneShotRefuses(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"text", "json"} {
 		t.Run(mode, func(t *testing.T) {
 			e := newE2E(t)
@@ -85,6 +86,7 @@ func TestPermissionsOneShotRefuses(t *testing.T) {
 }
 
 func TestPermissionsYesAndAuto(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"--yes", "config"} {
 		t.Run(how, func(t *testing.T) {
 			e := newE2E(t)
@@ -111,6 +113,7 @@ func TestPermissionsYesAndAuto(t *testing.T) {
 }
 
 func TestPermissionsRulesAndReadOnly(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	e.hkConfig(`{"permissions": {"allow": ["bash: echo *"], "deny": ["bash: rm *"]}}`)
@@ -157,6 +160,7 @@ func TestPermissionsRulesAndReadOnly(t *testing.T) {
 // A trusted project may tighten the policy (a stricter mode, more deny and
 // ask rules) but not loosen it (auto, allow rules, turning it off).
 func TestPermissionsProjectMayOnlyTighten(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	project := filepath.Join(e.cwd, ".lunar", "config.json")
@@ -197,6 +201,7 @@ func TestPermissionsProjectMayOnlyTighten(t *testing.T) {
 // disabled_hooks in the user's own config turns the policy off: pi's
 // behaviour, tools run without asking.
 func TestPermissionsDisabledHook(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	e.hkConfig(`{"disabled_hooks": ["permissions"], "permissions": {"mode": "read-only"}}`)
@@ -213,6 +218,7 @@ func TestPermissionsDisabledHook(t *testing.T) {
 }
 
 func TestPermissionsConfigErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, config, want string
 	}{
@@ -244,6 +250,7 @@ func TestPermissionsConfigErrors(t *testing.T) {
 // project adds to the sections of its own and bundled hooks, not of the
 // user's.
 func TestHookConfigSections(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := func(name string) string {
 		return `lunar.on("chat.system.transform", function(ev)
@@ -269,7 +276,8 @@ end)`
 // "always" allows such commands for the rest of the session; edits show
 // their diff.
 func TestREPLPermissionDialog(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.ask = true
 	writeFile(t, filepath.Join(e.cwd, "notes.txt"), "one\ntwo\nthree\n")
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo approved"}`))
@@ -321,7 +329,8 @@ func TestREPLPermissionDialog(t *testing.T) {
 }
 
 func TestREPLPermissionsCommand(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.ask = true
 	writeFile(t, filepath.Join(e.home, "config", "config.json"), `{"permissions": {"allow": ["bash: ls *"], "deny": ["bash: rm *"]}}`)
 	e.srv.Reply(llmtest.ToolCall("write", `{"path":"refused.txt","content":"x"}`))
@@ -362,6 +371,7 @@ func readFileString(t *testing.T, path string) string {
 // below ran something no rule covers (a file "pwned" appeared). Now each
 // asks, which one-shot refuses.
 func TestPermissionsShellBypassesOneShot(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	e.hkConfig(`{"permissions": {"allow": ["bash: echo *", "bash: find *", "bash: git *", "bash: timeout *", "bash: sed *", "bash: env *"]}}`)
@@ -403,6 +413,7 @@ func TestPermissionsShellBypassesOneShot(t *testing.T) {
 // and does not switch the policy off: the splitter it replaced went over
 // the hook memory cap, the hook was disabled, and later calls ran.
 func TestPermissionsLongCommandOneShot(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	e.hkConfig(`{"permissions": {"allow": ["bash: ls *"], "deny": ["bash: rm *"]}}`)
@@ -427,7 +438,8 @@ func TestPermissionsLongCommandOneShot(t *testing.T) {
 // which then allowed timeout 5 anything), and a loop offers no rule (it
 // offered "bash: for *", "bash: do *", …).
 func TestREPLPermissionAlwaysNamesTheRealCommand(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.ask = true
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"timeout 5 echo wrapped"}`))
 	e.srv.Reply(llmtest.Text("first done"))

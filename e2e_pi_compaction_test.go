@@ -79,6 +79,7 @@ type piDiff struct {
 	// reported is set once the differences the files do not decide
 	// (system prompt, tools, request fields) have been logged.
 	reported *bool
+	copies   string // where copyFile copies to; "": a temporary folder of h.t
 }
 
 // newPiDiff sets up lunar and pi against one fake server as the custom
@@ -116,17 +117,7 @@ func (h *piDiff) piCmd(args ...string) *exec.Cmd {
 func (h *piDiff) pi(args ...string) result {
 	h.t.Helper()
 	h.t.Logf("$ pi %s", strings.Join(args, " "))
-	cmd := h.piCmd(args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(h.t, err)
-	}
-	return result{out.String(), errb.String(), code}
+	return h.e.exec(h.piCmd(args...))
 }
 
 // lunar runs lunar with exactly args: no model flags, so a resumed session
@@ -163,7 +154,11 @@ func (h *piDiff) copyFile(from, name string) string {
 	h.t.Helper()
 	data, err := os.ReadFile(from)
 	require.NoError(h.t, err)
-	to := filepath.Join(h.t.TempDir(), name)
+	dir := h.copies
+	if dir == "" {
+		dir = h.t.TempDir()
+	}
+	to := filepath.Join(dir, name)
 	require.NoError(h.t, os.WriteFile(to, data, 0o644))
 	return to
 }
@@ -268,16 +263,38 @@ func (h *piDiff) checkBuild(t *testing.T, b piDiffBuild) {
 // stderr and pi's in lunar without warnings, and on either file both send
 // the same conversation; both ask for the same summaries.
 func TestPiCompactions(t *testing.T) {
+	t.Parallel()
 	lh, ph := newPiDiff(t), newPiDiff(t)
-	lb := lh.buildWithLunar()
-	pb := ph.buildWithPi()
+	var lb, pb piDiffBuild
+	// The two builds (a server each) run side by side; their copies
+	// outlive them.
+	keep := t.TempDir()
+	if !t.Run("build", func(t *testing.T) {
+		t.Run("lunar", func(t *testing.T) {
+			t.Parallel()
+			h := lh.in(t)
+			h.copies = keep
+			lb = h.buildWithLunar()
+		})
+		t.Run("pi", func(t *testing.T) {
+			t.Parallel()
+			h := ph.in(t)
+			h.copies = keep
+			pb = h.buildWithPi()
+		})
+	}) {
+		t.FailNow()
+	}
 
+	// Each file is checked on the server of its build, side by side.
 	t.Run("lunar writes", func(t *testing.T) {
+		t.Parallel()
 		lh.checkBuild(t, lb)
 		t.Run("split turn kept", func(t *testing.T) { lh.in(t).compareNext(lb.afterFirst) })
 		t.Run("after two compactions", func(t *testing.T) { lh.in(t).compareNext(lb.file) })
 	})
 	t.Run("pi writes", func(t *testing.T) {
+		t.Parallel()
 		ph.checkBuild(t, pb)
 		t.Run("split turn kept", func(t *testing.T) { ph.in(t).compareNext(pb.afterFirst) })
 		t.Run("after two compactions", func(t *testing.T) { ph.in(t).compareNext(pb.file) })

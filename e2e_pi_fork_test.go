@@ -38,6 +38,7 @@ func onlyFile(t *testing.T, dir string) string {
 }
 
 func TestPiForkCopiesEveryEntry(t *testing.T) {
+	t.Parallel()
 	h := newPiRequests(t)
 	var src string
 	for _, f := range piSessionFiles(t, h.e.cwd) {
@@ -79,6 +80,7 @@ func TestPiForkCopiesEveryEntry(t *testing.T) {
 }
 
 func TestPiContinueSkipsWhatIsNoSession(t *testing.T) {
+	t.Parallel()
 	h := newPiRequests(t)
 	dir := t.TempDir()
 	var src string

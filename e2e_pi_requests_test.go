@@ -105,10 +105,17 @@ func newPiRequests(t *testing.T) *piDiff {
 // TestPiSameRequests resumes each of pi's session files with both agents
 // and compares the two requests.
 func TestPiSameRequests(t *testing.T) {
+	t.Parallel()
 	h := newPiRequests(t)
 	for _, file := range piSessionFiles(t, h.e.cwd) {
 		name := strings.TrimSuffix(filepath.Base(file), ".jsonl")
-		t.Run(name, func(t *testing.T) { h.in(t).compareRequests(file) })
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// A server and homes of its own, in the folder the sessions name.
+			sub := newPiRequests(t)
+			sub.e.cwd = h.e.cwd
+			sub.compareRequests(file)
+		})
 	}
 }
 

@@ -58,6 +58,7 @@ func (h *piDiff) runRPCClient(dist, cliPath string, env []string, args ...string
 }
 
 func TestPiRPCSameProtocol(t *testing.T) {
+	t.Parallel()
 	dist := filepath.Join(llmtest.PiDir(t), "dist")
 	h := newPiDiff(t)
 	shim, err := filepath.Abs(filepath.Join("testdata", "rpc_shim.mjs"))

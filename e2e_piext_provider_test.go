@@ -18,6 +18,7 @@ import (
 )
 
 func TestProviderRequestHookEditsTheBody(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newHookE2E(t)
@@ -70,6 +71,7 @@ func TestProviderRequestHookEditsTheBody(t *testing.T) {
 // each response logged to .pi/provider-payload.log; and the replacement
 // its comment shows, in pi's result shape.
 func TestPiExtProviderPayload(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("ok"))
 	pi := filepath.Join(hkDir(t), "pi")

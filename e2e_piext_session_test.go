@@ -39,6 +39,7 @@ func customEntries(s *session.Session, customType string) []*session.Entry {
 // todo.lua: the list lives in custom entries, so it survives a resume and
 // follows /branch.
 func TestPiExtTodoSurvivesResumeAndBranch(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := piHook(t, "todo.lua")
 	e.srv.Reply(llmtest.ToolCall("todo", `{"action":"add","text":"write tests"}`))
@@ -66,8 +67,7 @@ func TestPiExtTodoSurvivesResumeAndBranch(t *testing.T) {
 	assert.Len(t, e.srv.Requests(), 4, "/todos is not a prompt")
 
 	// /branch back to the first change: the list is what it was there.
-	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
-	p := re.start("-c", "-e", hook)
+	p := e.start("-c", "-e", hook)
 	p.line("/branch " + todos[0].ID)
 	p.expect("now at " + todos[0].ID)
 	p.line("/todos")
@@ -80,6 +80,7 @@ func TestPiExtTodoSurvivesResumeAndBranch(t *testing.T) {
 // handoff.lua: a model-written prompt starts a new session that records
 // the old one as its parent.
 func TestPiExtHandoffStartsAChildSession(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("noted: sqlite"))
 	r := e.run("", "-p", "we chose sqlite for storage")
@@ -123,6 +124,7 @@ func TestPiExtHandoffStartsAChildSession(t *testing.T) {
 
 // session-name.lua: the name is a session_info entry, read back later.
 func TestPiExtSessionName(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := piHook(t, "session-name.lua")
 	e.srv.Reply(llmtest.Text("hello"))
@@ -146,6 +148,7 @@ func TestPiExtSessionName(t *testing.T) {
 // input-transform.lua: pi's input results; handled input reaches neither
 // the model nor the session.
 func TestPiExtInputTransformOneShot(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := piHook(t, "input-transform.lua")
 
@@ -177,7 +180,8 @@ func TestPiExtInputTransformOneShot(t *testing.T) {
 }
 
 func TestPiExtInputTransformREPL(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("hi there"))
 	p := e.start("-e", piHook(t, "input-transform.lua"))
 	p.line("ping")
@@ -193,6 +197,7 @@ func TestPiExtInputTransformREPL(t *testing.T) {
 // chat.message's source: print (-p), stdin (piped), interactive (typed),
 // extension (lunar.send).
 func TestChatMessageSource(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := piHook(t, "input-source.lua")
 	e.srv.SetDefault(llmtest.Text("ok"))
@@ -206,8 +211,7 @@ func TestChatMessageSource(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "source=extension text=three")
 
-	re := &replEnv{t: t, home: e.home, cwd: e.cwd, srv: e.srv}
-	p := re.start("-e", hook)
+	p := e.start("-e", hook)
 	p.line("four")
 	p.expect("source=interactive text=four")
 	p.expect("ok")
@@ -219,6 +223,7 @@ func TestChatMessageSource(t *testing.T) {
 // one-shot mode; lunar.send takes content parts and runs /commands when
 // asked ({command = true}).
 func TestPiExtSystemPromptHeader(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := piHook(t, "system-prompt-header.lua")
 	e.srv.Reply(llmtest.Text("hi"))
@@ -247,6 +252,7 @@ func TestPiExtSystemPromptHeader(t *testing.T) {
 // lunar.send with deliver = "steer" from a tool_result handler joins the
 // running turn before its next model call.
 func TestSendSteerJoinsTheRunningTurn(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hi"}`))
 	e.srv.Reply(llmtest.Text("printed hi, exit code 0"))
@@ -264,7 +270,8 @@ func TestSendSteerJoinsTheRunningTurn(t *testing.T) {
 // ctx.ui.print in the REPL goes through the view: on its own line,
 // before the reply.
 func TestUIPrintInREPL(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("the answer"))
 	p := e.start("-e", piHook(t, "system-prompt-header.lua"))
 	p.line("hello")

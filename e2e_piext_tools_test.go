@@ -51,6 +51,7 @@ func toolDescription(t *testing.T, req llmtest.Request, name string) string {
 // the subject as a non-word character; "farm -rf" must not look like rm;
 // the chmod check is a regular expression (re).
 func TestPiExtPermissionGate(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(e.cwd, "victim"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "victim", "keep.txt"), []byte("x"), 0o644))
@@ -81,6 +82,7 @@ func TestPiExtPermissionGate(t *testing.T) {
 // protected-paths: write and edit on .env, .git/ and node_modules/ are
 // refused; other paths are written.
 func TestPiExtProtectedPaths(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(e.cwd, "node_modules", "x"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "node_modules", "x", "index.js"), []byte("old"), 0o644))
@@ -117,6 +119,7 @@ func TestPiExtProtectedPaths(t *testing.T) {
 // allowed files, refuses sensitive ones and logs both; `lunar hooks check`
 // reports the replacement.
 func TestPiExtToolOverride(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("line one\nline two\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, ".env"), []byte("SECRET=1\n"), 0o644))
@@ -164,6 +167,7 @@ func TestPiExtToolOverride(t *testing.T) {
 // An overridden bash is still bash to the permission policy: without
 // --yes it is refused in one-shot mode, however the hook runs it.
 func TestPiExtBashSpawnHookIsStillGated(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := piHook(t, "bash-spawn-hook.lua")
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo spawned=$PI_SPAWN_HOOK > out.txt"}`))
@@ -190,7 +194,8 @@ func TestPiExtBashSpawnHookIsStillGated(t *testing.T) {
 // command reach the model from the next call; a removed one, and one a
 // hook disabled, no longer do; /hooks shows what is disabled.
 func TestPiExtDynamicTools(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("shout", `{"message":"hi"}`))
 	e.srv.Reply(llmtest.Text("first done"))
 	e.srv.Reply(llmtest.Text("second done"))
@@ -254,6 +259,7 @@ func openAISystem(t *testing.T, r llmtest.Request) string {
 // without another model call; JSON mode shows terminate on the result,
 // as pi's; a batch with one ordinary result goes on.
 func TestPiExtStructuredOutput(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	hook := piHook(t, "structured-output.lua")
 	call := llmtest.ToolCall("structured_output", `{"headline":"Plan","summary":"Do it.","actionItems":["one","two"]}`)
@@ -297,6 +303,7 @@ func TestPiExtStructuredOutput(t *testing.T) {
 // one line, reports what a hook replaces, and names the last line for a
 // syntax error at the end of a file.
 func TestHooksCheckToolProblems(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	r := e.run("", "hooks", "check", hkFile(t, "check_problems.lua"))
 	assert.Equal(t, 1, r.code, r.stdout+r.stderr)

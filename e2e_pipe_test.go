@@ -19,6 +19,7 @@ import (
 // `lunar -p … | head` where the reader is gone: lunar finishes the reply,
 // saves it and leaves no lock behind (it used to die of SIGPIPE, exit 141).
 func TestOneShotStdoutClosedByReader(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("a long answer that nobody reads").Split(4))
 	pr, pw, err := os.Pipe()
@@ -45,6 +46,7 @@ func TestOneShotStdoutClosedByReader(t *testing.T) {
 
 // Killed during the first reply of a new session, the question is kept.
 func TestKilledDuringFirstReplyKeepsPrompt(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("partial").Split(2), llmtest.Hang())
 	cmd := e.cmd("", "-p", "the question")

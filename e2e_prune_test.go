@@ -66,6 +66,7 @@ func (s *stackRun) prune(args string) string {
 }
 
 func TestPruneOneShot(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	s := &stackRun{t: t, e: e}
 	big, small, other := seqOutput(1, 1000), "hello\n", seqOutput(2000, 3000)
@@ -176,6 +177,7 @@ func stored0ID(t *testing.T, s *session.Session) string {
 }
 
 func TestPruneNothingToPrune(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	s := &stackRun{t: t, e: e}
 	s.ask("hello")
@@ -188,7 +190,8 @@ func TestPruneNothingToPrune(t *testing.T) {
 }
 
 func TestPruneREPLSelection(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"seq 1 1000"}`))
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hello"}`))
 	e.srv.Reply(llmtest.Text("read them"))

@@ -38,6 +38,7 @@ end)
 `
 
 func TestQueueHookSteerFollowUpAndCompactDuringARun(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
 	e.threeTurns()
@@ -99,6 +100,7 @@ func TestQueueHookSteerFollowUpAndCompactDuringARun(t *testing.T) {
 // run (output on stdout; on stderr in JSON mode), the rest are refused
 // with one line and exit 2 before anything runs.
 func TestOneShotBuiltins(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("first answer"))
 	r := e.run("", "-p", "first question")
@@ -155,6 +157,7 @@ func TestOneShotBuiltins(t *testing.T) {
 
 // steering_mode in config.json: two steers in one call or one a call.
 func TestQueueSteeringModeFromConfig(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		config string
 		calls  int
@@ -189,6 +192,7 @@ end)`)
 // one more call when the agent would stop; without it, the message is
 // appended after the run and no call is made for it.
 func TestQueueSendMessageFollowUp(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		trigger bool
 		calls   int

@@ -51,6 +51,7 @@ func systemPrompt(t *testing.T, req llmtest.Request) string {
 }
 
 func TestToolsFlags(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -80,6 +81,7 @@ func TestToolsFlags(t *testing.T) {
 }
 
 func TestToolsFlagWithoutATool(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch should-not-exist"}`))
 	e.srv.Reply(llmtest.Text("ok"))
@@ -93,6 +95,7 @@ func TestToolsFlagWithoutATool(t *testing.T) {
 }
 
 func TestSystemPromptFlags(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -122,6 +125,7 @@ func TestSystemPromptFlags(t *testing.T) {
 }
 
 func TestContextFilesReachTheSystemPrompt(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	sub := filepath.Join(e.cwd, "pkg", "sub")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
@@ -145,6 +149,7 @@ func TestContextFilesReachTheSystemPrompt(t *testing.T) {
 }
 
 func TestThinkingFlag(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		model    string
@@ -216,6 +221,7 @@ func TestThinkingFlag(t *testing.T) {
 }
 
 func TestAnthropicPromptCaching(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.api = "anthropic"
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hi"}`), llmtest.Usage(1000, 10, 0, 900))
@@ -246,6 +252,7 @@ func TestAnthropicPromptCaching(t *testing.T) {
 }
 
 func TestContextOverflowExitsWithAClearMessage(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -268,6 +275,7 @@ func TestContextOverflowExitsWithAClearMessage(t *testing.T) {
 }
 
 func TestReplyEndingInError(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		parts []llmtest.Part
@@ -302,6 +310,7 @@ func TestReplyEndingInError(t *testing.T) {
 }
 
 func TestMissingKeyIsOneLine(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ model, env string }{
 		{"anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"},
 		{"openai/gpt-4.1", "OPENAI_API_KEY"},
@@ -329,6 +338,7 @@ func TestMissingKeyIsOneLine(t *testing.T) {
 }
 
 func TestOllamaNeedsNoKey(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("local answer"))
 	cmd := exec.Command(lunarBin, "--model", "ollama/qwen2.5-coder", "--base-url", e.srv.URL(), "-p", "hi")
@@ -343,6 +353,7 @@ func TestOllamaNeedsNoKey(t *testing.T) {
 }
 
 func TestProviderFlag(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("ok"))
 	cmd := exec.Command(lunarBin, "--provider", "groq", "--model", "my-new-model", "--base-url", e.srv.URL(), "-p", "hi")
@@ -359,6 +370,7 @@ func TestProviderFlag(t *testing.T) {
 }
 
 func TestConfigChoosesModelAndProvider(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, filepath.Join(e.home, "config", "config.json"), `{
   "model": "local/coder-7b",
@@ -406,6 +418,7 @@ func TestConfigChoosesModelAndProvider(t *testing.T) {
 }
 
 func TestMalformedConfigNamesFileAndLine(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	path := filepath.Join(e.cwd, ".lunar", "config.json")
 	writeFile(t, path, "{\n  \"model\": \"openai/gpt-4.1\",\n  \"thinkng\": \"low\"\n}\n")
@@ -418,6 +431,7 @@ func TestMalformedConfigNamesFileAndLine(t *testing.T) {
 }
 
 func TestXDGPaths(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	cfg, data, state := t.TempDir(), t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(cfg, "lunar", "AGENTS.md"), "XDG-CONFIG-RULE\n")
@@ -439,6 +453,7 @@ func TestXDGPaths(t *testing.T) {
 }
 
 func TestListModels(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, filepath.Join(e.home, "config", "config.json"),
 		`{"providers":{"local":{"base_url":"http://127.0.0.1:1/v1","models":[{"id":"tiny-1b","context_window":4096}]}}}`)
@@ -475,6 +490,7 @@ func TestListModels(t *testing.T) {
 }
 
 func TestAPIKeyNeverWrittenAnywhere(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	const key = "sk-very-secret-key-123456"
 	e.srv.Reply(llmtest.Status(401).Message("Incorrect API key provided: " + key))

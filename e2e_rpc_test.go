@@ -209,6 +209,7 @@ func rpcData(v any) map[string]any {
 // missing or mistyped fields get an error response each, and lunar goes
 // on answering.
 func TestRPCBadInput(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	r := e.startRPC()
 	cases := []struct {
@@ -256,6 +257,7 @@ func TestRPCBadInput(t *testing.T) {
 // with a tool call, the queries, naming, forking, cloning, new sessions
 // and switching back.
 func TestRPCConversation(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command": "echo from-the-tool"}`), llmtest.Usage(100, 10, 0, 0))
 	e.srv.Reply(llmtest.Text("the answer"), llmtest.Usage(150, 5, 0, 0))
@@ -348,6 +350,7 @@ func TestRPCConversation(t *testing.T) {
 // TestRPCAbort: abort stops a reply that hangs, and is answered once the
 // run has ended; a prompt during a run is refused as pi refuses it.
 func TestRPCAbort(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("partial "), llmtest.Hang())
 	r := e.startRPC()
@@ -386,6 +389,7 @@ func (r *rpcProc) answerUI(method string, answer map[string]any) map[string]any 
 // lines, the client's extension_ui_response lines answer them, and
 // ctx.has_ui is true.
 func TestRPCDialogs(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkGlobal("rpc_ui.lua")
 	e.srv.Reply(llmtest.Text("noted"))
@@ -428,6 +432,7 @@ func TestRPCDialogs(t *testing.T) {
 // before bash runs (without --yes); "yes" runs it, a cancelled dialog
 // refuses it.
 func TestRPCPermissionDialog(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command": "echo allowed > out.txt"}`))
@@ -451,6 +456,7 @@ func TestRPCPermissionDialog(t *testing.T) {
 // events show the queues), as pi's: the steering message before the next
 // model call, the follow-up once the agent would stop.
 func TestRPCQueue(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	gate := filepath.Join(e.cwd, "gate")
 	// The tool waits for the test to open the gate, so that the messages
@@ -587,6 +593,7 @@ func BenchmarkRPCGetState(b *testing.B) {
 // compaction events before its response (pi's CompactionResult); the
 // next prompt sends the summary.
 func TestRPCCompact(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
 	e.threeTurns()
@@ -626,6 +633,7 @@ func lastUser(t *testing.T, req llmtest.Request) string {
 // TestRPCHookCommands: a hook command that starts no run is answered when
 // it ends; one that fails is answered with its error.
 func TestRPCHookCommands(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkGlobal("rpc_ui.lua")
 	r := e.startRPC()
@@ -656,6 +664,7 @@ func TestRPCHookCommands(t *testing.T) {
 // needed), with ctx.is_idle() false; the prompt it returns follows up. A
 // prompt template is queued expanded, as its streamingBehavior says.
 func TestRPCHookCommandWhileStreaming(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkGlobal("rpc_ui.lua")
 	writeFile(t, filepath.Join(e.home, "config", "prompts", "greet.md"), "Say hello to $1")
@@ -765,6 +774,7 @@ func TestRPCHookDecidesWhileItsCommandAsks(t *testing.T) {
 // TestRPCAbortCancelsDialog: abort while a dialog waits cancels it (the
 // permission policy refuses the call) and stops the run.
 func TestRPCAbortCancelsDialog(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.ask = true
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command": "echo never > no.txt"}`))
@@ -784,6 +794,7 @@ func TestRPCAbortCancelsDialog(t *testing.T) {
 // holds the command loop queue up; the dialog's answer still gets
 // through and every command is answered, in order.
 func TestRPCManyCommandsWhileADialogWaits(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkGlobal("rpc_ui.lua")
 	r := e.startRPC()
@@ -814,6 +825,7 @@ func TestRPCManyCommandsWhileADialogWaits(t *testing.T) {
 // with 0 and the session file keeps the prompt. SIGTERM ends it too, with
 // exit code 130.
 func TestRPCEndOfInput(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("partial "), llmtest.Hang())
 	r := e.startRPC()
@@ -844,6 +856,7 @@ func TestRPCEndOfInput(t *testing.T) {
 // threshold from compacting; true again, the context past the threshold
 // is compacted before the next prompt.
 func TestRPCAutoCompaction(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	// gpt-4.1's window is 1,047,576: compact above 576 tokens.
 	e.hkConfig(`{"compaction": {"reserve_tokens": 1047000, "keep_recent_tokens": 50}}`)

@@ -40,6 +40,7 @@ func sandboxE2E(t *testing.T) (e *e2e, outside string) {
 }
 
 func TestSandboxAllowedCommandCannotWriteOutside(t *testing.T) {
+	t.Parallel()
 	requireSandbox(t)
 	for _, mode := range []string{"ask", "auto"} {
 		t.Run(mode, func(t *testing.T) {
@@ -63,6 +64,7 @@ func TestSandboxAllowedCommandCannotWriteOutside(t *testing.T) {
 }
 
 func TestSandboxOff(t *testing.T) {
+	t.Parallel()
 	e, outside := sandboxE2E(t)
 	e.hkConfig(`{"permissions": {"sandbox": false}}`)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch `+filepath.Join(outside, "made.txt")+`"}`))
@@ -73,6 +75,7 @@ func TestSandboxOff(t *testing.T) {
 }
 
 func TestSandboxReadOnlyRunsCommandsThatCannotWrite(t *testing.T) {
+	t.Parallel()
 	requireSandbox(t)
 	e, _ := sandboxE2E(t)
 	e.ask = true
@@ -95,6 +98,7 @@ func TestSandboxReadOnlyRunsCommandsThatCannotWrite(t *testing.T) {
 // A repository can carry a link out of the folder: "allow write: *" must
 // not cover a write through it (refused here: no one to ask).
 func TestPermissionsWriteThroughLinkOutOfFolder(t *testing.T) {
+	t.Parallel()
 	e, outside := sandboxE2E(t)
 	e.ask = true
 	e.hkConfig(`{"permissions": {"allow": ["write: *", "edit: *"]}}`)
@@ -119,6 +123,7 @@ func TestPermissionsWriteThroughLinkOutOfFolder(t *testing.T) {
 // Deny rules hold whatever name the file is reached by: a link alias,
 // a link to its folder, /proc/self/root.
 func TestPermissionsDenyByRealPath(t *testing.T) {
+	t.Parallel()
 	e, outside := sandboxE2E(t)
 	writeFile(t, filepath.Join(e.cwd, ".env"), "KEY=1\n")
 	writeFile(t, filepath.Join(outside, "id_ed25519"), "private\n")
@@ -151,6 +156,7 @@ func TestPermissionsDenyByRealPath(t *testing.T) {
 // hold on every kernel: here a root command without CAP_SYS_PTRACE still
 // reads it. So the test runs lunar as nobody when it runs as root.)
 func TestBashCannotReadLunarsEnvironment(t *testing.T) {
+	t.Parallel()
 	for _, sandbox := range []string{"true", "false"} {
 		t.Run("sandbox "+sandbox, func(t *testing.T) {
 			e, _ := sandboxE2E(t)
@@ -181,9 +187,11 @@ func asNobody(t *testing.T, cmd *exec.Cmd, e *e2e) {
 	t.Helper()
 	const nobody = 65534
 	bin := filepath.Join(t.TempDir(), "lunar")
-	data, err := os.ReadFile(lunarBin)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(bin, data, 0o755))
+	// cp writes the copy, not this process: a child another test forks
+	// meanwhile would inherit a descriptor open for writing, and running
+	// the copy would fail with "text file busy" until that child execs.
+	out, err := exec.Command("cp", lunarBin, bin).CombinedOutput()
+	require.NoError(t, err, "%s", out)
 	cmd.Path, cmd.Args[0] = bin, bin
 	for _, dir := range append([]string{filepath.Dir(bin), e.home, e.cwd}, tmpDirs(cmd.Env)...) {
 		require.NoError(t, os.Chmod(filepath.Dir(dir), 0o755))

@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -216,6 +215,7 @@ func checkSessionFile(t *testing.T, path, cwd string) *session.Session {
 }
 
 func TestSessionFileMatchesWhatWasSent(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -265,6 +265,7 @@ var resumeCases = []resumeCase{
 }
 
 func TestResumedRequestCarriesEarlierContext(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		for _, rc := range resumeCases {
 			t.Run(api+"/"+rc.name, func(t *testing.T) {
@@ -308,6 +309,7 @@ func TestResumedRequestCarriesEarlierContext(t *testing.T) {
 }
 
 func TestResumeWithUnknownSession(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	r := e.run("", "--session", "0199ffff", "-p", "x")
 	assert.Equal(t, 1, r.code)
@@ -321,6 +323,7 @@ func TestResumeWithUnknownSession(t *testing.T) {
 }
 
 func TestContinueWithoutSessionStartsOne(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("fresh"))
 	r := e.run("", "-c", "-p", "hello")
@@ -329,6 +332,7 @@ func TestContinueWithoutSessionStartsOne(t *testing.T) {
 }
 
 func TestForkCopiesIntoANewSession(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("First answer."))
 	require.Equal(t, 0, e.run("", "-p", "first question").code)
@@ -370,6 +374,7 @@ func TestForkCopiesIntoANewSession(t *testing.T) {
 }
 
 func TestSessionDirFlag(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	dir := filepath.Join(t.TempDir(), "my sessions")
 	e.srv.Reply(llmtest.Text("one"))
@@ -395,6 +400,7 @@ func TestSessionDirFlag(t *testing.T) {
 }
 
 func TestSessionsSubcommand(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	r := e.run("", "sessions")
 	assert.Equal(t, 0, r.code)
@@ -431,6 +437,7 @@ func TestSessionsSubcommand(t *testing.T) {
 }
 
 func TestSessionInUseByAnotherRun(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("one"))
 	require.Equal(t, 0, e.run("", "-p", "q1").code)
@@ -440,16 +447,8 @@ func TestSessionInUseByAnotherRun(t *testing.T) {
 	first := e.cmd("", "--session", s.ID(), "-p", "q2")
 	var out syncBuffer
 	first.Stdout = &out
-	require.NoError(t, first.Start())
-	defer func() {
-		_ = first.Process.Kill()
-		_ = first.Wait()
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for out.String() != "slow" && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	require.Equal(t, "slow", out.String())
+	e.startCmd(first) // killed at the test's end
+	waitFor(t, func() bool { return out.String() == "slow" }, func() string { return "the first run's reply never started: " + out.String() })
 
 	r := e.run("", "-c", "-p", "q3")
 	assert.Equal(t, 1, r.code)

@@ -45,6 +45,7 @@ func threeSessions(t *testing.T, e *e2e) []session.Info {
 }
 
 func TestSessionsListShortIDsAndJSON(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	infos := threeSessions(t, e)
 
@@ -106,6 +107,7 @@ func TestSessionsListShortIDsAndJSON(t *testing.T) {
 }
 
 func TestSessionsShowAndRemove(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo tool says hi"}`))
 	e.srv.Reply(llmtest.Text("The **tool** said hi."))
@@ -143,13 +145,14 @@ func TestSessionsShowAndRemove(t *testing.T) {
 
 // On a terminal, rm asks; only "y" removes.
 func TestSessionsRemoveAsks(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("kept or not"))
 	p := e.start()
 	p.line("a session to remove")
 	p.expect("kept or not")
 	p.quit()
-	files := e.sessions()
+	files := e.sessionFiles()
 	require.Len(t, files, 1)
 	id := e.load(files[0]).ID()
 
@@ -160,19 +163,20 @@ func TestSessionsRemoveAsks(t *testing.T) {
 	p.line("n")
 	p.expect("not removed")
 	assert.Equal(t, 1, p.wait())
-	assert.Len(t, e.sessions(), 1)
+	assert.Len(t, e.sessionFiles(), 1)
 
 	p = e.startRaw("sessions", "rm", id[:8])
 	p.expect("[y/N]")
 	p.line("y")
 	p.expect("removed")
 	assert.Equal(t, 0, p.wait())
-	assert.Empty(t, e.sessions())
+	assert.Empty(t, e.sessionFiles())
 }
 
 // --session takes a name or words of the first message; several matches
 // are listed.
 func TestSessionFlagByNameOrWords(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	infos := threeSessions(t, e)
 	byFirst := map[string]session.Info{}
@@ -205,7 +209,8 @@ func TestSessionFlagByNameOrWords(t *testing.T) {
 // quitting the REPL says how to come back; /resume takes words of the
 // first message.
 func TestREPLBannerResumeHintAndResumeByWords(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "AGENTS.md"), []byte("be brief\n"), 0o644))
 	e.srv.Reply(llmtest.Text("first answer"))
 	p := e.startRaw()
@@ -219,7 +224,7 @@ func TestREPLBannerResumeHintAndResumeByWords(t *testing.T) {
 	p.send("\x04")
 	p.expect("to resume: lunar -c  (or lunar --session ")
 	assert.Equal(t, 0, p.wait())
-	files := e.sessions()
+	files := e.sessionFiles()
 	require.Len(t, files, 1)
 	id := e.load(files[0]).ID()
 	out := p.output()
@@ -259,7 +264,8 @@ func TestREPLBannerResumeHintAndResumeByWords(t *testing.T) {
 // colours: NO_COLOR keeps bold); piped, it is the markdown itself (see
 // above).
 func TestSessionsShowRendersOnATerminal(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("Some **bold** words.\n\n- one\n- two"))
 	p := e.start()
 	p.line("render me")

@@ -50,6 +50,7 @@ func (e *e2e) lastRequest(args ...string) (llmtest.Request, result) {
 }
 
 func TestSkillsPromptCommandAndWarnings(t *testing.T) {
+	t.Parallel()
 	e := skillE2E(t)
 	user := filepath.Join(e.home, "config", "skills")
 	pdf := writeSkill(t, user, "pdf-tools", "name: pdf-tools\ndescription: Extract text & tables from <PDF> files", "# PDF tools\n\nRun scripts/extract.py.")
@@ -88,6 +89,7 @@ func TestSkillsPromptCommandAndWarnings(t *testing.T) {
 }
 
 func TestSkillsProjectOnlyWhenTrusted(t *testing.T) {
+	t.Parallel()
 	e := skillE2E(t)
 	file := writeSkill(t, filepath.Join(e.cwd, ".lunar", "skills"), "deploy", "name: deploy\ndescription: Deploys the service", "steps")
 	piFile := writeSkill(t, filepath.Join(e.cwd, ".pi", "skills"), "pi-skill", "name: pi-skill\ndescription: From pi", "steps")
@@ -109,6 +111,7 @@ func TestSkillsProjectOnlyWhenTrusted(t *testing.T) {
 // 0.73 (loadSkillsFromDir, formatSkillsForPrompt, run by node) and
 // compares the block and the warnings.
 func TestSkillsPromptMatchesPi(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("pi"); err != nil {
 		t.Skip("pi is not on PATH (npm i -g @mariozechner/pi-coding-agent@0.73.1)")
 	}
@@ -177,7 +180,8 @@ process.stdout.write(JSON.stringify({ block: formatSkillsForPrompt(r.skills), di
 // project's skill files; once trusted, /skill:name sends the skill, and a
 // changed skill asks again (skills are hashed like hooks.d and prompts).
 func TestREPLSkillTrustAndCommand(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.env = append(e.env, "HOME="+filepath.Join(e.home, "home"))
 	file := writeSkill(t, filepath.Join(e.cwd, ".lunar", "skills"), "deploy", "name: deploy\ndescription: Deploys the service", "Run make deploy.")
 	e.srv.SetDefault(llmtest.Text("deployed"))

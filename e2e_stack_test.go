@@ -133,6 +133,7 @@ func cat(parts ...[]string) []string {
 // keeping 9-10; then more pops: one turn (S2), three turns over S2 (S3),
 // and two turns back across C2 (P4, S4).
 func TestStackSeedTrace(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.hkConfig(`{"compaction": {"keep_recent_tokens": 100}}`)
 	s := &stackRun{t: t, e: e}
@@ -227,6 +228,7 @@ func TestStackSeedTrace(t *testing.T) {
 }
 
 func TestStackRefusals(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	s := &stackRun{t: t, e: e}
 	reqs, r := s.run("/pop")
@@ -263,6 +265,7 @@ func TestStackRefusals(t *testing.T) {
 // A pop lives on its branch: after going back to before it, the popped
 // turns are back.
 func TestStackPopStaysOnItsBranch(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	s := &stackRun{t: t, e: e}
 	s.turn(1)
@@ -289,7 +292,8 @@ func TestStackPopStaysOnItsBranch(t *testing.T) {
 // In the REPL: the notices, and a long tool result cut in the summary
 // request.
 func TestStackREPL(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer 1"))
 	p := e.start()
 	p.line("first")
@@ -321,7 +325,8 @@ func TestStackREPL(t *testing.T) {
 // /pop without N in the REPL: a picker of the user turns but the current
 // one; the turn picked and those after it are set aside.
 func TestStackREPLPicksTheTurn(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	p := e.start()
 	for _, q := range []string{"first", "second", "third"} {
 		e.srv.Reply(llmtest.Text("answer to " + q))
@@ -354,7 +359,7 @@ func TestStackREPLPicksTheTurn(t *testing.T) {
 	assert.Equal(t, []string{"user: first question", "assistant: answer to first", popped("S"), "user: fourth question"}, wire(t, reqs[len(reqs)-1]))
 
 	// JSON mode cannot choose either: the list, and exit 1.
-	r := (&e2e{t: t, home: e.home, cwd: e.cwd, srv: e.srv, api: "openai"}).run("", "--mode", "json", "-c", "-p", "/pop")
+	r := e.run("", "--mode", "json", "-c", "-p", "/pop")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "usage: /pop N (no terminal to choose on)")
 	assert.Contains(t, r.stderr, "/pop 2  first question\n")

@@ -24,6 +24,7 @@ Arguments: $ARGUMENTS ($3 is empty)
 `
 
 func TestTemplateOneShotSendsExpansion(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, filepath.Join(e.home, "config", "prompts", "review.md"), reviewTemplate)
 	e.srv.Reply(llmtest.Text("done"))
@@ -44,6 +45,7 @@ func TestTemplateOneShotSendsExpansion(t *testing.T) {
 // A project's .lunar/prompts and .pi/prompts load only once the folder is
 // trusted; pi's own user folder is read as well.
 func TestTemplateProjectIgnoredUntilTrusted(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	piHome := t.TempDir()
 	e.env = []string{"PI_CODING_AGENT_DIR=" + piHome}
@@ -70,6 +72,7 @@ func TestTemplateProjectIgnoredUntilTrusted(t *testing.T) {
 // A template named like a hook command or a built-in one: the command
 // wins, with one warning.
 func TestTemplateNameClashCommandWins(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, filepath.Join(e.home, "config", "prompts", "greet.md"), "template greet $1")
 	writeFile(t, filepath.Join(e.home, "config", "prompts", "model.md"), "template model")
@@ -86,7 +89,8 @@ func TestTemplateNameClashCommandWins(t *testing.T) {
 // /help lists templates with their descriptions: the front matter's (after
 // its argument-hint), else the first line of the body; Tab completes them.
 func TestTemplateHelpListsDescription(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	writeFile(t, filepath.Join(e.home, "config", "prompts", "review.md"), reviewTemplate)
 	writeFile(t, filepath.Join(e.home, "config", "prompts", "plain.md"), "\n\nExplain $1 in simple words\n")
 	p := e.start()
@@ -108,7 +112,8 @@ func TestTemplateHelpListsDescription(t *testing.T) {
 // In the REPL a project's templates are part of the trust question: listed,
 // loaded once trusted, and asked about again when one changes.
 func TestTemplateREPLProjectTrustQuestion(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	tpl := filepath.Join(e.cwd, ".lunar", "prompts", "fix.md")
 	writeFile(t, tpl, "Fix issue $1 now")
 

@@ -73,7 +73,8 @@ func TestForeignControls(t *testing.T) {
 // the permission question too, and what is on screen before it — and
 // so does the output of a !command.
 func TestREPLTerminalInjection(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.ask = true
 	e.srv.Reply(llmtest.Thinking("thinking "+evil), llmtest.Text("answer "+evil+"\n\n- item "+evil),
 		llmtest.ToolCall("bash", `{"command":"printf 'out \\033]52;c;cm0gLXJmIH4=\\007\\033]2;pwned\\007\\n'; echo '`+evilJSON+`'"}`))
@@ -105,7 +106,8 @@ func TestREPLTerminalInjection(t *testing.T) {
 // input, a displayed custom message and a command's error show escape
 // sequences escaped (ui.print used to strip ESC and print the payload).
 func TestREPLHookUIInjection(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	p := e.start("--hook", replHook(t, "repl_inject.lua"))
 	p.line("/inject")
 	p.expect("choose 1-2")
@@ -133,13 +135,14 @@ func TestREPLHookUIInjection(t *testing.T) {
 // answer stays byte for byte what the model wrote, and stderr's status
 // lines and a hook's ctx.ui output are sanitised.
 func TestOneShotTerminalInjection(t *testing.T) {
+	t.Parallel()
 	script := func(srv *llmtest.Server) {
 		srv.Reply(llmtest.Text("answer "+evil), llmtest.ToolCall("bash", `{"command":"printf 'out \\033]2;pwned\\007\\n'; false '`+evilJSON+`'"}`))
 		srv.Reply(llmtest.Text("last " + evil))
 	}
 	t.Run("tty", func(t *testing.T) {
 		for _, raw := range []bool{false, true} {
-			e := newReplEnv(t)
+			e := newE2E(t)
 			script(e.srv)
 			args := []string{"-p", "go " + evil}
 			if raw {
@@ -181,6 +184,7 @@ func TestOneShotTerminalInjection(t *testing.T) {
 // sanitised, to a terminal and to a pipe alike (they are for reading;
 // --json is for programs).
 func TestSessionsTerminalInjection(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer " + evil))
 	r := e.run("", "-p", "title "+evil)
@@ -198,10 +202,8 @@ func TestSessionsTerminalInjection(t *testing.T) {
 	assert.Empty(t, foreignControls(r.stdout))
 	assert.Contains(t, r.stdout, "answer "+evilShown)
 
-	re := newReplEnv(t)
-	re.home, re.cwd = e.home, e.cwd
 	for _, args := range [][]string{{"sessions"}, {"sessions", "show", id}} {
-		p := re.startBare(append(os.Environ(), "LUNAR_HOME="+e.home, "TERM=xterm-256color"), args...)
+		p := e.startBare(append(os.Environ(), "LUNAR_HOME="+e.home, "TERM=xterm-256color"), args...)
 		assert.Equal(t, 0, p.wait())
 		assert.Empty(t, foreignControls(p.output()), args)
 		assert.Contains(t, p.output(), `\x1b]52;c;`, args)

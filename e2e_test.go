@@ -1,12 +1,10 @@
-// End-to-end tests of the one-shot mode: they build the binary once and run
-// it as a user would, against the in-repo fake LLM server.
+// End-to-end tests of the one-shot mode: the binary run as a user would,
+// against the in-repo fake LLM server (the harness is in harness_test.go).
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,109 +17,8 @@ import (
 	"github.com/lunar-cli/lunar/session"
 )
 
-var lunarBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "lunar-e2e")
-	if err != nil {
-		panic(err)
-	}
-	lunarBin = filepath.Join(dir, "lunar")
-	out, err := exec.Command("go", "build", "-o", lunarBin, ".").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build lunar: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// e2e is one isolated lunar installation: its own LUNAR_HOME, working
-// folder and fake LLM server.
-type e2e struct {
-	t    *testing.T
-	home string
-	cwd  string
-	srv  *llmtest.Server
-	api  string // "openai" or "anthropic"
-	env  []string
-	// ask leaves out --yes, so that the permission policy asks before
-	// write, edit and bash (and refuses them, without a terminal). The
-	// other tests are scripts that run tools unattended, as a user's
-	// script does with --yes.
-	ask bool
-}
-
-func newE2E(t *testing.T) *e2e {
-	t.Helper()
-	e := &e2e{t: t, home: t.TempDir(), cwd: t.TempDir(), srv: llmtest.New(t), api: "openai"}
-	// Resolve symlinks so paths in session headers match os.Getwd in the child.
-	e.cwd, _ = filepath.EvalSymlinks(e.cwd)
-	return e
-}
-
-func (e *e2e) modelArgs() []string {
-	if e.api == "anthropic" {
-		return []string{"--model", "anthropic/claude-sonnet-4-5", "--base-url", e.srv.RootURL(), "--api-key", "sk-test"}
-	}
-	return []string{"--model", "openai/gpt-4.1", "--base-url", e.srv.URL(), "--api-key", "sk-test"}
-}
-
-func (e *e2e) cmd(stdin string, args ...string) *exec.Cmd {
-	base := e.modelArgs()
-	if !e.ask {
-		base = append(base, "--yes")
-	}
-	cmd := exec.Command(lunarBin, append(base, args...)...)
-	cmd.Dir = e.cwd
-	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "NO_COLOR=1", "LUNAR_MAX_RETRIES=2")
-	cmd.Env = append(cmd.Env, e.env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	return cmd
-}
-
-type result struct {
-	stdout, stderr string
-	code           int
-}
-
-func (e *e2e) run(stdin string, args ...string) result {
-	e.t.Helper()
-	return e.exec(e.cmd(stdin, args...))
-}
-
-// exec runs cmd and returns its output and exit code.
-func (e *e2e) exec(cmd *exec.Cmd) result {
-	e.t.Helper()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(e.t, err)
-	}
-	return result{out.String(), errb.String(), code}
-}
-
-// sessionFiles lists the session files written under LUNAR_HOME.
-func (e *e2e) sessionFiles() []string {
-	files, _ := filepath.Glob(filepath.Join(e.home, "data", "sessions", "*", "*.jsonl"))
-	return files
-}
-
-func (e *e2e) onlySession() *session.Session {
-	e.t.Helper()
-	files := e.sessionFiles()
-	require.Len(e.t, files, 1)
-	s, err := session.Load(files[0])
-	require.NoError(e.t, err)
-	return s
-}
-
 func TestOneShotPlainAnswer(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -151,6 +48,7 @@ func TestOneShotPlainAnswer(t *testing.T) {
 
 // Two text blocks of one reply are printed on their own lines, as pi does.
 func TestOneShotTextBlocksOnTheirOwnLines(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.api = "anthropic"
 	e.srv.Reply(llmtest.Text("First part."), llmtest.Text("Second part."))
@@ -160,6 +58,7 @@ func TestOneShotTextBlocksOnTheirOwnLines(t *testing.T) {
 }
 
 func TestOneShotStdinIsAppendedToPrompt(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("ok"))
 	r := e.run("line one\nline two\n", "-p", "summarise")
@@ -174,6 +73,7 @@ func TestOneShotStdinIsAppendedToPrompt(t *testing.T) {
 }
 
 func TestOneShotToolLoop(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -198,6 +98,7 @@ func TestOneShotToolLoop(t *testing.T) {
 }
 
 func TestOneShotEditsAFile(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -224,6 +125,7 @@ func TestOneShotEditsAFile(t *testing.T) {
 }
 
 func TestOneShotMalformedToolArguments(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -243,6 +145,7 @@ func TestOneShotMalformedToolArguments(t *testing.T) {
 }
 
 func TestOneShotSessionByIDAndNoSession(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("one"))
 	require.Equal(t, 0, e.run("", "-p", "q1").code)
@@ -260,6 +163,7 @@ func TestOneShotSessionByIDAndNoSession(t *testing.T) {
 }
 
 func TestOneShotRetryThenSuccess(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		for _, status := range []int{429, 503, 529} {
 			t.Run(fmt.Sprintf("%s/%d", api, status), func(t *testing.T) {
@@ -279,6 +183,7 @@ func TestOneShotRetryThenSuccess(t *testing.T) {
 }
 
 func TestOneShotServerErrorForever(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newE2E(t)
@@ -298,6 +203,7 @@ func TestOneShotServerErrorForever(t *testing.T) {
 }
 
 func TestOneShotJSONModeErrorExitCode(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.SetDefault(llmtest.Status(401).Message("bad key"))
 	r := e.run("", "--mode", "json", "-p", "go")
@@ -305,6 +211,7 @@ func TestOneShotJSONModeErrorExitCode(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	tests := []struct {
 		name string
@@ -328,6 +235,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	r := e.run("", "--version")
 	assert.Equal(t, 0, r.code)

@@ -19,6 +19,7 @@ import (
 // TestToolArgsOneReadingOneShot: under allow rules that cover only the
 // value the policy reads, a second spelling of the key never runs.
 func TestToolArgsOneReadingOneShot(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, tool, args string
 		wantErr          string
@@ -63,7 +64,8 @@ func TestToolArgsOneReadingOneShot(t *testing.T) {
 // spelling of "command" gets no dialog (it showed the first and ran the
 // second); the next call's dialog shows the command that runs.
 func TestREPLDialogShowsWhatRuns(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.ask = true
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo shown","Command":"touch pwned.txt"}`))
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch second.txt"}`))

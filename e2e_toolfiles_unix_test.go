@@ -59,6 +59,7 @@ func (e *e2e) locks() []string {
 }
 
 func TestFileToolsRefuseDevicesAndFIFOs(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	fifo := filepath.Join(e.cwd, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
@@ -91,6 +92,7 @@ func TestFileToolsRefuseDevicesAndFIFOs(t *testing.T) {
 // lunar that still opened the FIFO, the read) ends lunar at once, with
 // the session saved and unlocked.
 func TestSIGTERMDuringToolEndsLunar(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	fifo := filepath.Join(e.cwd, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))

@@ -30,6 +30,7 @@ func (e *e2e) runBare(env []string, args ...string) result {
 // of its own a key from the environment or --api-key, nor switch off the
 // user's own hooks.
 func TestProjectConfigTrustAndKeys(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	evil := llmtest.New(t)
 	// The user's own config points openai at the (fake) real host.
@@ -84,7 +85,8 @@ func TestProjectConfigTrustAndKeys(t *testing.T) {
 // The REPL asks once whether the project's config and hooks may take
 // effect, and asks again when the config changes.
 func TestREPLProjectConfigTrust(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	cfg := filepath.Join(e.cwd, ".lunar", "config.json")
 	writeFile(t, cfg, `{"thinking": "high"}`)
 
@@ -124,7 +126,8 @@ func TestREPLProjectConfigTrust(t *testing.T) {
 // while the trust question is open do not run: what loads is exactly
 // what was hashed when the question was asked (issue 20, item 9).
 func TestREPLTrustSwapWhileAsking(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	dir := filepath.Join(e.cwd, ".lunar", "hooks.d")
 	hook := func(tag string) string {
 		return `local m = require("m"); require("fs").write("` + tag + `-hook.txt", m)`
@@ -160,6 +163,7 @@ func TestREPLTrustSwapWhileAsking(t *testing.T) {
 // id (nor get --api-key that way), and cannot replace a built-in
 // provider's key or headers (issue 20, item 10).
 func TestProjectProvidersCannotShadow(t *testing.T) {
+	t.Parallel()
 	projectConfig := func(e *e2e, content string) string {
 		p := filepath.Join(e.cwd, ".lunar", "config.json")
 		writeFile(t, p, content)

@@ -99,6 +99,7 @@ func customData(t *testing.T, s *session.Session, customType string) []map[strin
 // Every example loads cleanly on its own, opens with the comment the
 // README promises and is listed there.
 func TestExamplesHooksCheck(t *testing.T) {
+	t.Parallel()
 	files := exampleFiles(t)
 	require.GreaterOrEqual(t, len(files), 9)
 	readme, err := os.ReadFile(filepath.Join("examples", "README.md"))
@@ -125,6 +126,7 @@ func TestExamplesHooksCheck(t *testing.T) {
 }
 
 func TestExampleProtectedPaths(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	installExamples(t, e.home, "protected-paths.lua")
 	e.hkConfig(`{"hooks": {"protected-paths": {"extra_paths": ["deploy/prod.yml"], "protect_reads": true}}}`)
@@ -182,6 +184,7 @@ func TestExampleProtectedPaths(t *testing.T) {
 }
 
 func TestExampleTodo(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	installExamples(t, e.home, "todo.lua")
 	run := func(args ...string) {
@@ -220,11 +223,9 @@ func TestExampleTodo(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, one)
-	re := newReplEnv(t)
-	re.home, re.cwd, re.srv = e.home, e.cwd, e.srv
 	e.srv.Reply(llmtest.ToolCall("todo", `{"action":"list"}`))
 	e.srv.Reply(llmtest.Text("four"))
-	p := re.start("-c")
+	p := e.start("-c")
 	p.line("/todos")
 	p.expect("1. [x] write the tests")
 	p.expect("2. [ ] fix the bug")
@@ -244,7 +245,8 @@ func TestExampleTodo(t *testing.T) {
 }
 
 func TestExampleClearGuard(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	installExamples(t, e.home, "clear-guard.lua")
 	cfg := filepath.Join(e.home, "config", "config.json")
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"hooks": {"clear-guard": {"min_turns": 2}}}`), 0o644))
@@ -267,7 +269,7 @@ func TestExampleClearGuard(t *testing.T) {
 	p.line("y")
 	p.expect("new session ")
 	p.quit()
-	files := e.sessions()
+	files := e.sessionFiles()
 	require.Len(t, files, 2, "the cleared sessions are on disk; the new empty one is not written")
 
 	// Without a UI (a hook's ctx.new_session in one-shot) it is refused.
@@ -290,11 +292,12 @@ end })`), 0o644))
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "[info] new_session: nil, ")
 	assert.Contains(t, r.stderr, "clear-guard: This session has 2 user turns. Not cleared without a confirmation (no terminal to ask).")
-	assert.Len(t, e.sessions(), 2)
+	assert.Len(t, e.sessionFiles(), 2)
 }
 
 func TestExampleModelLog(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	installExamples(t, e.home, "model-log.lua")
 	e.srv.Reply(llmtest.Text("from mini"))
 	p := e.start()
@@ -314,6 +317,7 @@ func TestExampleModelLog(t *testing.T) {
 }
 
 func TestExampleSystemPrompt(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, gitEnv...)
 	gitRepo(t, e.cwd, map[string]string{"main.go": "package main\n"})
@@ -344,6 +348,7 @@ func TestExampleSystemPrompt(t *testing.T) {
 }
 
 func TestExampleCustomCompaction(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	installExamples(t, e.home, "custom-compaction.lua")
 	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
@@ -401,6 +406,7 @@ func TestExampleCustomCompaction(t *testing.T) {
 }
 
 func TestExampleGeminiAuth(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake token command is a shell script")
 	}
@@ -459,6 +465,7 @@ func TestExampleGeminiAuth(t *testing.T) {
 }
 
 func TestExampleGitCheckpoint(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, gitEnv...)
 	gitRepo(t, e.cwd, map[string]string{"a.txt": "v1\n", ".gitignore": "build/\n"})
@@ -515,6 +522,7 @@ func TestExampleGitCheckpoint(t *testing.T) {
 }
 
 func TestExampleMemoryLocal(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	installExamples(t, e.home, "memory.lua")
 	e.hkConfig(`{"compaction": {"keep_recent_tokens": 50}}`)
@@ -621,6 +629,7 @@ func TestExampleMemoryLocal(t *testing.T) {
 }
 
 func TestExampleMemoryHTTP(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	type call struct {
 		what string // "METHOD path auth"
@@ -671,7 +680,8 @@ func TestExampleMemoryHTTP(t *testing.T) {
 // through the hook's renderer (one line, the failing lines under it) and
 // the model reads in full; /test fix on a failure starts a turn on it.
 func TestExampleTestRunner(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	installExamples(t, e.home, "test-runner.lua")
 	cfg := filepath.Join(e.home, "config", "config.json")
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"hooks": {"test-runner": {"command": ["sh", "run-tests.sh"]}}}`), 0o644))

@@ -17,6 +17,7 @@ import (
 // cannot be a folder: every run behaves the same (events, requests, load
 // errors with their lines), and the cache is only ever a speed-up.
 func TestHookChunkCache(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.hkGlobal("events.lua", "tag.lua", "warnings.lua", "toplevel_error.lua", "syntax_error.lua")
 	chunks := filepath.Join(e.home, "state", "chunks")

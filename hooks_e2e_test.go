@@ -7,7 +7,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -198,6 +197,7 @@ func hkNonRequest(kinds []string) []string {
 }
 
 func TestHookEventsOfAOneShotRun(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo hi"}`), llmtest.Usage(100, 10, 0, 0))
 	e.srv.Reply(llmtest.Text("done"), llmtest.Usage(130, 5, 20, 0))
@@ -361,6 +361,7 @@ func hkUserTexts(req llmtest.Request) []string {
 }
 
 func TestHooksShapeTheRequest(t *testing.T) {
+	t.Parallel()
 	for _, api := range []string{"openai", "anthropic"} {
 		t.Run(api, func(t *testing.T) {
 			e := newHookE2E(t)
@@ -427,6 +428,7 @@ func TestHooksShapeTheRequest(t *testing.T) {
 }
 
 func TestAuthHookBaseURL(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	alt := llmtest.New(t)
 	alt.Reply(llmtest.Text("from the other server"))
@@ -439,6 +441,7 @@ func TestAuthHookBaseURL(t *testing.T) {
 }
 
 func TestContextHookChangesOnlyTheRequest(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.Text("first answer"))
 	require.Equal(t, 0, e.run("", "-p", "drop me").code)
@@ -466,6 +469,7 @@ func TestContextHookChangesOnlyTheRequest(t *testing.T) {
 }
 
 func TestToolEventHooks(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("write", `{"path":"blocked.txt","content":"x"}`))
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo original"}`))
@@ -516,6 +520,7 @@ func TestToolEventHooks(t *testing.T) {
 }
 
 func TestHookToolRunsThroughValidationAndToolEvents(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("word_count", `{"txt":"a b"}`))
 	e.srv.Reply(llmtest.ToolCall("word_count", `{"text":"one two three"}`))
@@ -562,6 +567,7 @@ func TestHookToolRunsThroughValidationAndToolEvents(t *testing.T) {
 }
 
 func TestHookChainingOrderGlobalProjectCLI(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.hkGlobal("chain_global.lua")
 	e.hkProject("chain_project.lua")
@@ -614,6 +620,7 @@ func TestHookChainingOrderGlobalProjectCLI(t *testing.T) {
 }
 
 func TestHookSendsAndMessages(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "attached.txt"), []byte("attached content\n"), 0o644))
 	e.srv.Reply(llmtest.Text("first"))
@@ -659,6 +666,7 @@ func TestHookSendsAndMessages(t *testing.T) {
 }
 
 func TestHookCommandsInOneShotMode(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.SetDefault(llmtest.Text("ok"))
 	run := func(prompt string) result {
@@ -747,6 +755,7 @@ func TestHookCommandsInOneShotMode(t *testing.T) {
 }
 
 func TestHookExec(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	require.NoError(t, os.Mkdir(filepath.Join(e.cwd, "sub"), 0o755))
 	r := e.run("", "--hook", hkFile(t, "exec.lua"), "-p", "/run")
@@ -770,6 +779,7 @@ func TestHookExec(t *testing.T) {
 }
 
 func TestHookUIInOneShotMode(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch gated.txt"}`))
 	e.srv.Reply(llmtest.Text("ok"))
@@ -787,6 +797,7 @@ func TestHookUIInOneShotMode(t *testing.T) {
 }
 
 func TestHookSessionAPI(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.Text("first answer"), llmtest.Usage(50, 5, 0, 0))
 	require.Equal(t, 0, e.run("", "-p", "first question").code)
@@ -861,6 +872,7 @@ func TestHookSessionAPI(t *testing.T) {
 }
 
 func TestHookSandboxThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	outside := filepath.Join(e.home, "config") // not a write root
 	require.NoError(t, os.MkdirAll(outside, 0o755))
@@ -896,6 +908,7 @@ func TestHookSandboxThroughTheBinary(t *testing.T) {
 }
 
 func TestHookTimeouts(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.hkConfig(`{"hook_timeout_ms": 200}`)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"touch ran.txt"}`))
@@ -940,6 +953,7 @@ func TestHookTimeouts(t *testing.T) {
 }
 
 func TestHookErrorsEverywhere(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "notes.txt"), []byte("notes\n"), 0o644))
 	e.srv.Reply(llmtest.ToolCall("read", `{"path":"notes.txt"}`))
@@ -966,6 +980,7 @@ func TestHookErrorsEverywhere(t *testing.T) {
 }
 
 func TestHookResultsOfTheWrongShape(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"false"}`))
 	e.srv.Reply(llmtest.Text("ok"))
@@ -991,6 +1006,7 @@ func TestHookResultsOfTheWrongShape(t *testing.T) {
 }
 
 func TestHookLoadProblems(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.Text("ok"))
 	args := []string{"--hook", hkFile(t, "syntax_error.lua"), "--hook", hkFile(t, "toplevel_error.lua"),
@@ -1013,6 +1029,7 @@ func TestHookLoadProblems(t *testing.T) {
 }
 
 func TestHooksSubcommands(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.hkGlobal("syntax_error.lua", "tag.lua", "warnings.lua", "hook_tool.lua")
 	e.hkProject("chain_project.lua")
@@ -1087,6 +1104,7 @@ func TestHooksSubcommands(t *testing.T) {
 }
 
 func TestHookDebugTracing(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"--debug", "LUNAR_DEBUG=1"} {
 		t.Run(how, func(t *testing.T) {
 			e := newHookE2E(t)
@@ -1119,6 +1137,7 @@ func TestHookDebugTracing(t *testing.T) {
 }
 
 func TestHookPiEventNames(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"true"}`))
 	e.srv.Reply(llmtest.Text("ok"))
@@ -1138,21 +1157,8 @@ func TestHookPiEventNames(t *testing.T) {
 	}, got)
 }
 
-// hkGone reports whether pid has exited (or is a zombie) within d.
-func hkGone(pid int, d time.Duration) bool {
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			return true
-		}
-		if f := strings.Fields(string(data)); len(f) > 2 && f[2] == "Z" {
-			return true
-		}
-	}
-	return false
-}
-
 func TestInterruptStopsHookHandlers(t *testing.T) {
+	t.Parallel()
 	t.Run("command", func(t *testing.T) {
 		e := newHookE2E(t)
 		r := e.interrupt(func(string, string) bool { return len(e.hkRecorded("started")) > 0 },
@@ -1172,7 +1178,7 @@ func TestInterruptStopsHookHandlers(t *testing.T) {
 		require.NoError(t, err)
 		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 		require.NoError(t, err)
-		assert.True(t, hkGone(pid, 5*time.Second), "the program lunar.exec started is killed")
+		assertDies(t, pid, 5*time.Second, "the program lunar.exec started is killed")
 	})
 	t.Run("event handler", func(t *testing.T) {
 		e := newHookE2E(t)
@@ -1188,6 +1194,7 @@ func TestInterruptStopsHookHandlers(t *testing.T) {
 }
 
 func TestHookHTTP(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.env = append(e.env, "FETCH_URL="+e.srv.URL())
 	r := e.run("", "--hook", hkFile(t, "http.lua"), "-p", "/fetch")
@@ -1208,6 +1215,7 @@ func TestHookHTTP(t *testing.T) {
 }
 
 func TestHookLogAndPrintGoToStderr(t *testing.T) {
+	t.Parallel()
 	e := newHookE2E(t)
 	e.srv.SetDefault(llmtest.Text("ok"))
 	r := e.run("", "--hook", hkFile(t, "log.lua"), "-p", "go")

@@ -82,6 +82,7 @@ end)`)
 }
 
 func TestHookLimitsMemoryBombsAreHookErrors(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	dir := filepath.Join(e.home, "config", "hooks.d")
 	writeHook(t, filepath.Join(dir, "10-rep.lua"), `lunar.on("chat.system.transform", function() local s = ("x"):rep(2^40) end)`)
@@ -112,6 +113,7 @@ end)`)
 }
 
 func TestHookLimitsHostileRepositoryStillStarts(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	dir := filepath.Join(e.cwd, ".lunar", "hooks.d")
 	writeHook(t, filepath.Join(dir, "50-ok.lua"), `lunar.on("chat.system.transform", function(ev)

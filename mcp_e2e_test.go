@@ -83,6 +83,7 @@ func toolResultsOf(s *session.Session) map[string][]session.Message {
 // arguments never reach the server; a tool with a schema lunar's
 // validator refuses is left out with a warning.
 func TestMCPToolsReachTheModel(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.userMCP(map[string]any{"t": goServer(t, "serve")})
 	e.srv.Reply(llmtest.ToolCall("mcp__t__echo", `{"message":"hi from the model"}`))
@@ -125,6 +126,7 @@ func TestMCPToolsReachTheModel(t *testing.T) {
 // mode runs only the tools the server marks readOnlyHint, a deny rule
 // shuts a server out.
 func TestMCPPermissions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, config, tool, want string
 	}{
@@ -160,6 +162,7 @@ func TestMCPPermissions(t *testing.T) {
 // Hooks see MCP tools like any tool: in lunar.tools() with their source
 // and read_only hint, and in tool.execute.before/after.
 func TestMCPToolsInHooks(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.userMCP(map[string]any{"t": goServer(t, "serve")})
 	hook := filepath.Join(t.TempDir(), "watch.lua")
@@ -192,6 +195,7 @@ end)
 // result, one warning says its tools are gone, a later call is a tool
 // error, and lunar finishes the run.
 func TestMCPServerExitsMidSession(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.userMCP(map[string]any{"t": goServer(t, "serve"), "u": goServer(t, "serve")})
 	e.srv.Reply(llmtest.ToolCall("mcp__t__crash", `{}`))
@@ -218,6 +222,7 @@ func TestMCPServerExitsMidSession(t *testing.T) {
 // timeout (MCP_TIMEOUT), the other server's tools work, and the hung
 // process does not outlive lunar.
 func TestMCPServerNeverAnswers(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	pidFile := filepath.Join(t.TempDir(), "hang.pid")
 	e.userMCP(map[string]any{"hang": goServer(t, "hang", mcptest.EnvPIDFile, pidFile), "t": goServer(t, "serve")})
@@ -232,11 +237,12 @@ func TestMCPServerNeverAnswers(t *testing.T) {
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(string(data))
 	require.NoError(t, err)
-	assert.True(t, waitDead(pid, 10*time.Second), "the hung server outlived lunar")
+	assertDies(t, pid, 10*time.Second, "the hung server outlived lunar")
 }
 
 // A project's .mcp.json starts nothing until the project is trusted.
 func TestMCPProjectNeedsTrust(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	mcpFile := filepath.Join(e.cwd, ".mcp.json")
 	writeMCP(t, mcpFile, map[string]any{"proj": goServer(t, "serve")})
@@ -259,7 +265,8 @@ func TestMCPProjectNeedsTrust(t *testing.T) {
 // command they run; trusted, /mcp lists them, their tools and prompts,
 // and a prompt runs as a command. A changed .mcp.json asks again.
 func TestREPLMCPProjectTrust(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	srv := goServer(t, "serve")
 	mcpFile := filepath.Join(e.cwd, ".lunar", "mcp.json")
 	writeMCP(t, mcpFile, map[string]any{"proj": srv})
@@ -304,6 +311,7 @@ func TestREPLMCPProjectTrust(t *testing.T) {
 // `lunar mcp list` starts the servers and lists them; a server that
 // does not start makes it exit 1.
 func TestMCPListCommand(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.userMCP(map[string]any{"t": goServer(t, "serve")})
 	r := e.runBare(nil, "mcp", "list")
@@ -329,6 +337,7 @@ func TestMCPListCommand(t *testing.T) {
 // The reference server from npm: a call reaches it and its result
 // reaches the model.
 func TestMCPServerEverything(t *testing.T) {
+	t.Parallel()
 	cmd := needNPMServer(t, "mcp-server-everything")
 	e := newE2E(t)
 	e.userMCP(map[string]any{"everything": map[string]any{"command": cmd}})
@@ -348,6 +357,7 @@ func TestMCPServerEverything(t *testing.T) {
 // The filesystem server from npm, with its allowed folder from an
 // environment variable (${VAR} expansion): it reads a file of the project.
 func TestMCPServerFilesystem(t *testing.T) {
+	t.Parallel()
 	cmd := needNPMServer(t, "mcp-server-filesystem")
 	e := newE2E(t)
 	writeFile(t, filepath.Join(e.cwd, "notes.txt"), "the secret word is lunar\n")
@@ -368,6 +378,7 @@ func TestMCPServerFilesystem(t *testing.T) {
 // SIGKILL of lunar in the middle of a call leaves no server behind
 // (Linux: the parent-death signal, as for bash).
 func TestMCPServerDiesWithLunar(t *testing.T) {
+	t.Parallel()
 	if !pdeathsig {
 		t.Skip("no parent-death signal on this system")
 	}
@@ -394,13 +405,14 @@ func TestMCPServerDiesWithLunar(t *testing.T) {
 	}, 20*time.Second, 10*time.Millisecond)
 	require.NoError(t, cmd.Process.Kill())
 	<-done
-	assert.True(t, waitDead(pid, 10*time.Second), "the server outlived lunar's SIGKILL")
+	assertDies(t, pid, 10*time.Second, "the server outlived lunar's SIGKILL")
 }
 
 // The REPL's first prompt does not wait for MCP servers: they start on
 // the first prompt that needs tools.
 func TestREPLMCPStartsOnFirstPrompt(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	pidFile := filepath.Join(t.TempDir(), "srv.pid")
 	writeMCP(t, filepath.Join(e.home, "config", "mcp.json"), map[string]any{"t": goServer(t, "serve", mcptest.EnvPIDFile, pidFile)})
 	p := e.start()
@@ -418,6 +430,7 @@ func TestREPLMCPStartsOnFirstPrompt(t *testing.T) {
 
 // A streamable-HTTP server, its header's token from the environment.
 func TestMCPHTTPServer(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(mcptest.Handler("s3cret"))
 	defer srv.Close()
 	e := newE2E(t)
@@ -441,6 +454,7 @@ func TestMCPHTTPServer(t *testing.T) {
 // In one-shot mode too, a server's prompt runs as a command: its text is
 // the prompt the model gets.
 func TestMCPPromptOneShot(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.userMCP(map[string]any{"t": goServer(t, "serve")})
 	e.srv.Reply(llmtest.Text("Hi Grace!"))

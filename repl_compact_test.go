@@ -16,7 +16,8 @@ import (
 // it did; Ctrl+C stops it and leaves the session as it was; /session shows
 // the context after it.
 func TestREPLCompact(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	writeFile(t, e.home+"/config/config.json", `{"compaction": {"keep_recent_tokens": 50}}`)
 	p := e.start()
 	for i := 1; i <= 3; i++ {
@@ -64,7 +65,8 @@ func TestREPLCompact(t *testing.T) {
 // After each reply one dim line gives the run's tokens and cost and the
 // context used, marked when auto-compaction is near.
 func TestREPLStatusLine(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	// gpt-4.1's window is 1,047,576: auto-compaction above 576 tokens.
 	writeFile(t, e.home+"/config/config.json", `{"compaction": {"reserve_tokens": 1047000}}`)
 	e.srv.Reply(llmtest.Text("short"), llmtest.Usage(100, 20, 0, 0))
@@ -84,7 +86,8 @@ func TestREPLStatusLine(t *testing.T) {
 // In the REPL too, a reply past the threshold compacts (with the spinner
 // and its result), and an overflowing request is compacted and retried.
 func TestREPLAutoAndOverflowCompaction(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	writeFile(t, e.home+"/config/config.json", `{"compaction": {"reserve_tokens": 1047000, "keep_recent_tokens": 50}}`)
 	p := e.start()
 	for i := 1; i <= 2; i++ {

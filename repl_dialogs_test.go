@@ -20,6 +20,7 @@ import (
 // its result says the call was cancelled, no further request goes out,
 // and the prompt comes back ready for the next message.
 func TestREPLCtrlCAtDialogStopsTurn(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		bundled  bool // the bundled permission policy asks (no --yes)
@@ -32,7 +33,7 @@ func TestREPLCtrlCAtDialogStopsTurn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newReplEnv(t)
+			e := newE2E(t)
 			e.ask = tt.bundled
 			e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo `+tt.name+` > ran.txt"}`))
 			e.srv.Reply(llmtest.Text("next answer"))
@@ -69,7 +70,8 @@ func TestREPLCtrlCAtDialogStopsTurn(t *testing.T) {
 // TestREPLTrustQuestionOnOneLine: the trust question ends on the line
 // that waits for the answer, without a stray colon.
 func TestREPLTrustQuestionOnOneLine(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	dir := filepath.Join(e.cwd, ".lunar", "hooks.d")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "proj.lua"), []byte(`-- nothing`), 0o644))
@@ -85,7 +87,8 @@ func TestREPLTrustQuestionOnOneLine(t *testing.T) {
 // TestREPLHookWarningSaidOnce: a hook's load warning in the REPL says
 // "warning" once and names the hook once (with the line).
 func TestREPLHookWarningSaidOnce(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	hook := filepath.Join(t.TempDir(), "typo.lua")
 	require.NoError(t, os.WriteFile(hook, []byte(`lunar.on("tool.exeute.before", function() end)`), 0o644))
 	p := e.startRaw("--hook", hook)

@@ -21,7 +21,8 @@ import (
 // replaced; a file that cannot be attached (binary) stops the prompt,
 // which comes back in the editor, and nothing is sent.
 func TestREPLAttachments(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "latin1.txt"), []byte("caf\xe9 cr\xe8me"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "blob.bin"), []byte{0, 1, 2}, 0o644))
 	e.srv.Reply(llmtest.Text("read it"))
@@ -44,7 +45,8 @@ func TestREPLAttachments(t *testing.T) {
 // TestREPLNewlineKeys: Ctrl+J and Shift+Enter (as the kitty protocol and
 // xterm's modifyOtherKeys report it) insert a newline; Enter sends.
 func TestREPLNewlineKeys(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("got three lines"))
 	e.srv.Reply(llmtest.Text("got two lines"))
 	p := e.start()
@@ -67,7 +69,8 @@ func TestREPLNewlineKeys(t *testing.T) {
 // model of config.json's "models" (model.change fires with source
 // "cycle") and gives the prompt back with what was typed.
 func TestREPLCtrlPCyclesModels(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(e.home, "config"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(e.home, "config", "config.json"),
 		[]byte(`{"models": ["openai/gpt-4.1", "openai/gpt-4.1-mini"]}`), 0o644))
@@ -105,7 +108,8 @@ end)`), 0o644))
 // Enter with nothing chosen answers no. The permission question takes
 // y, yes, n and no.
 func TestREPLQuestionsTakeWordsAndArrows(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.ask = true
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo yes > ran.txt"}`))
 	e.srv.Reply(llmtest.Text("ran it"))
@@ -148,7 +152,8 @@ func TestREPLQuestionsTakeWordsAndArrows(t *testing.T) {
 // that filters as the user types; Tab after "/model gpt-4.1-mi"
 // completes the bare id.
 func TestREPLPickers(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("first answer"))
 	e.srv.Reply(llmtest.Text("second answer"))
 	e.srv.Reply(llmtest.Text("third answer"))
@@ -199,7 +204,8 @@ func TestREPLPickers(t *testing.T) {
 // them again afterwards. An editor that fails answers nil; one-shot has
 // no editor.
 func TestREPLEditor(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	dir := t.TempDir()
 	editor := filepath.Join(dir, "editor.sh")
 	require.NoError(t, os.WriteFile(editor, []byte("#!/bin/sh\necho EDITOR READY\nread line\nprintf '%s\\n' \"$line\" >> \"$1\"\n"), 0o755))
@@ -240,7 +246,8 @@ func TestREPLEditor(t *testing.T) {
 	p.expect("nothing edited")
 	p.quit()
 
-	r := (&e2e{t: t, home: e.home, cwd: e.cwd, srv: e.srv, api: "openai", env: []string{"EDITOR=" + editor}}).run("", "-e", hook, "-p", "/edit")
+	e.env = []string{"EDITOR=" + editor}
+	r := e.run("", "-e", hook, "-p", "/edit")
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "nothing edited", "no UI: no editor")
 }
@@ -248,7 +255,8 @@ func TestREPLEditor(t *testing.T) {
 // TestREPLBannerRowWrapsInItsColumn: a banner row wider than the
 // terminal goes on under its value, not at the left edge.
 func TestREPLBannerRowWrapsInItsColumn(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	dir := t.TempDir()
 	var args []string
 	for i := range 6 {
@@ -285,7 +293,8 @@ func TestCutSequence(t *testing.T) {
 // ids differ in length (two share a long prefix); the columns after the
 // ids start at one offset.
 func TestREPLResumePickerColumnsAlign(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	dir := session.Dir(filepath.Join(e.home, "data", "sessions"), e.cwd)
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	for i, id := range []string{"01a2b3c4-d5e6-7000-8000-000000000001", "01a2b3c4-d5e6-7000-8000-000000000002", "0f000000-0000-7000-8000-000000000003"} {

@@ -17,7 +17,8 @@ import (
 const markdownAnswer = "# Plan\n\nUse **bold** and `code`.\n\n```go\nfunc main() {}\n```\n\n| key | value |\n|-----|------:|\n| a | 1 |\n"
 
 func TestREPLRendersMarkdownAnswer(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=") // colours on
 	e.srv.Reply(llmtest.Text(markdownAnswer))
 	p := e.start()
@@ -44,12 +45,13 @@ func TestREPLRendersMarkdownAnswer(t *testing.T) {
 }
 
 func TestREPLMarkdownOff(t *testing.T) {
+	t.Parallel()
 	for name, env := range map[string][]string{
 		"raw flag":  nil,
 		"TERM=dumb": {"TERM=dumb"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			e := newReplEnv(t)
+			e := newE2E(t)
 			e.env = append([]string{"NO_COLOR="}, env...)
 			e.srv.Reply(llmtest.Text(markdownAnswer))
 			var args []string
@@ -72,6 +74,7 @@ func TestREPLMarkdownOff(t *testing.T) {
 // TestOneShotPipedMarkdownIsModelText: stdout that is not a terminal gets
 // the model's text byte for byte.
 func TestOneShotPipedMarkdownIsModelText(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=", "TERM=xterm-256color")
 	e.srv.Reply(llmtest.Text(markdownAnswer))
@@ -98,6 +101,7 @@ func oneShotOnTerminal(t *testing.T, e *e2e, args ...string) string {
 // in the REPL; with --raw it is the model's text (the terminal turns \n
 // into \r\n).
 func TestOneShotOnTerminal(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=", "TERM=xterm-256color")
 	e.srv.Reply(llmtest.Text(markdownAnswer))

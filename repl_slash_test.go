@@ -52,7 +52,8 @@ func entryWithText(t *testing.T, s *session.Session, text string) *session.Entry
 }
 
 func TestREPLHookUIDialogs(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("got the draft"))
 	p := e.start("--hook", replHook(t, "repl_ui.lua"))
 
@@ -105,7 +106,8 @@ func TestREPLHookUIDialogs(t *testing.T) {
 }
 
 func TestREPLNotifyColours(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.env = []string{"NO_COLOR="}
 	p := e.start("--hook", replHook(t, "repl_ui.lua"))
 	p.line("/whoami")
@@ -131,7 +133,8 @@ func TestREPLNotifyColours(t *testing.T) {
 }
 
 func TestREPLModelNextCyclesConfigList(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(e.home, "config"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(e.home, "config", "config.json"),
 		[]byte(`{"models": ["openai/gpt-4.1-mini", "openai/gpt-4.1", "openai/gpt-4o"]}`), 0o644))
@@ -165,7 +168,8 @@ func TestREPLModelNextCyclesConfigList(t *testing.T) {
 }
 
 func TestREPLModelNextWithoutListExplains(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	p := e.start()
 	p.line("/model next")
 	p.expect(`no models to cycle through: list them under "models" in config.json`)
@@ -175,7 +179,8 @@ func TestREPLModelNextWithoutListExplains(t *testing.T) {
 }
 
 func TestREPLClearCanBeCancelledByHook(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("first answer"))
 	e.srv.Reply(llmtest.Text("fresh answer"))
 	p := e.start("--hook", replHook(t, "repl_ui.lua"))
@@ -194,7 +199,7 @@ func TestREPLClearCanBeCancelledByHook(t *testing.T) {
 	p.expect("fresh answer")
 	p.quit()
 
-	files := e.sessions()
+	files := e.sessionFiles()
 	require.Len(t, files, 2)
 	var texts [][]string
 	for _, f := range files {
@@ -206,7 +211,8 @@ func TestREPLClearCanBeCancelledByHook(t *testing.T) {
 }
 
 func TestREPLLabelNameForkAndTree(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer one"))
 	e.srv.Reply(llmtest.Text("answer two"))
 	e.srv.Reply(llmtest.Text("answer in fork"))
@@ -240,7 +246,7 @@ func TestREPLLabelNameForkAndTree(t *testing.T) {
 	p.expect("2 user")
 	p.quit()
 
-	files := e.sessions()
+	files := e.sessionFiles()
 	require.Len(t, files, 2)
 	orig := e.load(file)
 	assert.Equal(t, "bug hunt", orig.Name())
@@ -264,7 +270,8 @@ func TestREPLLabelNameForkAndTree(t *testing.T) {
 }
 
 func TestREPLBranchSummarize(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer one"))
 	e.srv.Reply(llmtest.Text("answer two"))
 	e.srv.Reply(llmtest.Text("## Goal\nexplore option two"))
@@ -292,7 +299,8 @@ func TestREPLBranchSummarize(t *testing.T) {
 }
 
 func TestREPLInfoCommands(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("counted"), llmtest.Usage(1200, 34, 0, 0))
 	p := e.start("--hook", replHook(t, "repl_ui.lua"))
 	p.line("count")
@@ -343,7 +351,8 @@ func TestViewStyledWrapsBetweenWords(t *testing.T) {
 }
 
 func TestREPLNotificationDuringReplyAndEchoedHookPrompt(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("Let me look."), llmtest.ToolCall("bash", `{"command":"echo looked"}`))
 	e.srv.Reply(llmtest.Text("Seen it."))
 	e.srv.Reply(llmtest.Text("Hi back."))
@@ -365,14 +374,18 @@ func TestREPLNotificationDuringReplyAndEchoedHookPrompt(t *testing.T) {
 }
 
 func TestREPLSpinnerComesBackAfterPermissionPrompt(t *testing.T) {
-	e := newReplEnv(t)
-	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"sleep 3; echo slept"}`))
+	t.Parallel()
+	e := newE2E(t)
+	// The command runs until the test has seen the spinner, however slow
+	// the machine.
+	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"while [ ! -e go ]; do sleep 0.05; done; echo slept"}`))
 	e.srv.Reply(llmtest.Text("finished"))
 	p := e.start("--hook", replHook(t, "repl_hooks.lua"), "--hook", replHook(t, "repl_notify.lua"))
 	p.line("sleep a bit")
 	p.expect("[y/N] ")
 	p.line("y")
 	p.expect(" bash 1s") // the tool is still working: the spinner says so
+	writeFile(t, filepath.Join(e.cwd, "go"), "")
 	p.expect("slept")
 	p.expect("finished")
 	p.quit()
@@ -381,7 +394,8 @@ func TestREPLSpinnerComesBackAfterPermissionPrompt(t *testing.T) {
 }
 
 func TestREPLShowThinking(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Thinking("pondering the question"), llmtest.Text("the answer"))
 	e.srv.Reply(llmtest.Thinking("more pondering"), llmtest.Text("second answer"))
 	p := e.start("--show-thinking")
@@ -401,6 +415,7 @@ func TestREPLShowThinking(t *testing.T) {
 }
 
 func TestREPLExitFiresShutdownAndFlushes(t *testing.T) {
+	t.Parallel()
 	for name, leave := range map[string]func(p *ptyREPL){
 		"ctrl+d": func(p *ptyREPL) { p.send("\x04") },
 		"ctrl+c twice": func(p *ptyREPL) {
@@ -411,7 +426,7 @@ func TestREPLExitFiresShutdownAndFlushes(t *testing.T) {
 		"/quit": func(p *ptyREPL) { p.line("/quit") },
 	} {
 		t.Run(name, func(t *testing.T) {
-			e := newReplEnv(t)
+			e := newE2E(t)
 			e.srv.Reply(llmtest.Text("noted"))
 			p := e.start("--hook", replHook(t, "repl_shutdown.lua"))
 			p.line("remember")
@@ -430,7 +445,8 @@ func TestREPLExitFiresShutdownAndFlushes(t *testing.T) {
 }
 
 func TestREPLImageAttachment(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00")
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "shot.png"), png, 0o644))
 	e.srv.Reply(llmtest.Text("nice picture"))
@@ -453,7 +469,8 @@ func TestREPLImageAttachment(t *testing.T) {
 }
 
 func TestREPLCompletesPathsAndSearchesHistory(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(e.cwd, "docs"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(e.cwd, "docs", "notes.md"), []byte("the notes"), 0o644))
 	e.srv.Reply(llmtest.Text("first"))
@@ -483,27 +500,20 @@ func TestREPLCompletesPathsAndSearchesHistory(t *testing.T) {
 }
 
 func TestREPLStdoutRedirected(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("plain answer"))
 	ptmx, tty, err := pty.Open()
 	require.NoError(t, err)
-	defer ptmx.Close()
 	require.NoError(t, pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 120}))
 	var stdout bytes.Buffer
-	cmd := exec.Command(replBinary(t), "--model", "openai/gpt-4.1", "--base-url", e.srv.URL(), "--api-key", "sk-test")
+	cmd := exec.Command(lunarBin, "--model", "openai/gpt-4.1", "--base-url", e.srv.URL(), "--api-key", "sk-test")
 	cmd.Dir = e.cwd
 	cmd.Env = append(os.Environ(), "LUNAR_HOME="+e.home, "TERM=xterm-256color", "NO_COLOR=")
 	cmd.Stdin, cmd.Stderr, cmd.Stdout = tty, tty, &stdout
 	require.NoError(t, cmd.Start())
 	tty.Close()
-	p := &ptyREPL{t: t, cmd: cmd, tty: ptmx, more: make(chan struct{}, 1), done: make(chan struct{})}
-	go p.read()
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	}()
+	p := watchPTY(t, cmd, ptmx)
 	p.expect("> ") // the prompt is on the terminal (stderr)
 	p.line("question")
 	p.expect("> ")
@@ -519,7 +529,8 @@ func TestREPLStdoutRedirected(t *testing.T) {
 }
 
 func TestREPLStartupHookSendIsAnsweredFirst(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer at startup"))
 	e.srv.Reply(llmtest.Text("answer to the user"))
 	p := e.start("--hook", replHook(t, "repl_start.lua"))
@@ -533,7 +544,8 @@ func TestREPLStartupHookSendIsAnsweredFirst(t *testing.T) {
 }
 
 func TestREPLCtrlCDropsQueuedHookSends(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer to the user"))
 	p := e.start("--hook", replHook(t, "repl_notify.lua"))
 	p.line("/sendwait")
@@ -558,7 +570,8 @@ func TestREPLCtrlCDropsQueuedHookSends(t *testing.T) {
 }
 
 func TestREPLHookNoteWithoutTurnIsShown(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer"))
 	p := e.start("--hook", replHook(t, "repl_notify.lua"))
 	p.line("/memo buy milk")
@@ -582,7 +595,8 @@ func TestSuggestCommand(t *testing.T) {
 }
 
 func TestREPLResumeByIDPartOrName(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer in A"))
 	p := e.start()
 	p.line("first session")
@@ -590,7 +604,7 @@ func TestREPLResumeByIDPartOrName(t *testing.T) {
 	p.line("/name alpha")
 	p.expect("name: alpha")
 	p.quit()
-	files := e.sessions()
+	files := e.sessionFiles()
 	require.Len(t, files, 1)
 	fileA, idA := files[0], e.load(files[0]).ID()
 
@@ -614,7 +628,8 @@ func TestREPLResumeByIDPartOrName(t *testing.T) {
 }
 
 func TestREPLCtrlDEndsThePromptLine(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	p := e.start("--hook", replHook(t, "repl_ui.lua"))
 	p.line("/colour")
 	p.expect("; empty answers no: ")
@@ -629,7 +644,8 @@ func TestREPLCtrlDEndsThePromptLine(t *testing.T) {
 }
 
 func TestREPLTypeAhead(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	// Typed during a reply (without Enter, which would steer): the next
 	// prompt's text once the reply is done.
 	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
@@ -667,7 +683,8 @@ func TestREPLTypeAhead(t *testing.T) {
 }
 
 func TestREPLDialogIgnoresKeysTypedBeforeIt(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo gated"}`))
 	e.srv.Reply(llmtest.Text("refused, fine"))
 	p := e.start("--hook", replHook(t, "repl_typeahead.lua"))
@@ -700,7 +717,8 @@ func TestGroupDigits(t *testing.T) {
 // A line typed (with Enter) while lunar starts and prints its banner is the
 // first prompt, not lost.
 func TestREPLLineTypedDuringStartup(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("early answer"))
 	p := e.startRaw()
 	p.line("early question")

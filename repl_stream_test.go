@@ -148,6 +148,7 @@ func wordsAnswer(from, n int) string {
 // no raw fence is left, nothing is redrawn, no line is wider than the
 // screen.
 func TestREPLLongCodeBlockAtWidths(t *testing.T) {
+	t.Parallel()
 	var code strings.Builder
 	code.WriteString("Here is the code:\n\n```go\n")
 	for i := range 60 {
@@ -156,7 +157,7 @@ func TestREPLLongCodeBlockAtWidths(t *testing.T) {
 	code.WriteString("```\n\nThat is all.\n")
 	for _, cols := range []int{100, 80, 60} {
 		t.Run(fmt.Sprint(cols), func(t *testing.T) {
-			e := newReplEnv(t)
+			e := newE2E(t)
 			e.env = append(e.env, "NO_COLOR=")
 			e.srv.Reply(llmtest.Text(code.String()))
 			p := e.start()
@@ -183,7 +184,8 @@ func TestREPLLongCodeBlockAtWidths(t *testing.T) {
 // out at the width it has when it is complete, no word is split, none
 // is lost or repeated.
 func TestREPLResizeDuringAnswer(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=")
 	e.srv.Reply(llmtest.Text(wordsAnswer(0, 60)+" "), llmtest.Pause(), llmtest.Text(wordsAnswer(60, 60)+" "), llmtest.Pause(),
 		llmtest.Text(wordsAnswer(120, 60)+"\n\nThe end.\n"))
@@ -230,10 +232,11 @@ func slicesMax(s []int) int {
 // area), drawn as a grid when it fits and as records when it does not,
 // never wider than the screen.
 func TestREPLWideTable(t *testing.T) {
+	t.Parallel()
 	table := "| name | docs | owner |\n|---|---|---|\n| lunar | https://example.com/lunar/docs/the-manual-of-the-agent.htm | the team |\n| pi | https://example.com/pi/docs/the-coding-agent-reference.html | mario |\n"
 	for _, cols := range []int{100, 60} {
 		t.Run(fmt.Sprint(cols), func(t *testing.T) {
-			e := newReplEnv(t)
+			e := newE2E(t)
 			e.env = append(e.env, "NO_COLOR=")
 			e.srv.Reply(llmtest.Text("Tools:\n\n"+table), llmtest.Pause(), llmtest.Text("\nDone.\n"))
 			p := e.start()
@@ -262,7 +265,8 @@ func TestREPLWideTable(t *testing.T) {
 // TestREPLNoColorKeepsAttributes: NO_COLOR drops the colours of an
 // answer, not its bold, italic, underline and strikethrough.
 func TestREPLNoColorKeepsAttributes(t *testing.T) {
-	e := newReplEnv(t) // NO_COLOR=1
+	t.Parallel()
+	e := newE2E(t) // NO_COLOR=1
 	e.srv.Reply(llmtest.Text("**bold** *italic* ~~gone~~ [link](https://example.com) `code`\n"))
 	p := e.start()
 	p.line("style")
@@ -275,7 +279,8 @@ func TestREPLNoColorKeepsAttributes(t *testing.T) {
 // TestREPLBashTailLive: a running bash command shows its last output
 // lines above the spinner while it runs; they go when it ends.
 func TestREPLBashTailLive(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"for i in 1 2 3 4 5 6 7; do echo line$i; done; while [ ! -e go ]; do sleep 0.05; done; echo finished"}`))
 	e.srv.Reply(llmtest.Text("ran it"))
 	p := e.start()
@@ -296,7 +301,8 @@ func TestREPLBashTailLive(t *testing.T) {
 // TestREPLStalledStream: a stream that stops after its text began says
 // that it is waiting; the text goes on below when it resumes.
 func TestREPLStalledStream(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("First line.\n"), llmtest.Pause(), llmtest.Text("Second line.\n"))
 	p := e.start()
 	p.line("wait")
@@ -311,7 +317,8 @@ func TestREPLStalledStream(t *testing.T) {
 // TestREPLStatusAfterInterrupt: after Ctrl+C the status line shows what
 // the interrupted reply used (estimated from what it streamed).
 func TestREPLStatusAfterInterrupt(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text(strings.Repeat("streamed text ", 20)+"end.\n"), llmtest.Hang())
 	p := e.start()
 	p.line("go on")
@@ -327,7 +334,8 @@ func TestREPLStatusAfterInterrupt(t *testing.T) {
 // TestREPLStatusOverWindow: a context past the model's window is never
 // shown as a normal figure above 100 %.
 func TestREPLStatusOverWindow(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	writeFile(t, e.home+"/config/config.json", `{"compaction": {"enabled": false}}`)
 	e.srv.Reply(llmtest.Text("huge"), llmtest.Usage(1500000, 20, 0, 0))
 	p := e.start()
@@ -342,7 +350,8 @@ func TestREPLStatusOverWindow(t *testing.T) {
 // TestREPLPermissionDiffColoured: the permission dialog's diff is
 // coloured as the edit's result is.
 func TestREPLPermissionDiffColoured(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.ask = true
 	e.env = append(e.env, "NO_COLOR=")
 	writeFile(t, e.cwd+"/notes.txt", "one\ntwo\nthree\n")

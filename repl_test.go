@@ -4,18 +4,13 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -193,203 +188,6 @@ func TestEntryPreview(t *testing.T) {
 	}
 }
 
-// ---- end-to-end in a pseudo-terminal ----
-
-var (
-	replBuildOnce sync.Once
-	replBin       string
-	replBuildErr  error
-)
-
-// replBinary returns the lunar binary: the one TestMain built, or one
-// built here once.
-func replBinary(t *testing.T) string {
-	t.Helper()
-	if lunarBin != "" {
-		return lunarBin
-	}
-	replBuildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "lunar-repl")
-		if err != nil {
-			replBuildErr = err
-			return
-		}
-		replBin = filepath.Join(dir, "lunar")
-		if out, err := exec.Command("go", "build", "-o", replBin, ".").CombinedOutput(); err != nil {
-			replBuildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, replBuildErr)
-	return replBin
-}
-
-// replEnv is one lunar installation for REPL runs: LUNAR_HOME, working
-// folder and fake LLM server.
-type replEnv struct {
-	t    *testing.T
-	home string
-	cwd  string
-	srv  *llmtest.Server
-	env  []string // extra environment (later values win)
-	// ask leaves out --yes: the permission policy asks before write,
-	// edit and bash (the other tests run tools without its dialog).
-	ask bool
-}
-
-func newReplEnv(t *testing.T) *replEnv {
-	e := &replEnv{t: t, home: t.TempDir(), cwd: t.TempDir(), srv: llmtest.New(t)}
-	e.cwd, _ = filepath.EvalSymlinks(e.cwd)
-	return e
-}
-
-// ptyREPL is a running lunar in a pseudo-terminal.
-type ptyREPL struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	tty  *os.File
-	mu   sync.Mutex
-	out  bytes.Buffer
-	mark int // expect searches from here
-	more chan struct{}
-	done chan struct{}
-	err  error
-}
-
-// start runs lunar in a 120x40 terminal and waits for its banner.
-func (e *replEnv) start(args ...string) *ptyREPL {
-	e.t.Helper()
-	p := e.startRaw(args...)
-	p.expect("/help for commands")
-	return p
-}
-
-// startRaw runs lunar in a 120x40 terminal.
-func (e *replEnv) startRaw(args ...string) *ptyREPL {
-	e.t.Helper()
-	base := []string{"--model", "openai/gpt-4.1", "--base-url", e.srv.URL(), "--api-key", "sk-test"}
-	if !e.ask {
-		base = append(base, "--yes")
-	}
-	env := append(os.Environ(), "LUNAR_HOME="+e.home, "NO_COLOR=1", "TERM=xterm-256color", "LUNAR_MAX_RETRIES=0")
-	return e.startBare(append(env, e.env...), append(base, args...)...)
-}
-
-func (p *ptyREPL) read() {
-	buf := make([]byte, 4096)
-	for {
-		n, err := p.tty.Read(buf)
-		p.mu.Lock()
-		p.out.Write(buf[:n])
-		p.mu.Unlock()
-		select {
-		case p.more <- struct{}{}:
-		default:
-		}
-		if err != nil {
-			close(p.done)
-			return
-		}
-	}
-}
-
-const ptyTimeout = 15 * time.Second
-
-// expect waits until s appears in the output after the last match and
-// moves the mark past it.
-func (p *ptyREPL) expect(s string) {
-	p.t.Helper()
-	deadline := time.After(ptyTimeout)
-	for {
-		p.mu.Lock()
-		all := p.out.String()
-		i := strings.Index(all[p.mark:], s)
-		if i >= 0 {
-			p.mark += i + len(s)
-		}
-		p.mu.Unlock()
-		if i >= 0 {
-			return
-		}
-		select {
-		case <-p.more:
-		case <-p.done:
-			p.mu.Lock()
-			all = p.out.String()
-			p.mu.Unlock()
-			if strings.Contains(all[p.mark:], s) {
-				continue
-			}
-			p.t.Fatalf("lunar exited before %q appeared; output:\n%s", s, all)
-		case <-deadline:
-			p.t.Fatalf("timed out waiting for %q; output since last match:\n%q", s, all[p.mark:])
-		}
-	}
-}
-
-// send types s.
-func (p *ptyREPL) send(s string) {
-	p.t.Helper()
-	_, err := p.tty.Write([]byte(s))
-	require.NoError(p.t, err)
-}
-
-// line types s and Enter.
-func (p *ptyREPL) line(s string) {
-	p.t.Helper()
-	p.send(s)
-	p.send("\r")
-}
-
-// wait waits for lunar to exit and returns its exit code.
-func (p *ptyREPL) wait() int {
-	p.t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(ptyTimeout):
-		p.t.Fatalf("lunar did not exit; output:\n%s", p.output())
-	}
-	err := p.cmd.Wait()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	require.NoError(p.t, err)
-	return 0
-}
-
-func (p *ptyREPL) output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
-}
-
-// quit presses Ctrl+D and checks the exit code.
-func (p *ptyREPL) quit() {
-	p.t.Helper()
-	p.send("\x04")
-	assert.Equal(p.t, 0, p.wait(), p.output())
-}
-
-// session loads the only session file of the installation.
-func (e *replEnv) sessions() []string {
-	files, _ := filepath.Glob(filepath.Join(e.home, "data", "sessions", "*", "*.jsonl"))
-	return files
-}
-
-func (e *replEnv) load(path string) *session.Session {
-	e.t.Helper()
-	s, err := session.Load(path)
-	require.NoError(e.t, err)
-	return s
-}
-
-func (e *replEnv) onlySession() *session.Session {
-	e.t.Helper()
-	files := e.sessions()
-	require.Len(e.t, files, 1)
-	return e.load(files[0])
-}
-
 // userTexts lists the user messages on the current path.
 func userTexts(s *session.Session) []string {
 	var out []string
@@ -402,7 +200,8 @@ func userTexts(s *session.Session) []string {
 }
 
 func TestREPLPromptStreamsAnswer(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("Hello from the fake model."), llmtest.Usage(10, 5, 0, 0))
 	p := e.start()
 	p.line("hi there")
@@ -418,7 +217,8 @@ func TestREPLPromptStreamsAnswer(t *testing.T) {
 }
 
 func TestREPLToolCallLine(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"printf 'a\\nb\\nc\\nd\\ne\\n'"}`))
 	e.srv.Reply(llmtest.Text("done"))
 	p := e.start()
@@ -442,7 +242,8 @@ func TestREPLToolCallLine(t *testing.T) {
 // An edit previews its diff: removed lines red, added green, with line
 // numbers; /expand shows all of it.
 func TestREPLEditDiffPreview(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	writeFile(t, filepath.Join(e.cwd, "a.txt"), "one\ntwo\nthree\n")
 	e.srv.Reply(llmtest.ToolCall("edit", `{"path":"a.txt","edits":[{"oldText":"two","newText":"TWO"}]}`))
 	e.srv.Reply(llmtest.Text("edited"))
@@ -459,7 +260,8 @@ func TestREPLEditDiffPreview(t *testing.T) {
 }
 
 func TestREPLTabCompletesSlashCommand(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	p := e.start()
 	p.send("/hel\t")
 	p.expect("/help ")
@@ -470,7 +272,8 @@ func TestREPLTabCompletesSlashCommand(t *testing.T) {
 }
 
 func TestREPLCtrlCAbortsReplyAndContinues(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("partial answer"), llmtest.Hang())
 	e.srv.Reply(llmtest.Text("second answer"))
 	p := e.start()
@@ -495,7 +298,8 @@ func TestREPLCtrlCAbortsReplyAndContinues(t *testing.T) {
 }
 
 func TestREPLCtrlCTwiceOnEmptyPromptQuits(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	p := e.start()
 	p.send("some text\x03")
 	p.expect("> ")
@@ -506,7 +310,8 @@ func TestREPLCtrlCTwiceOnEmptyPromptQuits(t *testing.T) {
 }
 
 func TestREPLBranchThenPromptLandsOnNewBranch(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer one"))
 	e.srv.Reply(llmtest.Text("answer two"))
 	e.srv.Reply(llmtest.Text("answer three"))
@@ -557,13 +362,14 @@ func TestREPLBranchThenPromptLandsOnNewBranch(t *testing.T) {
 }
 
 func TestREPLResumeSwitchesSession(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer in A"))
 	p := e.start()
 	p.line("first session")
 	p.expect("answer in A")
 	p.quit()
-	files := e.sessions()
+	files := e.sessionFiles()
 	require.Len(t, files, 1)
 	idA := e.load(files[0]).ID()
 
@@ -589,13 +395,14 @@ func TestREPLResumeSwitchesSession(t *testing.T) {
 }
 
 func TestREPLSessionsPicksByNumber(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("old answer"))
 	p := e.start()
 	p.line("old question")
 	p.expect("old answer")
 	p.quit()
-	files := e.sessions()
+	files := e.sessionFiles()
 	require.Len(t, files, 1)
 	oldID := e.load(files[0]).ID()
 
@@ -616,7 +423,8 @@ func TestREPLSessionsPicksByNumber(t *testing.T) {
 }
 
 func TestREPLHistorySurvivesRestart(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("noted"))
 	p := e.start()
 	p.line("remember this line")
@@ -635,7 +443,8 @@ func TestREPLHistorySurvivesRestart(t *testing.T) {
 }
 
 func TestREPLBangCommandsAreStored(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	p := e.start()
 	p.line("!echo hi from shell")
 	p.expect("hi from shell")
@@ -663,7 +472,8 @@ func TestREPLBangCommandsAreStored(t *testing.T) {
 }
 
 func TestREPLMultiLineInput(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("got the paste"))
 	e.srv.Reply(llmtest.Text("got the continuation"))
 	e.srv.Reply(llmtest.Text("got the file"))
@@ -700,7 +510,8 @@ func lastUserText(t *testing.T, r llmtest.Request) string {
 }
 
 func TestREPLModelAndThinkingCommands(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("from mini"))
 	p := e.start()
 	p.line("/model")
@@ -740,14 +551,16 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 }
 
 func TestREPLSigtermExitsCleanly(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	p := e.start()
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
 	assert.Equal(t, exitInterrupted, p.wait())
 }
 
 func TestREPLHookCommandCompletesAndConfirms(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	hook, err := filepath.Abs(filepath.Join("testdata", "repl_confirm.lua"))
 	require.NoError(t, err)
 	e.srv.Reply(llmtest.Text("greeting received"))
@@ -781,7 +594,8 @@ func replHook(t *testing.T, name string) string {
 }
 
 func TestREPLPermissionGateConfirm(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo gate-passed"}`))
 	e.srv.Reply(llmtest.Text("ran it"))
 	e.srv.Reply(llmtest.ToolCall("bash", `{"command":"echo should-not-run"}`))
@@ -811,7 +625,8 @@ func TestREPLPermissionGateConfirm(t *testing.T) {
 }
 
 func TestREPLHookSendIsAnswered(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("answer to the hook"))
 	e.srv.Reply(llmtest.Text("answer to the nudge"))
 	p := e.start("--hook", replHook(t, "repl_hooks.lua"))
@@ -840,7 +655,8 @@ func TestREPLHookSendIsAnswered(t *testing.T) {
 }
 
 func TestREPLResumeFlagOpensPicker(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("earlier answer"))
 	p := e.start()
 	p.line("earlier question")
@@ -863,7 +679,8 @@ func TestREPLResumeFlagOpensPicker(t *testing.T) {
 }
 
 func TestREPLProjectHookTrustAskedOnce(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	dir := filepath.Join(e.cwd, ".lunar", "hooks.d")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "proj.lua"),
@@ -905,7 +722,8 @@ func TestWrapWords(t *testing.T) {
 }
 
 func TestREPLResumeReplaysTheContextsEnd(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	s, err := session.Create(t.TempDir(), e.cwd)
 	require.NoError(t, err)
 	for i := range 40 {

@@ -20,7 +20,8 @@ import (
 const waitTool = `{"command":"echo started; while [ ! -e go ]; do sleep 0.05; done; echo released"}`
 
 func TestREPLSteerAndFollowUp(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.env = append(e.env, "NO_COLOR=")
 	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
 	e.srv.Reply(llmtest.Text("steered answer\n"))
@@ -52,7 +53,8 @@ func TestREPLSteerAndFollowUp(t *testing.T) {
 }
 
 func TestREPLTakeBackQueued(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
 	e.srv.Reply(llmtest.Text("done"))
 	e.srv.Reply(llmtest.Text("fixed answer"))
@@ -79,7 +81,8 @@ func TestREPLTakeBackQueued(t *testing.T) {
 }
 
 func TestREPLEscStopsRun(t *testing.T) {
-	e := newReplEnv(t)
+	t.Parallel()
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("partial"), llmtest.Hang())
 	e.srv.Reply(llmtest.Text("next answer"))
 	p := e.start()

@@ -43,6 +43,7 @@ func TestHookRuntimeRefusesEveryBuiltin(t *testing.T) {
 // runtime's own list lacked /expand and /exit, so a hook's /expand loaded
 // without a word and was then hidden by the built-in.
 func TestHookShadowingExpandWarns(t *testing.T) {
+	t.Parallel()
 	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("ok"))
 	file := filepath.Join(t.TempDir(), "expand.lua")

@@ -86,6 +86,8 @@
 -- becomes one.
 lunar.guard()
 
+-- The tools the modes ask about (or refuse), and the modes: here once,
+-- shared with permissions_impl through st.
 local MUTATING = { write = true, edit = true, bash = true }
 local MODES = { ask = true, auto = true, ["read-only"] = true }
 
@@ -99,7 +101,7 @@ end
 -- rules in order ({kind=, text=, tool=, session=}, compiled there on first
 -- use) and which tools they name.
 local conf = lunar.config() or {}
-local st = { rules = {}, by_tool = {}, warned = false }
+local st = { rules = {}, by_tool = {}, warned = false, MUTATING = MUTATING, MODES = MODES }
 st.config_mode = MODES[conf.mode] and conf.mode or "ask"
 st.mode = st.config_mode
 st.sandbox_on = conf.sandbox ~= false

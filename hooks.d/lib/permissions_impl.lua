@@ -14,9 +14,7 @@ local fs = require("fs")
 
 local M = {}
 
-local MUTATING = { write = true, edit = true, bash = true }
 local PATH_TOOLS = { read = true, write = true, edit = true }
-local MODES = { ask = true, auto = true, ["read-only"] = true }
 local KINDS = { "deny", "ask", "allow" }
 
 local HOME = os.getenv("HOME") or os.getenv("USERPROFILE")
@@ -362,11 +360,13 @@ local function covered(st, tool, s)
   return SH().covered(rules, s)
 end
 
--- decide returns "run", "refuse" and why ("deny" with the rule, or
--- "read-only"), or "ask" with the ask rule that matched (nil: the mode
--- asks); the call's subject last. In read-only mode a bash command runs
--- when the kernel sandbox confines it (nothing writable); a write or
--- edit through a link out of the working folder always asks.
+-- decide judges a call: { verdict = "run" | "refuse" | "ask", why =,
+-- rule =, subject = }. A refusal's why is "deny" (rule is the deny rule),
+-- "unscannable", "read-only" or "read-only-mcp"; an ask's rule is the ask
+-- rule that matched, nil when the mode asks; subject is the call as the
+-- rules saw it (none for a run no rule judged, so nothing is pinned). In read-only mode a bash command runs when the kernel
+-- sandbox confines it (nothing writable); a write or edit through a link
+-- out of the working folder always asks.
 local function decide(st, ev, cwd)
   local tool, input = ev.tool_name, ev.input
   local mcp = st.is_mcp(ev)
@@ -383,37 +383,37 @@ local function decide(st, ev, cwd)
   if named then
     local r = first_match(st, "deny", tool, s)
     if r then
-      return "refuse", "deny", r, s
+      return { verdict = "refuse", why = "deny", rule = r, subject = s }
     end
     if s.bash and SH().unscannable(s) then
       for _, d in ipairs(st.rules) do
         if d.kind == "deny" and d.tool == tool then
-          return "refuse", "unscannable", nil, s -- deny rules cannot be checked
+          return { verdict = "refuse", why = "unscannable", subject = s } -- deny rules cannot be checked
         end
       end
     end
   end
   local read_only = st.mode == "read-only"
-  if read_only and MUTATING[tool] and not (tool == "bash" and st.confined()) then
-    return "refuse", "read-only", nil, s
+  if read_only and st.MUTATING[tool] and not (tool == "bash" and st.confined()) then
+    return { verdict = "refuse", why = "read-only", subject = s }
   elseif read_only and mcp and not ev.read_only then
-    return "refuse", "read-only-mcp", nil, s
+    return { verdict = "refuse", why = "read-only-mcp", subject = s }
   elseif st.mode == "auto" then
-    return "run"
+    return { verdict = "run" }
   end
   if named then
     local r = first_match(st, "ask", tool, s)
     if r then
-      return "ask", r, s
+      return { verdict = "ask", rule = r, subject = s }
     end
     if read_only or (not s.escapes and covered(st, tool, s)) then
-      return "run", nil, nil, s
+      return { verdict = "run", subject = s }
     end
   end
-  if (MUTATING[tool] or mcp) and not read_only then
-    return "ask", nil, s
+  if (st.MUTATING[tool] or mcp) and not read_only then
+    return { verdict = "ask", subject = s }
   end
-  return "run"
+  return { verdict = "run" }
 end
 
 -- Dialogs ---------------------------------------------------------------
@@ -587,17 +587,17 @@ end
 -- before decides a call the fast path in permissions.lua left open.
 function M.before(st, ev, ctx)
   local tool = ev.tool_name
-  local verdict, a, b, s = decide(st, ev, ctx.cwd)
-  if verdict == "run" then
-    return grant(st, tool, s, ctx)
-  elseif verdict == "refuse" then
-    return { block = true, reason = st.refusal(a, tool, b) }
+  local d = decide(st, ev, ctx.cwd)
+  if d.verdict == "run" then
+    return grant(st, tool, d.subject, ctx)
+  elseif d.verdict == "refuse" then
+    return { block = true, reason = st.refusal(d.why, tool, d.rule) }
   elseif not ctx.has_ui then
     return st.no_ui(tool, ctx)
   end
-  -- ask: a is the ask rule that matched (nil: the mode asks), b the subject
-  if ask(st, tool, ev.input, b, ctx, a == nil) then
-    return grant(st, tool, b, ctx)
+  -- "yes, and allow such calls" only where the mode asks, not an ask rule
+  if ask(st, tool, ev.input, d.subject, ctx, d.rule == nil) then
+    return grant(st, tool, d.subject, ctx)
   end
   return { block = true, reason = st.refusal("no", tool) }
 end
@@ -664,7 +664,7 @@ function M.command(st, args, ctx)
     return
   end
   if verb == "mode" then
-    if not MODES[rest] then
+    if not st.MODES[rest] then
       ctx.ui.notify(USAGE, "error")
       return
     end

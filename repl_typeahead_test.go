@@ -108,7 +108,7 @@ func TestREPLEscStopsRun(t *testing.T) {
 // so does /model, the REPL's picker; /compact compacts at the next turn
 // boundary and the run goes on.
 func TestREPLCommandsDuringARun(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "busy.lua"), `
 lunar.command("probe", { description = "says whether the agent is idle", handler = function(args, ctx)
   ctx.ui.print("probe " .. args .. ": idle=" .. tostring(ctx.is_idle()))
@@ -144,7 +144,7 @@ end })`)
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 3)
 	assert.Equal(t, "a prompt from the probe", lastUserText(t, reqs[2]), "the hook command's prompt followed up the run")
-	require.Len(t, e.sessions(), 1, "/clear was refused: still one session")
+	require.Len(t, e.sessionFiles(), 1, "/clear was refused: still one session")
 	assert.Equal(t, "later", e.onlySession().Name())
 }
 
@@ -153,7 +153,7 @@ end })`)
 // ahead, exactly as if entered after the run (/clear is not refused, /name
 // is not "when the reply ends"), and the line after it follows it.
 func TestREPLCommandWhileTheLastReplyStreams(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("the last answer"), llmtest.Pause())
 	e.srv.Reply(llmtest.Text("answer in the new session"))
 	p := e.start()
@@ -176,13 +176,13 @@ func TestREPLCommandWhileTheLastReplyStreams(t *testing.T) {
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 2)
 	assert.Equal(t, []string{"next question"}, userTextsOf(t, reqs[1]), "sent in the session /clear started")
-	assert.Len(t, e.sessions(), 2)
+	assert.Len(t, e.sessionFiles(), 2)
 }
 
 // A prompt entered while a reply streams joins the run: the reply was
 // not the last, the agent answers it in the same run.
 func TestREPLSteerWhileAReplyStreams(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.srv.Reply(llmtest.Text("first part"), llmtest.Pause())
 	e.srv.Reply(llmtest.Text("steered part"))
 	p := e.start()
@@ -205,7 +205,7 @@ func TestREPLSteerWhileAReplyStreams(t *testing.T) {
 // a prompt is the next prompt, not a steer that makes the run go on, and
 // /clear runs instead of being refused.
 func TestREPLLineAfterTheLastReplyEnded(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "hold.lua"), `
 lunar.on("turn.end", function(ev, ctx)
   ctx.ui.print("holding the run")
@@ -229,7 +229,7 @@ end)`)
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 2)
 	assert.Equal(t, []string{"hello"}, userTextsOf(t, reqs[1]), "the next prompt, in the session /clear started")
-	assert.Len(t, e.sessions(), 2)
+	assert.Len(t, e.sessionFiles(), 2)
 }
 
 // userTextsOf are the texts of an OpenAI request's user messages, in
@@ -281,7 +281,7 @@ func TestREPLDialogDuringARunKeepsTheLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newReplEnv(t)
+			e := newE2E(t)
 			e.ask = tt.bundled
 			e.srv.Reply(llmtest.Text("let me look"), llmtest.Pause(),
 				llmtest.ToolCall("bash", `{"command":"echo `+strings.Fields(tt.name)[0]+` > ran.txt"}`))
@@ -317,7 +317,7 @@ func TestREPLDialogDuringARunKeepsTheLine(t *testing.T) {
 // A hook command entered during a run opens its dialog at once; the
 // dialog gets the keys typed after it asked, not the run's editor.
 func TestREPLHookCommandDialogDuringARun(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "ask.lua"), `
 lunar.command("ask", { description = "asks", handler = function(args, ctx)
   ctx.ui.print("answer: " .. tostring(ctx.ui.confirm("Sure?", "really")))
@@ -347,7 +347,7 @@ end })`)
 // a command's name with the prompt's completer (one candidate put in,
 // several listed).
 func TestREPLRunEditorEditing(t *testing.T) {
-	e := newReplEnv(t)
+	e := newE2E(t)
 	e.srv.Reply(llmtest.ToolCall("bash", waitTool))
 	e.srv.Reply(llmtest.Text("tool done"))
 	p := e.start()

@@ -209,12 +209,18 @@ func TestSlowConsumerIsNotAStall(t *testing.T) {
 			srv := llmtest.New(t)
 			srv.Reply(llmtest.Text("one two three"))
 			req := &Request{Model: llmModel(srv, api), Messages: []session.Message{llmUser("hi")}}
+			// The fault: a consumer slower than the timeout. The timeout
+			// leaves room for a loaded machine to schedule the server (100
+			// ms flaked at load 16); one slow delta is enough to show that
+			// the consumer's time is not the server's.
+			slowed := false
 			slow := func(ev StreamEvent) {
-				if ev.Type == StreamTextDelta {
-					time.Sleep(150 * time.Millisecond) // the fault: a consumer slower than the timeout
+				if ev.Type == StreamTextDelta && !slowed {
+					slowed = true
+					time.Sleep(750 * time.Millisecond)
 				}
 			}
-			msg, err := stallProvider(api, 0, 100*time.Millisecond, nil).Stream(context.Background(), req, slow)
+			msg, err := stallProvider(api, 0, 500*time.Millisecond, nil).Stream(context.Background(), req, slow)
 			require.NoError(t, err)
 			assert.Equal(t, "one two three", msg.Text())
 		})

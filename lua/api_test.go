@@ -248,7 +248,7 @@ func alive(pid int) bool {
 func TestDialogsPauseTheTimeout(t *testing.T) {
 	host := newHost(t)
 	host.UIValue.ConfirmAnswer = true
-	host.UIValue.OnDialog = func() { time.Sleep(150 * time.Millisecond) } // a user who takes a while
+	host.UIValue.OnDialog = func() { time.Sleep(750 * time.Millisecond) } // a user who takes longer than the timeout
 	file := filepath.Join(t.TempDir(), "gate.lua")
 	writeFile(t, file, `lunar.on("tool.execute.before", function(ev, ctx)
   if not ctx.ui.confirm("Run " .. ev.tool_name .. "?") then return { block = true, reason = "denied" } end
@@ -256,7 +256,7 @@ end)`)
 	src, err := lua.FileSource(file, lua.OriginGlobal)
 	require.NoError(t, err)
 	reps := &luatest.Reports{}
-	rt := lua.Load([]lua.Source{src}, lua.Options{Host: host, Timeout: 50 * time.Millisecond, Report: reps.Add})
+	rt := lua.Load([]lua.Source{src}, lua.Options{Host: host, Timeout: 500 * time.Millisecond, Report: reps.Add})
 	defer rt.Close()
 	dec := rt.BeforeTool(bg, "bash", "c", json.RawMessage(`{"command":"ls"}`))
 	assert.False(t, dec.Block, "the handler's timeout does not run while the user decides: %s", dec.Reason)

@@ -39,11 +39,11 @@ type app struct {
 	hooks     appHooks
 	ui        hookUI
 	rpc       *rpcServer // --mode rpc
-	// luaRuntime runs the hooks (nil until they are loaded); rt, the
-	// session runtime, is the open session and everything done with it.
-	luaRuntime *lua.Runtime
-	rt         *agent.Runtime
-	mcp        *mcp.Manager // the MCP servers; nil without any (config_mcp.go)
+	// luaRuntime runs the hooks (nil until they are loaded); agentRuntime,
+	// the session runtime, is the open session and everything done with it.
+	luaRuntime   *lua.Runtime
+	agentRuntime *agent.Runtime
+	mcp          *mcp.Manager // the MCP servers; nil without any (config_mcp.go)
 
 	project        *projectFiles // what the project's .lunar/ holds
 	projectTrusted bool          // the user trusted it (trustProject)
@@ -148,7 +148,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if opts.Fork != "" {
 		startReason = agent.SessionStartFork
 	}
-	a.rt.Start(context.Background(), startReason)
+	a.agentRuntime.Start(context.Background(), startReason)
 	if interactive {
 		return a.runREPL(prompts)
 	}
@@ -246,7 +246,7 @@ func (a *app) setup(interactive bool) error {
 	if a.mcp != nil {
 		moreTools = a.mcp
 	}
-	a.rt, err = agent.NewRuntime(agent.RuntimeOptions{
+	a.agentRuntime, err = agent.NewRuntime(agent.RuntimeOptions{
 		Registry:      a.registry,
 		Cwd:           a.cwd,
 		SessionDir:    a.sessionDir(),
@@ -273,8 +273,8 @@ func (a *app) setup(interactive bool) error {
 	// Checked when the config was read.
 	steer, _ := agent.ParseQueueMode(a.cfg.SteeringMode)
 	follow, _ := agent.ParseQueueMode(a.cfg.FollowUpMode)
-	a.rt.SetSteeringMode(steer)
-	a.rt.SetFollowUpMode(follow)
+	a.agentRuntime.SetSteeringMode(steer)
+	a.agentRuntime.SetFollowUpMode(follow)
 	if !interactive && a.ui == nil {
 		a.ui = noUI{stderr: a.stderr}
 	}
@@ -284,7 +284,7 @@ func (a *app) setup(interactive bool) error {
 	if err := a.checkToolNames(); err != nil {
 		return err
 	}
-	a.rt.SetPromptBuilder(a.systemPrompt())
+	a.agentRuntime.SetPromptBuilder(a.systemPrompt())
 	return nil
 }
 
@@ -298,8 +298,8 @@ func (a *app) temperature() *float64 {
 }
 
 func (a *app) close() {
-	if a.rt != nil {
-		a.rt.WaitHooks() // before the hooks close under them
+	if a.agentRuntime != nil {
+		a.agentRuntime.WaitHooks() // before the hooks close under them
 	}
 	if a.hookPrep != nil && a.hookPrep.wait().prepared != nil {
 		a.hookPrep.prepared.Close() // set-up failed before loading them
@@ -309,8 +309,8 @@ func (a *app) close() {
 		a.luaRuntime.Close()
 		a.luaRuntime = nil
 	}
-	if a.rt != nil {
-		if err := a.rt.Close(); err != nil {
+	if a.agentRuntime != nil {
+		if err := a.agentRuntime.Close(); err != nil {
 			fmt.Fprintf(a.stderr, "lunar: closing session: %v\n", err)
 		}
 	}
@@ -353,7 +353,7 @@ func (a *app) checkToolNames() error {
 		return nil
 	}
 	var names []string
-	for _, t := range a.rt.ToolList() {
+	for _, t := range a.agentRuntime.ToolList() {
 		names = append(names, t.Name)
 	}
 	for _, n := range a.toolAllow {
@@ -470,7 +470,7 @@ func (a *app) submit(ctx context.Context, text string, images []session.ContentB
 			name, args = name[:i], name[i+1:]+" "+args
 		}
 		if name == "compact" {
-			_, err := a.rt.Compact(ctx, agent.CompactManual, strings.TrimSpace(args))
+			_, err := a.agentRuntime.Compact(ctx, agent.CompactManual, strings.TrimSpace(args))
 			return err
 		}
 		// RPC clients have commands of their own, and a built-in's output
@@ -489,8 +489,8 @@ func (a *app) submit(ctx context.Context, text string, images []session.ContentB
 			if strings.TrimSpace(prompt) == "" {
 				return nil
 			}
-			return a.rt.Prompt(ctx, prompt, nil)
+			return a.agentRuntime.Prompt(ctx, prompt, nil)
 		}
 	}
-	return a.rt.Prompt(ctx, text, images)
+	return a.agentRuntime.Prompt(ctx, text, images)
 }

@@ -66,7 +66,7 @@ func (a *app) watchStop(stopping, finished <-chan struct{}) {
 	go leaveIfStuck(stopping, finished, stopGrace, func() {
 		fmt.Fprintf(a.stderr, "lunar: the running step did not stop within %v of the signal; leaving without it (the session is saved)\n", stopGrace)
 		a.closeTerminal()
-		if err := a.rt.Close(); err != nil {
+		if err := a.agentRuntime.Close(); err != nil {
 			fmt.Fprintf(a.stderr, "lunar: closing session: %v\n", err)
 		}
 		os.Exit(exitInterrupted)

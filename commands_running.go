@@ -61,9 +61,9 @@ func (a *app) commandDuringRun(line string) (run bool, note string, err error) {
 	act, why := builtinWhileRunning(name, args)
 	switch act {
 	case busyQueue:
-		a.rt.SendCommand(strings.TrimSpace(line))
+		a.agentRuntime.SendCommand(strings.TrimSpace(line))
 	case busyCompact:
-		if !a.rt.RequestCompact(args) {
+		if !a.agentRuntime.RequestCompact(args) {
 			return true, "", nil // the run ended meanwhile
 		}
 	case busyRefuse:
@@ -97,7 +97,7 @@ func (r *repl) commandWhileRunning(line string) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	args = strings.TrimSpace(args)
 	if name == "model" && args == "" && r.term.line != nil && findBuiltin(name) != nil {
-		r.a.rt.SendCommand(line)
+		r.a.agentRuntime.SendCommand(line)
 		r.printf("%s\n", r.term.paint(ansiDim, "/model runs when the reply ends"))
 		return
 	}
@@ -122,8 +122,8 @@ func (r *repl) commandWhileRunning(line string) {
 	case !handled:
 		r.errorf("unknown command /%s, see /help", name)
 	case strings.TrimSpace(prompt) == "":
-	case !r.a.rt.TryFollowUp(prompt, nil):
-		r.a.rt.Send(prompt, nil) // the run ended meanwhile: the next step sends it
+	case !r.a.agentRuntime.TryFollowUp(prompt, nil):
+		r.a.agentRuntime.Send(prompt, nil) // the run ended meanwhile: the next step sends it
 	}
 }
 
@@ -142,10 +142,10 @@ func (a *app) hookCommandWhileRunning(line string) (handled bool, err error) {
 		return handled, err
 	}
 	if strings.TrimSpace(prompt) != "" {
-		if a.rt.Running() {
-			a.rt.FollowUp(prompt, nil)
+		if a.agentRuntime.Running() {
+			a.agentRuntime.FollowUp(prompt, nil)
 		} else {
-			a.rt.Send(prompt, nil)
+			a.agentRuntime.Send(prompt, nil)
 		}
 	}
 	return true, nil

@@ -72,7 +72,7 @@ func TestCommandDuringRun(t *testing.T) {
 	rt, err := agent.NewRuntime(agent.RuntimeOptions{Registry: reg, Model: m, Tools: []*agent.Tool{tool},
 		APIKey: func(agent.Model) (string, error) { return "sk-test", nil }}, session.CreateInMemory(t.TempDir()), false)
 	require.NoError(t, err)
-	a.rt = rt
+	a.agentRuntime = rt
 	srv.Reply(llmtest.ToolCall("act", `{}`))
 	srv.Reply(llmtest.Text("ok"))
 	require.NoError(t, rt.Prompt(context.Background(), "go", nil))

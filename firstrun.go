@@ -26,8 +26,8 @@ func (a *app) firstRunHelp(err error) string {
 		return ""
 	}
 	m := a.model
-	if a.rt != nil {
-		m = a.rt.Model()
+	if a.agentRuntime != nil {
+		m = a.agentRuntime.Model()
 	}
 	if m.Provider != "ollama" {
 		return ""

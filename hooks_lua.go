@@ -178,8 +178,8 @@ func (a *app) setupHooks(interactive bool) error {
 	}
 	a.luaRuntime = rt
 	a.hooks = &luaHooks{rt: rt}
-	a.rt.SetHooks(rt, rt)
-	a.rt.CheckHookTools() // warns now about hook tools that clash with built-in ones
+	a.agentRuntime.SetHooks(rt, rt)
+	a.agentRuntime.CheckHookTools() // warns now about hook tools that clash with built-in ones
 	return nil
 }
 
@@ -203,10 +203,10 @@ var _ lua.SessionStore = (*luaHost)(nil)
 func (h *luaHost) Cwd() string { return h.a.cwd }
 
 func (h *luaHost) Session() lua.Session {
-	if h.a.rt == nil {
+	if h.a.agentRuntime == nil {
 		return nil
 	}
-	return luaSession{h.a.rt.Session(), h.a.rt}
+	return luaSession{h.a.agentRuntime.Session(), h.a.agentRuntime}
 }
 
 // luaSession is the open session as hooks see it: naming it goes through
@@ -218,8 +218,8 @@ type luaSession struct {
 
 func (s luaSession) SetName(name string) (string, error) { return s.rt.NameSession(name) }
 
-func (h *luaHost) Model() agent.Model    { return h.a.rt.Model() }
-func (h *luaHost) ThinkingLevel() string { return string(h.a.rt.ThinkingLevel()) }
+func (h *luaHost) Model() agent.Model    { return h.a.agentRuntime.Model() }
+func (h *luaHost) ThinkingLevel() string { return string(h.a.agentRuntime.ThinkingLevel()) }
 
 func (h *luaHost) UI() lua.UI {
 	if h.a.ui == nil {
@@ -236,13 +236,13 @@ func (h *luaHost) Send(_ context.Context, text string, attachments []lua.Attachm
 	if err != nil {
 		return err
 	}
-	h.a.rt.FollowUp(text, images)
+	h.a.agentRuntime.FollowUp(text, images)
 	return nil
 }
 
 // SendCommand queues a command line to run as typed.
 func (h *luaHost) SendCommand(_ context.Context, line string) error {
-	h.a.rt.SendCommand(line)
+	h.a.agentRuntime.SendCommand(line)
 	return nil
 }
 
@@ -252,16 +252,16 @@ func (h *luaHost) Steer(_ context.Context, text string, attachments []lua.Attach
 	if err != nil {
 		return err
 	}
-	h.a.rt.Steer(text, images)
+	h.a.agentRuntime.Steer(text, images)
 	return nil
 }
 
-func (h *luaHost) Idle() bool { return h.a.rt.Idle() }
+func (h *luaHost) Idle() bool { return h.a.agentRuntime.Idle() }
 
-func (h *luaHost) Queued() (steering, followUp []string) { return h.a.rt.Queued() }
+func (h *luaHost) Queued() (steering, followUp []string) { return h.a.agentRuntime.Queued() }
 
 func (h *luaHost) SystemPrompt(ctx context.Context) (string, error) {
-	return h.a.rt.SystemPrompt(ctx), nil
+	return h.a.agentRuntime.SystemPrompt(ctx), nil
 }
 
 // attach adds the attachments to a prompt: files as text (images as
@@ -301,7 +301,7 @@ func (h *luaHost) SendMessage(_ context.Context, msg agent.CustomMessage, trigge
 	if followUp {
 		deliver = agent.DeliverFollowUp
 	}
-	return h.a.rt.SendMessageAs(msg, triggerTurn, deliver)
+	return h.a.agentRuntime.SendMessageAs(msg, triggerTurn, deliver)
 }
 
 func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string, error) {
@@ -311,10 +311,10 @@ func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string
 			Timestamp: time.Now().UnixMilli()}}
 	}
 	cr := agent.CompleteRequest{Messages: msgs, System: req.System, MaxTokens: req.MaxTokens, ThinkingLevel: agent.ThinkingLevel(req.ThinkingLevel)}
-	m := h.a.rt.Model()
+	m := h.a.agentRuntime.Model()
 	if req.Model != "" {
 		var err error
-		if m, err = h.a.rt.ResolveModel(req.Model); err != nil {
+		if m, err = h.a.agentRuntime.ResolveModel(req.Model); err != nil {
 			return "", err
 		}
 		cr.Model = &m
@@ -326,7 +326,7 @@ func (h *luaHost) Complete(ctx context.Context, req lua.CompleteRequest) (string
 			req.Warn(fmt.Sprintf("model %s/%s is not in lunar's model table (lunar --list-models), so lunar takes it for one that cannot reason: thinking %q is not sent. Declare it in config.json's \"providers\" with \"reasoning\": true to send it", m.Provider, m.ID, lvl))
 		}
 	}
-	return h.a.rt.Complete(ctx, cr)
+	return h.a.agentRuntime.Complete(ctx, cr)
 }
 
 // CheckExec lets lunar.exec run: hooks are trusted code (project hooks
@@ -339,8 +339,8 @@ func (h *luaHost) FindModel(provider, id string) (agent.Model, bool) {
 	if m, ok := h.a.registry.Find(provider, id); ok {
 		return m, true
 	}
-	if h.a.rt != nil {
-		if m := h.a.rt.Model(); m.Provider == provider && m.ID == id {
+	if h.a.agentRuntime != nil {
+		if m := h.a.agentRuntime.Model(); m.Provider == provider && m.ID == id {
 			return m, true
 		}
 	}
@@ -349,38 +349,38 @@ func (h *luaHost) FindModel(provider, id string) (agent.Model, bool) {
 
 func (h *luaHost) AvailableModels() []agent.Model { return h.a.registry.Available() }
 
-func (h *luaHost) ResolveAPIKey(m agent.Model) (string, error) { return h.a.rt.APIKey(m) }
+func (h *luaHost) ResolveAPIKey(m agent.Model) (string, error) { return h.a.agentRuntime.APIKey(m) }
 
 // SetModel and SetThinkingLevel refuse while a run is in progress (a
 // command typed during it): the run reads both between its calls.
 func (h *luaHost) SetModel(ctx context.Context, provider, id string) error {
-	if h.a.rt.Running() {
+	if h.a.agentRuntime.Running() {
 		return errors.New("cannot change the model while the agent is running")
 	}
-	return h.a.rt.SetModel(ctx, provider+"/"+id)
+	return h.a.agentRuntime.SetModel(ctx, provider+"/"+id)
 }
 
 func (h *luaHost) SetThinkingLevel(ctx context.Context, level string) error {
-	if h.a.rt.Running() {
+	if h.a.agentRuntime.Running() {
 		return errors.New("cannot change the thinking level while the agent is running")
 	}
-	return h.a.rt.SetThinkingLevel(ctx, level)
+	return h.a.agentRuntime.SetThinkingLevel(ctx, level)
 }
 
-func (h *luaHost) Abort() { h.a.rt.Abort() }
+func (h *luaHost) Abort() { h.a.agentRuntime.Abort() }
 
 func (h *luaHost) NewSession(ctx context.Context, withParent bool) error {
-	if h.a.rt.Running() {
+	if h.a.agentRuntime.Running() {
 		return errors.New("cannot start a new session while the agent is running")
 	}
-	return h.a.rt.NewSession(ctx, withParent)
+	return h.a.agentRuntime.NewSession(ctx, withParent)
 }
 
 func (h *luaHost) Branch(ctx context.Context, targetID, summary string) error {
-	if h.a.rt.Running() {
+	if h.a.agentRuntime.Running() {
 		return errors.New("cannot branch while the agent is running")
 	}
-	text, err := h.a.rt.Branch(ctx, targetID, agent.BranchOptions{Summary: summary})
+	text, err := h.a.agentRuntime.Branch(ctx, targetID, agent.BranchOptions{Summary: summary})
 	if err == nil && text != "" && h.a.ui != nil {
 		h.a.ui.SetEditorText(text)
 	}
@@ -391,26 +391,26 @@ func (h *luaHost) Branch(ctx context.Context, targetID, summary string) error {
 // compaction at the next turn boundary (the run goes on on the compacted
 // context) and reports success at once.
 func (h *luaHost) Compact(ctx context.Context, instructions string) error {
-	if h.a.rt.RequestCompact(instructions) {
+	if h.a.agentRuntime.RequestCompact(instructions) {
 		return nil
 	}
-	_, err := h.a.rt.Compact(ctx, agent.CompactHook, instructions)
+	_, err := h.a.agentRuntime.Compact(ctx, agent.CompactHook, instructions)
 	return err
 }
 
 func (h *luaHost) RebuildContext(ctx context.Context) (int, int, error) {
-	return h.a.rt.RebuildContext(ctx)
+	return h.a.agentRuntime.RebuildContext(ctx)
 }
 
-func (h *luaHost) TokenUsage() (agent.TokenStats, bool) { return h.a.rt.TokenUsage() }
+func (h *luaHost) TokenUsage() (agent.TokenStats, bool) { return h.a.agentRuntime.TokenUsage() }
 
-func (h *luaHost) ContextLimit() int { return h.a.rt.Model().ContextWindow }
+func (h *luaHost) ContextLimit() int { return h.a.agentRuntime.Model().ContextWindow }
 
 func (h *luaHost) ToolRegistry() lua.ToolRegistry {
-	if h.a.rt == nil {
+	if h.a.agentRuntime == nil {
 		return nil
 	}
-	return h.a.rt
+	return h.a.agentRuntime
 }
 
 // luaHooks adapts the runtime to the front ends' appHooks.

@@ -87,11 +87,11 @@ func (h *hookApp) conversation() []string {
 			m.Role, m.API, m.Provider, m.Model, m.StopReason = session.RoleAssistant, "openai-completions", "openai", "gpt-4.1", session.StopStop
 			m.Usage = &session.Usage{Input: 10, Output: 5, TotalTokens: 15}
 		}
-		id, err := h.rt.Session().AppendMessage(m)
+		id, err := h.agentRuntime.Session().AppendMessage(m)
 		require.NoError(h.t, err)
 		ids = append(ids, id)
 	}
-	require.NoError(h.t, h.rt.Session().Sync())
+	require.NoError(h.t, h.agentRuntime.Session().Sync())
 	return ids
 }
 
@@ -130,26 +130,26 @@ var hkBG = context.Background()
 func TestHookClear(t *testing.T) {
 	h := newHookApp(t, "session_ops.lua", "session_ops_later.lua")
 	h.conversation()
-	old := h.rt.Session().ID()
+	old := h.agentRuntime.Session().ID()
 
 	h.command("cancel session.before_clear unsaved work")
-	err := h.rt.Clear(hkBG)
+	err := h.agentRuntime.Clear(hkBG)
 	var ce *agent.CancelledError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, "clear cancelled by a hook: unsaved work", err.Error())
-	assert.Equal(t, old, h.rt.Session().ID())
+	assert.Equal(t, old, h.agentRuntime.Session().ID())
 	recs := hkOpRecs(h.records())
 	assert.Equal(t, []string{"session_ops session.before_clear"}, hkOpKinds(recs), "the first cancel stops the chain")
 	assert.Equal(t, map[string]any{"type": "session.before_clear", "session_id": old}, recs[0].ev)
 
 	h.command("allow")
-	require.NoError(t, h.rt.Clear(hkBG))
-	assert.NotEqual(t, old, h.rt.Session().ID())
+	require.NoError(t, h.agentRuntime.Clear(hkBG))
+	assert.NotEqual(t, old, h.agentRuntime.Session().ID())
 	recs = hkOpRecs(h.records())
 	assert.Equal(t, []string{"session_ops session.before_clear", "later session.before_clear", "session_ops session.clear"}, hkOpKinds(recs))
 	assert.Equal(t, old, recs[0].sessionID)
-	assert.Equal(t, map[string]any{"type": "session.clear", "session_id": h.rt.Session().ID()}, recs[2].ev)
-	assert.Equal(t, h.rt.Session().ID(), recs[2].sessionID, "session.clear runs in the new session")
+	assert.Equal(t, map[string]any{"type": "session.clear", "session_id": h.agentRuntime.Session().ID()}, recs[2].ev)
+	assert.Equal(t, h.agentRuntime.Session().ID(), recs[2].sessionID, "session.clear runs in the new session")
 }
 
 func TestHookBranch(t *testing.T) {
@@ -160,7 +160,7 @@ func TestHookBranch(t *testing.T) {
 	err := h.branchTo(hkBG, ids[1], true)
 	var ce *agent.CancelledError
 	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, ids[3], h.rt.Session().LeafID())
+	assert.Equal(t, ids[3], h.agentRuntime.Session().LeafID())
 	recs := hkOpRecs(h.records())
 	assert.Equal(t, []string{"session_ops session.before_branch"}, hkOpKinds(recs))
 	assert.Equal(t, map[string]any{"type": "session.before_branch", "target_id": ids[1], "from_id": ids[3]}, recs[0].ev)
@@ -171,7 +171,7 @@ func TestHookBranch(t *testing.T) {
 	h.command("summary what the abandoned branch did")
 	require.NoError(t, h.branchTo(hkBG, ids[1], true))
 	assert.Empty(t, h.srv.Requests(), "no model call for the summary")
-	leaf := h.rt.Session().Get(h.rt.Session().LeafID())
+	leaf := h.agentRuntime.Session().Get(h.agentRuntime.Session().LeafID())
 	require.Equal(t, session.TypeBranchSummary, leaf.Type)
 	assert.Equal(t, ids[1], leaf.ParentID)
 	assert.Equal(t, "what the abandoned branch did", leaf.Summary())
@@ -186,50 +186,50 @@ func TestHookBranch(t *testing.T) {
 func TestHookFork(t *testing.T) {
 	h := newHookApp(t, "session_ops.lua", "session_ops_later.lua")
 	ids := h.conversation()
-	oldFile, oldID := h.rt.Session().File(), h.rt.Session().ID()
+	oldFile, oldID := h.agentRuntime.Session().File(), h.agentRuntime.Session().ID()
 
 	h.command("cancel session.before_fork no forks today")
-	err := h.rt.Fork(hkBG, ids[1])
+	err := h.agentRuntime.Fork(hkBG, ids[1])
 	var ce *agent.CancelledError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, "fork cancelled by a hook: no forks today", err.Error())
-	assert.Equal(t, oldFile, h.rt.Session().File())
+	assert.Equal(t, oldFile, h.agentRuntime.Session().File())
 	recs := hkOpRecs(h.records())
 	assert.Equal(t, []string{"session_ops session.before_fork"}, hkOpKinds(recs))
 	assert.Equal(t, map[string]any{"type": "session.before_fork", "entry_id": ids[1]}, recs[0].ev)
 
 	h.command("allow")
-	require.NoError(t, h.rt.Fork(hkBG, ids[1]))
-	assert.NotEqual(t, oldFile, h.rt.Session().File())
+	require.NoError(t, h.agentRuntime.Fork(hkBG, ids[1]))
+	assert.NotEqual(t, oldFile, h.agentRuntime.Session().File())
 	recs = hkOpRecs(h.records())
 	assert.Equal(t, []string{"session_ops session.before_fork", "later session.before_fork", "session_ops session.fork"}, hkOpKinds(recs))
 	assert.Equal(t, oldID, recs[0].sessionID)
 	assert.Equal(t, map[string]any{"type": "session.fork", "entry_id": ids[1], "previous_session_file": oldFile}, recs[2].ev)
-	assert.Equal(t, h.rt.Session().ID(), recs[2].sessionID, "session.fork runs in the new session")
+	assert.Equal(t, h.agentRuntime.Session().ID(), recs[2].sessionID, "session.fork runs in the new session")
 }
 
 func TestHookSwitch(t *testing.T) {
 	h := newHookApp(t, "session_ops.lua", "session_ops_later.lua")
 	h.conversation()
-	fileA, idA := h.rt.Session().File(), h.rt.Session().ID()
-	require.NoError(t, h.rt.Clear(hkBG))
+	fileA, idA := h.agentRuntime.Session().File(), h.agentRuntime.Session().ID()
+	require.NoError(t, h.agentRuntime.Clear(hkBG))
 	h.conversation()
-	fileB := h.rt.Session().File()
+	fileB := h.agentRuntime.Session().File()
 	h.records()
 
 	h.command("cancel session.before_switch busy")
-	err := h.rt.Switch(hkBG, fileA)
+	err := h.agentRuntime.Switch(hkBG, fileA)
 	var ce *agent.CancelledError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, "switch cancelled by a hook: busy", err.Error())
-	assert.Equal(t, fileB, h.rt.Session().File())
+	assert.Equal(t, fileB, h.agentRuntime.Session().File())
 	recs := hkOpRecs(h.records())
 	assert.Equal(t, []string{"session_ops session.before_switch"}, hkOpKinds(recs))
 	assert.Equal(t, map[string]any{"type": "session.before_switch", "target_session_file": fileA}, recs[0].ev)
 
 	h.command("allow")
-	require.NoError(t, h.rt.Switch(hkBG, fileA))
-	assert.Equal(t, fileA, h.rt.Session().File())
+	require.NoError(t, h.agentRuntime.Switch(hkBG, fileA))
+	assert.Equal(t, fileA, h.agentRuntime.Session().File())
 	recs = hkOpRecs(h.records())
 	assert.Equal(t, []string{"session_ops session.before_switch", "later session.before_switch", "session_ops session.switch"}, hkOpKinds(recs))
 	assert.Equal(t, map[string]any{"type": "session.switch", "previous_session_file": fileB}, recs[2].ev)
@@ -238,18 +238,18 @@ func TestHookSwitch(t *testing.T) {
 
 func TestHookModelChange(t *testing.T) {
 	h := newHookApp(t, "session_ops.lua")
-	require.NoError(t, h.rt.SetThinkingLevel(hkBG, "low"))
-	require.NoError(t, h.rt.SetModel(hkBG, "openai/gpt-4.1-mini"))
+	require.NoError(t, h.agentRuntime.SetThinkingLevel(hkBG, "low"))
+	require.NoError(t, h.agentRuntime.SetModel(hkBG, "openai/gpt-4.1-mini"))
 	recs := hkOpRecs(h.records())
 	assert.Equal(t, []string{"session_ops model.change"}, hkOpKinds(recs))
 	assert.Equal(t, map[string]any{"type": "model.change", "previous_provider": "openai", "previous_model_id": "gpt-4.1",
 		"new_provider": "openai", "new_model_id": "gpt-4.1-mini", "thinking_level": "low", "source": "set"}, recs[0].ev)
-	require.NoError(t, h.rt.SetModel(hkBG, "openai/gpt-4.1-mini"))
+	require.NoError(t, h.agentRuntime.SetModel(hkBG, "openai/gpt-4.1-mini"))
 	assert.Empty(t, h.records(), "choosing the current model changes nothing")
 }
 
 // branchTo branches as /branch ID [--summarize] does.
 func (h *hookApp) branchTo(ctx context.Context, id string, summarize bool) error {
-	_, err := h.rt.Branch(ctx, id, agent.BranchOptions{Summarize: summarize})
+	_, err := h.agentRuntime.Branch(ctx, id, agent.BranchOptions{Summarize: summarize})
 	return err
 }

@@ -125,9 +125,9 @@ func (a *app) runRPC() int {
 	base, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = agent.WithInputSource(base, agent.SourceRPC)
-	unsub := a.rt.Subscribe(s.event)
+	unsub := a.agentRuntime.Subscribe(s.event)
 	defer unsub()
-	a.rt.SetAbort(func() { s.abortJob() })
+	a.agentRuntime.SetAbort(func() { s.abortJob() })
 
 	// The worker may wait (a hook's dialog, a run's end): commands queue
 	// up without limit, so that the reader always gets to the answers.
@@ -179,7 +179,7 @@ read:
 	if ctx.Err() != nil {
 		code = exitInterrupted
 	}
-	if err := a.rt.Shutdown(context.WithoutCancel(ctx)); err != nil {
+	if err := a.agentRuntime.Shutdown(context.WithoutCancel(ctx)); err != nil {
 		fmt.Fprintf(a.stderr, "lunar: saving session: %v\n", err)
 		code = exitError
 	}
@@ -381,7 +381,7 @@ func (s *rpcServer) idle() error {
 	if j == nil {
 		return nil
 	}
-	if j.kind != "prompt" || s.a.rt.Running() {
+	if j.kind != "prompt" || s.a.agentRuntime.Running() {
 		s.jobMu.Lock()
 		defer s.jobMu.Unlock()
 		if s.job == nil {

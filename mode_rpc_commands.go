@@ -88,7 +88,7 @@ func need(c rpcCommand, field string, present bool) error {
 }
 
 func (s *rpcServer) command(c rpcCommand) (any, error) {
-	rt := s.a.rt
+	rt := s.a.agentRuntime
 	ctx := s.ctx
 	switch c.Type {
 	case "prompt":
@@ -367,10 +367,10 @@ func (s *rpcServer) prompt(c rpcCommand) error {
 // before the first model call; a follow-up when it would stop.
 func (s *rpcServer) queue(kind, text string, images []session.ContentBlock) {
 	if kind == "steer" {
-		s.a.rt.SteerNext(text, images)
+		s.a.agentRuntime.SteerNext(text, images)
 		return
 	}
-	s.a.rt.FollowUpNext(text, images)
+	s.a.agentRuntime.FollowUpNext(text, images)
 }
 
 // queuedText is what steer and follow_up queue for text, as pi's steer
@@ -423,9 +423,9 @@ func (s *rpcServer) setQueueMode(cmd, mode string) error {
 		return rpcErrorf(`%s: mode must be "all" or "one-at-a-time", not %q`, cmd, mode)
 	}
 	if cmd == "set_steering_mode" {
-		s.a.rt.SetSteeringMode(m)
+		s.a.agentRuntime.SetSteeringMode(m)
 	} else {
-		s.a.rt.SetFollowUpMode(m)
+		s.a.agentRuntime.SetFollowUpMode(m)
 	}
 	return nil
 }
@@ -436,7 +436,7 @@ func (s *rpcServer) compact(c rpcCommand) error {
 		return err
 	}
 	err := s.startJob("compact", func(ctx context.Context) func() {
-		res, err := s.a.rt.Compact(ctx, agent.CompactManual, strings.TrimSpace(c.CustomInstructions))
+		res, err := s.a.agentRuntime.Compact(ctx, agent.CompactManual, strings.TrimSpace(c.CustomInstructions))
 		if err != nil {
 			return func() { s.reply(c, nil, err) }
 		}
@@ -473,7 +473,7 @@ func (s *rpcServer) bash(c rpcCommand) error {
 		m := &session.Message{Role: session.RoleBashExecution, Timestamp: time.Now().UnixMilli(),
 			Extra: &session.MessageExtra{Command: command, Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled,
 				Truncated: res.Truncated, FullOutputPath: res.FullOutputPath}}
-		if err := s.a.rt.RecordBash(m); err != nil {
+		if err := s.a.agentRuntime.RecordBash(m); err != nil {
 			return func() { s.reply(c, nil, fmt.Errorf("saving the command's output: %w", err)) }
 		}
 		data := rpcBashResult{Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated,
@@ -489,7 +489,7 @@ func (s *rpcServer) bash(c rpcCommand) error {
 // cycleModel is cycle_model over the config's "models" list (pi's
 // --models scope); data null without two models to cycle through.
 func (s *rpcServer) cycleModel() (any, error) {
-	rt := s.a.rt
+	rt := s.a.agentRuntime
 	if len(s.a.cfg.Models) < 2 {
 		return rpcNull, nil
 	}
@@ -504,7 +504,7 @@ func (s *rpcServer) cycleModel() (any, error) {
 }
 
 func (s *rpcServer) state() rpcState {
-	rt := s.a.rt
+	rt := s.a.agentRuntime
 	sess := rt.Session()
 	steer, follow := rt.Queued()
 	return rpcState{
@@ -582,7 +582,7 @@ type rpcContextUsage struct {
 }
 
 func (s *rpcServer) stats() rpcStats {
-	rt := s.a.rt
+	rt := s.a.agentRuntime
 	sess := rt.Session()
 	st := rpcStats{SessionFile: sess.File(), SessionID: sess.ID()}
 	msgs := contextMessages(sess)

@@ -163,12 +163,12 @@ func (p *textPrinter) compaction(c *agent.CompactionEvent) {
 func (a *app) runOneShot(ctx context.Context, prompts []initialPrompt) int {
 	if a.opts.Mode == "json" {
 		j := &jsonWriter{w: a.stdout}
-		j.header(a.rt.Session().Header())
-		unsub := a.rt.Subscribe(j.runtimeEvent)
+		j.header(a.agentRuntime.Session().Header())
+		unsub := a.agentRuntime.Subscribe(j.runtimeEvent)
 		defer unsub()
 	} else {
 		p := &textPrinter{out: a.stdout, errw: a.stderr, newText: markdownStreams(a.stdout, a.opts.Raw), tty: isTTY(a.stdout)}
-		unsub := a.rt.Subscribe(func(ev agent.RuntimeEvent) {
+		unsub := a.agentRuntime.Subscribe(func(ev agent.RuntimeEvent) {
 			if ev.Loop != nil {
 				p.event(*ev.Loop)
 			} else if ev.Compaction != nil {
@@ -182,7 +182,7 @@ func (a *app) runOneShot(ctx context.Context, prompts []initialPrompt) int {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a.rt.SetAbort(cancel)
+	a.agentRuntime.SetAbort(cancel)
 	ctx = agent.WithInputSource(ctx, a.oneShotSource())
 	var err error
 	for _, p := range prompts {
@@ -198,7 +198,7 @@ func (a *app) runOneShot(ctx context.Context, prompts []initialPrompt) int {
 			break
 		}
 	}
-	if serr := a.rt.Shutdown(context.WithoutCancel(ctx)); serr != nil && err == nil {
+	if serr := a.agentRuntime.Shutdown(context.WithoutCancel(ctx)); serr != nil && err == nil {
 		err = fmt.Errorf("saving session: %w", serr)
 	}
 	return a.exitCode(err)
@@ -217,10 +217,10 @@ func (a *app) oneShotSource() string {
 // command lines (lunar.send("/name …")) as if given with -p.
 func (a *app) runPending(ctx context.Context) error {
 	for n := 0; ; n++ {
-		if err := a.rt.RunPending(ctx, a.rt.Prompt, a.rt.Continue); err != nil {
+		if err := a.agentRuntime.RunPending(ctx, a.agentRuntime.Prompt, a.agentRuntime.Continue); err != nil {
 			return err
 		}
-		line, ok := a.rt.TakeCommand()
+		line, ok := a.agentRuntime.TakeCommand()
 		if !ok {
 			return nil
 		}
@@ -247,7 +247,7 @@ func (a *app) exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, agent.ErrContextOverflow):
 		fmt.Fprintf(a.stderr, "lunar: context overflow: the conversation does not fit %s/%s's context window; start a new session or shorten the input (%v)\n",
-			a.rt.Model().Provider, a.rt.Model().ID, err)
+			a.agentRuntime.Model().Provider, a.agentRuntime.Model().ID, err)
 		return exitError
 	default:
 		if help := a.firstRunHelp(err); help != "" {

@@ -136,7 +136,7 @@ func (r *repl) isStopping() bool {
 
 // shutdown fires session.shutdown and flushes the session; app closes it.
 func (r *repl) shutdown() {
-	if err := r.a.rt.Shutdown(context.Background()); err != nil {
+	if err := r.a.agentRuntime.Shutdown(context.Background()); err != nil {
 		r.errorf("saving session: %v", err)
 	}
 }
@@ -249,9 +249,9 @@ func (r *repl) interruptible(fn func(ctx context.Context) error) error {
 		r.view.interrupted()
 		cancel()
 	}
-	r.a.rt.SetAbort(abort)
+	r.a.agentRuntime.SetAbort(abort)
 	defer func() {
-		r.a.rt.SetAbort(nil)
+		r.a.agentRuntime.SetAbort(nil)
 		r.mu.Lock()
 		r.cancelRun = nil
 		r.mu.Unlock()
@@ -298,7 +298,7 @@ func (r *repl) prompt(text string) {
 func (r *repl) send(text string, images []session.ContentBlock) {
 	var err error
 	r.runAgent(func(ctx context.Context) error {
-		err = r.a.rt.Prompt(ctx, text, images)
+		err = r.a.agentRuntime.Prompt(ctx, text, images)
 		return err
 	})
 	if help := r.a.firstRunHelp(err); help != "" {
@@ -317,12 +317,12 @@ const maxQueuedSteps = 100
 // nowhere, and displayed custom messages that hooks appended outside an
 // agent run are shown.
 func (r *repl) drainPending() {
-	for n := 0; r.a.rt.HasPending() && !r.quit; n++ {
+	for n := 0; r.a.agentRuntime.HasPending() && !r.quit; n++ {
 		if r.stopped || n == maxQueuedSteps {
 			r.dropPending()
 			return
 		}
-		if line, ok := r.a.rt.TakeCommand(); ok {
+		if line, ok := r.a.agentRuntime.TakeCommand(); ok {
 			r.view.echo(line)
 			r.quit = r.command(line)
 			continue
@@ -334,18 +334,18 @@ func (r *repl) drainPending() {
 // runPending runs queued prompts and triggered turns up to the next
 // queued command line.
 func (r *repl) runPending() {
-	mark := r.a.rt.Session().LeafID()
+	mark := r.a.agentRuntime.Session().LeafID()
 	r.runAgent(func(ctx context.Context) error {
-		return r.a.rt.RunPending(ctx, func(ctx context.Context, text string, images []session.ContentBlock) error {
+		return r.a.agentRuntime.RunPending(ctx, func(ctx context.Context, text string, images []session.ContentBlock) error {
 			r.showCustomSince(mark)
 			r.view.echo(text)
-			err := r.a.rt.Prompt(ctx, text, images)
-			mark = r.a.rt.Session().LeafID()
+			err := r.a.agentRuntime.Prompt(ctx, text, images)
+			mark = r.a.agentRuntime.Session().LeafID()
 			return err
 		}, func(ctx context.Context) error {
 			r.showCustomSince(mark)
-			err := r.a.rt.Continue(ctx)
-			mark = r.a.rt.Session().LeafID()
+			err := r.a.agentRuntime.Continue(ctx)
+			mark = r.a.agentRuntime.Session().LeafID()
 			return err
 		})
 	})
@@ -358,7 +358,7 @@ func (r *repl) runPending() {
 // appended (they are data), without their turn.
 func (r *repl) dropPending() {
 	dropped := 0
-	for _, p := range r.a.rt.TakePending() {
+	for _, p := range r.a.agentRuntime.TakePending() {
 		if p.Message == nil {
 			dropped++
 			continue
@@ -367,7 +367,7 @@ func (r *repl) dropPending() {
 			dropped++
 		}
 		m := p.Message
-		if _, err := r.a.rt.Session().AppendCustomMessage(m.CustomType, m.Content, m.Display, m.Details); err != nil {
+		if _, err := r.a.agentRuntime.Session().AppendCustomMessage(m.CustomType, m.Content, m.Display, m.Details); err != nil {
 			r.errorf("saving a hook message: %v", err)
 		}
 	}
@@ -380,7 +380,7 @@ func (r *repl) dropPending() {
 // path after the entry mark ("": the path's start); nothing when mark
 // is not on the path (the session or branch changed).
 func (r *repl) showCustomSince(mark string) {
-	path := r.a.rt.Session().Path(r.a.rt.Session().LeafID())
+	path := r.a.agentRuntime.Session().Path(r.a.agentRuntime.Session().LeafID())
 	start := -1
 	if mark == "" {
 		start = 0
@@ -406,7 +406,7 @@ func (r *repl) showCustomSince(mark string) {
 // runAgent runs one agent call with the streaming view attached.
 func (r *repl) runAgent(fn func(ctx context.Context) error) {
 	r.view.begin()
-	unsub := r.a.rt.Subscribe(r.view.runtimeEvent)
+	unsub := r.a.agentRuntime.Subscribe(r.view.runtimeEvent)
 	r.editor.begin()
 	err := r.interruptible(fn)
 	r.editor.end(r.stopped || errors.Is(err, agent.ErrAborted))
@@ -416,8 +416,8 @@ func (r *repl) runAgent(fn func(ctx context.Context) error) {
 
 // contextInfo measures the context for the status line.
 func (r *repl) contextInfo() contextInfo {
-	ci := contextInfo{tokens: r.a.rt.ContextTokens(), window: r.a.rt.Model().ContextWindow}
-	if st := r.a.rt.CompactionSettings(); st.Enabled && ci.window > st.ReserveTokens {
+	ci := contextInfo{tokens: r.a.agentRuntime.ContextTokens(), window: r.a.agentRuntime.Model().ContextWindow}
+	if st := r.a.agentRuntime.CompactionSettings(); st.Enabled && ci.window > st.ReserveTokens {
 		ci.threshold = ci.window - st.ReserveTokens
 	}
 	return ci
@@ -461,7 +461,7 @@ func (r *repl) shell(command string, exclude bool) {
 	}
 	m := &session.Message{Role: session.RoleBashExecution, Timestamp: time.Now().UnixMilli(),
 		Extra: &session.MessageExtra{Command: command, Output: res.Output, ExitCode: res.ExitCode, Cancelled: res.Cancelled, Truncated: res.Truncated, FullOutputPath: res.FullOutputPath, ExcludeFromContext: exclude}}
-	if err := r.a.rt.RecordBash(m); err != nil {
+	if err := r.a.agentRuntime.RecordBash(m); err != nil {
 		r.errorf("saving command output: %v", err)
 	}
 }

@@ -20,7 +20,7 @@ import (
 func (r *repl) banner() {
 	a := r.a
 	var b strings.Builder
-	fmt.Fprintf(&b, "lunar %s · %s · thinking %s\n", version, modelSpec(a.rt.Model()), a.rt.ThinkingLevel())
+	fmt.Fprintf(&b, "lunar %s · %s · thinking %s\n", version, modelSpec(a.agentRuntime.Model()), a.agentRuntime.ThinkingLevel())
 	// A value wider than the terminal is broken between words, its
 	// further lines under its first, so the columns hold.
 	width := max(r.term.columns()-12, 20)
@@ -45,14 +45,14 @@ func (r *repl) banner() {
 	// Last, so that what follows the banner comes after these words.
 	row("help", "/help for commands, Ctrl+D to quit")
 	r.printf("%s", r.view.styled(ansiDim, b.String()))
-	if a.rt.Resumed() {
+	if a.agentRuntime.Resumed() {
 		r.replay(4)
 	}
 }
 
 // sessionLine says which session the REPL writes to.
 func (a *app) sessionLine() string {
-	s := a.rt.Session()
+	s := a.agentRuntime.Session()
 	if s.File() == "" {
 		return "not saved (--no-session)"
 	}
@@ -64,7 +64,7 @@ func (a *app) sessionLine() string {
 	switch {
 	case a.opts.Fork != "":
 		return fmt.Sprintf("%s%s, forked from %s", id, name, a.opts.Fork)
-	case a.rt.Resumed():
+	case a.agentRuntime.Resumed():
 		n := 0
 		for _, e := range s.Entries() {
 			if e.Type == session.TypeMessage {
@@ -147,7 +147,7 @@ func (r *repl) initialPrompts(prompts []initialPrompt) {
 // resumeHint tells, on quitting, how to come back to a saved session.
 func (r *repl) resumeHint() {
 	a := r.a
-	s := a.rt.Session()
+	s := a.agentRuntime.Session()
 	if !s.OnDisk() {
 		return
 	}

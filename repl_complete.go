@@ -87,7 +87,7 @@ func (r *repl) completeArgument(before string) (string, []string, bool) {
 			cands = append(cands, string(l))
 		}
 	case "branch", "fork", "label":
-		for _, e := range r.a.rt.Session().Entries() {
+		for _, e := range r.a.agentRuntime.Session().Entries() {
 			cands = append(cands, e.ID)
 		}
 	case "resume":

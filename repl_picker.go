@@ -432,7 +432,7 @@ func (u *replUI) choose(spec pickSpec) (index int, ok bool) {
 // choose from, the current one highlighted.
 func (r *repl) pickModel(ctx context.Context) error {
 	models := r.modelChoices()
-	cur := modelSpec(r.a.rt.Model())
+	cur := modelSpec(r.a.agentRuntime.Model())
 	width := 0
 	for _, m := range models {
 		width = max(width, len(modelSpec(m)))
@@ -463,7 +463,7 @@ func (r *repl) pickModel(ctx context.Context) error {
 // pickEntry lets the user choose an entry of the session, newest first,
 // as /tree shows them; it returns its id.
 func (r *repl) pickEntry(title string) (string, bool) {
-	entries := r.a.rt.Session().Entries()
+	entries := r.a.agentRuntime.Session().Entries()
 	var ids, items []string
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
@@ -471,10 +471,10 @@ func (r *repl) pickEntry(title string) (string, bool) {
 			continue
 		}
 		item := e.ID + "  " + entryPreview(e)
-		if l := r.a.rt.Session().Label(e.ID); l != "" {
+		if l := r.a.agentRuntime.Session().Label(e.ID); l != "" {
 			item += "  [" + l + "]"
 		}
-		if e.ID == r.a.rt.Session().LeafID() {
+		if e.ID == r.a.agentRuntime.Session().LeafID() {
 			item += "  (here)"
 		}
 		ids, items = append(ids, e.ID), append(items, item)

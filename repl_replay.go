@@ -14,7 +14,7 @@ import (
 // replay prints the last n messages of the current context, so a resumed
 // session shows where it stands.
 func (r *repl) replay(n int) {
-	path := r.a.rt.Session().Path("")
+	path := r.a.agentRuntime.Session().Path("")
 	msgs := session.ContextTail(path, n, func(m *session.Message) bool {
 		return m.Role != session.RoleToolResult && messagePreview(m) != ""
 	})

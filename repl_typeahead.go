@@ -380,7 +380,7 @@ func (e *runEditor) accepting() bool {
 	e.r.term.mu.Lock()
 	ahead := e.ahead
 	e.r.term.mu.Unlock()
-	return !ahead && e.r.a.rt.Accepting()
+	return !ahead && e.r.a.agentRuntime.Accepting()
 }
 
 // do runs an action (terminal mutex not held, acting held).
@@ -397,9 +397,9 @@ func (e *runEditor) do(a edAction) {
 		r.term.mu.Unlock()
 		if ok {
 			if a.kind == "steer" {
-				ok = r.a.rt.TrySteer(full, images)
+				ok = r.a.agentRuntime.TrySteer(full, images)
 			} else {
-				ok = r.a.rt.TryFollowUp(full, images)
+				ok = r.a.agentRuntime.TryFollowUp(full, images)
 			}
 		}
 		if !ok {
@@ -436,7 +436,7 @@ func (e *runEditor) do(a edAction) {
 			return
 		}
 		r.term.mu.Unlock()
-		text, ok := r.a.rt.TakeBackLast()
+		text, ok := r.a.agentRuntime.TakeBackLast()
 		if !ok {
 			return
 		}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/mattn/go-runewidth"
@@ -14,7 +13,6 @@ import (
 	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/agent/compaction"
 	"github.com/lunar-cli/lunar/lua"
-	"github.com/lunar-cli/lunar/session"
 	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
@@ -101,9 +99,9 @@ func (r *repl) command(line string) bool {
 	args = strings.TrimSpace(args)
 	// Displayed custom messages hooks append meanwhile (send_message
 	// without a turn) are shown once the command is done.
-	sess, mark := r.a.rt.Session(), r.a.rt.Session().LeafID()
+	sess, mark := r.a.agentRuntime.Session(), r.a.agentRuntime.Session().LeafID()
 	showNew := func() {
-		if r.a.rt.Session() == sess {
+		if r.a.agentRuntime.Session() == sess {
 			r.showCustomSince(mark)
 		}
 	}
@@ -273,9 +271,9 @@ func (r *repl) modelChoices() []agent.Model {
 			out = append(out, m)
 		}
 	}
-	add(r.a.rt.Model())
+	add(r.a.agentRuntime.Model())
 	for _, m := range r.a.registry.All() {
-		if m.Provider == r.a.rt.Model().Provider {
+		if m.Provider == r.a.agentRuntime.Model().Provider {
 			add(m)
 		}
 	}
@@ -292,7 +290,7 @@ func (r *repl) cmdModel(ctx context.Context, args string) error {
 	}
 	if args == "" {
 		var b strings.Builder
-		cur := modelSpec(r.a.rt.Model())
+		cur := modelSpec(r.a.agentRuntime.Model())
 		for _, m := range r.modelChoices() {
 			mark, spec := "  ", fmt.Sprintf("%-40s", modelSpec(m))
 			if modelSpec(m) == cur {
@@ -317,29 +315,29 @@ func (r *repl) cmdModel(ctx context.Context, args string) error {
 		}
 		spec, level = modelSpec(m), lv
 	}
-	if err := r.a.rt.SetModel(ctx, spec); err != nil {
+	if err := r.a.agentRuntime.SetModel(ctx, spec); err != nil {
 		return err
 	}
 	if level != "" {
-		if err := r.a.rt.SetThinkingLevel(ctx, level); err != nil {
+		if err := r.a.agentRuntime.SetThinkingLevel(ctx, level); err != nil {
 			return err
 		}
-		r.printf("model: %s, thinking: %s%s\n", modelSpec(r.a.rt.Model()), r.a.rt.ThinkingLevel(), r.thinkingUnsent())
+		r.printf("model: %s, thinking: %s%s\n", modelSpec(r.a.agentRuntime.Model()), r.a.agentRuntime.ThinkingLevel(), r.thinkingUnsent())
 		return nil
 	}
-	r.printf("model: %s\n", modelSpec(r.a.rt.Model()))
+	r.printf("model: %s\n", modelSpec(r.a.agentRuntime.Model()))
 	return nil
 }
 
 func (r *repl) cmdThinking(ctx context.Context, args string) error {
 	if args == "" {
-		r.printf("thinking: %s %s\n", r.a.rt.ThinkingLevel(), r.term.paint(ansiDim, "("+agent.ThinkingLevelNames("|")+")"))
+		r.printf("thinking: %s %s\n", r.a.agentRuntime.ThinkingLevel(), r.term.paint(ansiDim, "("+agent.ThinkingLevelNames("|")+")"))
 		return nil
 	}
-	if err := r.a.rt.SetThinkingLevel(ctx, args); err != nil {
+	if err := r.a.agentRuntime.SetThinkingLevel(ctx, args); err != nil {
 		return err
 	}
-	r.printf("thinking: %s%s\n", r.a.rt.ThinkingLevel(), r.thinkingUnsent())
+	r.printf("thinking: %s%s\n", r.a.agentRuntime.ThinkingLevel(), r.thinkingUnsent())
 	return nil
 }
 
@@ -347,27 +345,27 @@ func (r *repl) cmdThinking(ctx context.Context, args string) error {
 // model does not reason, so the level is not sent (it applies once a
 // model that does is chosen); "" when it is sent or is off.
 func (r *repl) thinkingUnsent() string {
-	m := r.a.rt.Model()
-	if m.Reasoning || r.a.rt.ThinkingLevel() == agent.ThinkingOff {
+	m := r.a.agentRuntime.Model()
+	if m.Reasoning || r.a.agentRuntime.ThinkingLevel() == agent.ThinkingOff {
 		return ""
 	}
 	return r.term.paint(ansiYellow, fmt.Sprintf(" — but %s does not reason: no level is sent to it (the level applies to models that do)", modelSpec(m)))
 }
 
 func (r *repl) cmdClear(ctx context.Context, _ string) error {
-	if err := r.a.rt.Clear(ctx); err != nil {
+	if err := r.a.agentRuntime.Clear(ctx); err != nil {
 		return err
 	}
-	r.printf("%s\n", r.term.paint(ansiDim, "new session "+r.a.rt.Session().ID()))
+	r.printf("%s\n", r.term.paint(ansiDim, "new session "+r.a.agentRuntime.Session().ID()))
 	return nil
 }
 
 // cmdCompact compacts the session now; Ctrl+C stops it and leaves the
 // session as it was.
 func (r *repl) cmdCompact(ctx context.Context, args string) error {
-	unsub := r.a.rt.Subscribe(r.view.runtimeEvent)
+	unsub := r.a.agentRuntime.Subscribe(r.view.runtimeEvent)
 	defer unsub()
-	_, err := r.a.rt.Compact(ctx, agent.CompactManual, args)
+	_, err := r.a.agentRuntime.Compact(ctx, agent.CompactManual, args)
 	switch {
 	case errors.Is(err, compaction.ErrNothingToCompact), errors.Is(err, compaction.ErrAlreadyCompacted):
 		r.printf("%s\n", r.term.paint(ansiDim, err.Error()))
@@ -379,7 +377,7 @@ func (r *repl) cmdCompact(ctx context.Context, args string) error {
 }
 
 func (r *repl) cmdExport(_ context.Context, args string) error {
-	path, err := r.a.exportSession(r.a.rt.Session(), strings.TrimSpace(args))
+	path, err := r.a.exportSession(r.a.agentRuntime.Session(), strings.TrimSpace(args))
 	if err != nil {
 		return err
 	}
@@ -388,321 +386,6 @@ func (r *repl) cmdExport(_ context.Context, args string) error {
 }
 
 func (r *repl) cmdQuit(context.Context, string) error { return errQuit }
-
-// resolveEntry finds an entry by id, unique id prefix or label.
-func (r *repl) resolveEntry(arg string) (string, error) {
-	s := r.a.rt.Session()
-	if e := s.Get(arg); e != nil {
-		return e.ID, nil
-	}
-	var matches []string
-	for _, e := range s.Entries() {
-		if strings.HasPrefix(e.ID, arg) {
-			matches = append(matches, e.ID)
-		}
-	}
-	if len(matches) == 1 {
-		return matches[0], nil
-	}
-	if len(matches) > 1 {
-		return "", fmt.Errorf("%q matches %d entries: %s", arg, len(matches), strings.Join(matches, ", "))
-	}
-	for _, e := range s.Entries() {
-		if s.Label(e.ID) == arg {
-			return e.ID, nil
-		}
-	}
-	return "", fmt.Errorf("no entry %q in this session (see /tree)", arg)
-}
-
-func (r *repl) cmdBranch(ctx context.Context, args string) error {
-	var id string
-	summarize := false
-	for _, f := range strings.Fields(args) {
-		switch {
-		case f == "--summarize" || f == "--summarise" || f == "-s":
-			summarize = true
-		case strings.HasPrefix(f, "-"):
-			return fmt.Errorf("/branch: unknown option %s (usage: /branch ID [--summarize])", f)
-		case id == "":
-			id = f
-		default:
-			return errors.New("/branch: one entry id only (usage: /branch ID [--summarize])")
-		}
-	}
-	if id == "" && r.term.line != nil {
-		var ok bool
-		if id, ok = r.pickEntry("Branch from which entry?"); !ok {
-			return nil
-		}
-	}
-	if id == "" {
-		return errors.New("usage: /branch ID [--summarize] (entry ids are in /tree)")
-	}
-	id, err := r.resolveEntry(id)
-	if err != nil {
-		return err
-	}
-	if id == r.a.rt.Session().LeafID() {
-		r.printf("already there\n")
-		return nil
-	}
-	if summarize {
-		r.printf("%s\n", r.term.paint(ansiDim, "summarising the branch…"))
-	}
-	// A user message is left out of the new path: its text goes into the
-	// prompt to edit and resend (branchTo).
-	before := false
-	if e := r.a.rt.Session().Get(id); e != nil {
-		before = e.Type == session.TypeCustomMessage ||
-			(e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == session.RoleUser)
-	}
-	text, err := r.a.rt.Branch(ctx, id, agent.BranchOptions{Summarize: summarize})
-	if err != nil {
-		return err
-	}
-	if text != "" {
-		r.ui.SetEditorText(text)
-	}
-	msg := "now at " + id
-	if before {
-		msg = "now before " + id + "; its text is in the prompt to edit and resend"
-		if r.term.line == nil && r.term.plain == nil { // one-shot: there is no prompt to fill
-			msg = "now before " + id + "; its text was: " + ansi.Sanitize(text)
-		}
-	}
-	if e := r.a.rt.Session().Get(r.a.rt.Session().LeafID()); e != nil && e.Type == session.TypeBranchSummary {
-		msg += " (summary of the branch left: " + e.ID + ")"
-	}
-	r.printf("%s\n", r.term.paint(ansiDim, msg))
-	return nil
-}
-
-func (r *repl) cmdFork(ctx context.Context, args string) error {
-	id := ""
-	if args != "" {
-		var err error
-		if id, err = r.resolveEntry(args); err != nil {
-			return err
-		}
-	}
-	if err := r.a.rt.Fork(ctx, id); err != nil {
-		return err
-	}
-	where := r.a.rt.Session().File()
-	if where == "" {
-		where = r.a.rt.Session().ID()
-	}
-	r.printf("%s\n", r.term.paint(ansiDim, "forked into "+where))
-	return nil
-}
-
-func (r *repl) cmdLabel(_ context.Context, args string) error {
-	idArg, text, _ := strings.Cut(args, " ")
-	if idArg == "" {
-		return errors.New("usage: /label ID [TEXT]")
-	}
-	id, err := r.resolveEntry(idArg)
-	if err != nil {
-		return err
-	}
-	text = strings.TrimSpace(text)
-	if err := r.a.rt.SetLabel(id, text); err != nil {
-		return err
-	}
-	if text == "" {
-		r.printf("label of %s removed\n", id)
-	} else {
-		r.printf("%s labelled %q\n", id, text)
-	}
-	return nil
-}
-
-func (r *repl) cmdName(_ context.Context, args string) error {
-	if args == "" {
-		if n := r.a.rt.Session().Name(); n != "" {
-			r.printf("name: %s\n", ansi.Sanitize(n))
-		} else {
-			r.printf("the session has no name; set one with /name TEXT\n")
-		}
-		return nil
-	}
-	if err := r.a.rt.SetName(args); err != nil {
-		return err
-	}
-	r.printf("name: %s\n", ansi.Sanitize(r.a.rt.Session().Name()))
-	return nil
-}
-
-// sessionInfos lists this folder's sessions, newest first.
-func (r *repl) sessionInfos() ([]session.Info, error) {
-	var infos []session.Info
-	var err error
-	if r.a.opts.SessionDir != "" {
-		infos, err = session.ListDir(r.a.opts.SessionDir)
-	} else {
-		infos, err = session.List(r.a.paths.Sessions(), r.a.cwd)
-	}
-	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Modified.After(infos[j].Modified) })
-	return infos, err
-}
-
-// pickSession lists sessions numbered (the current one marked) and
-// switches to the one chosen.
-func (r *repl) pickSession(ctx context.Context, infos []session.Info) error {
-	if len(infos) == 0 {
-		r.printf("no sessions for %s\n", r.a.cwd)
-		return nil
-	}
-	opts := make([]string, len(infos))
-	short := paddedShortIDs(infos)
-	for i, in := range infos {
-		opts[i] = formatSessionInfo(in, short[in.ID])
-		if in.Path == r.a.rt.Session().File() {
-			opts[i] += "  (current)"
-		}
-	}
-	i, ok := r.ui.choose(pickSpec{title: "Sessions of " + r.a.cwd, items: opts, numbered: true, initial: -1})
-	if !ok {
-		return nil
-	}
-	return r.switchTo(ctx, infos[i].Path)
-}
-
-// switchTo switches sessions and shows where the new one stands.
-func (r *repl) switchTo(ctx context.Context, path string) error {
-	if path == r.a.rt.Session().File() {
-		r.printf("that is the current session\n")
-		return nil
-	}
-	if err := r.a.rt.Switch(ctx, path); err != nil {
-		return err
-	}
-	name := r.a.rt.Session().Name()
-	if name == "" {
-		name = r.a.rt.Session().ID()
-	}
-	r.printf("%s\n", r.term.paint(ansiDim, fmt.Sprintf("resumed %s · %s · thinking %s", name, modelSpec(r.a.rt.Model()), r.a.rt.ThinkingLevel())))
-	r.replay(4)
-	return nil
-}
-
-func (r *repl) cmdSessions(ctx context.Context, _ string) error {
-	infos, err := r.sessionInfos()
-	if err != nil {
-		return err
-	}
-	return r.pickSession(ctx, infos)
-}
-
-func (r *repl) cmdResume(ctx context.Context, args string) error {
-	infos, err := r.sessionInfos()
-	if err != nil {
-		return err
-	}
-	if args == "" {
-		return r.pickSession(ctx, infos)
-	}
-	// An id (its start, or four or more of its characters), a name or
-	// words of the first message (matchSessions).
-	matches := matchSessions(infos, args)
-	switch len(matches) {
-	case 0:
-		return fmt.Errorf("no session %q in this folder: no id, name or first message matches (see /sessions)", args)
-	case 1:
-		return r.switchTo(ctx, matches[0].Path)
-	}
-	return r.pickSession(ctx, matches)
-}
-
-// sessionStats are the totals /session shows.
-type sessionStats struct {
-	entries, messages, user, assistant, tools int
-	usage                                     session.Usage
-	contextTokens                             int
-}
-
-// statsOf adds up usage over every assistant message in the file.
-func statsOf(s *session.Session) sessionStats {
-	var st sessionStats
-	for _, e := range s.Entries() {
-		st.entries++
-		if e.Type != session.TypeMessage || e.Message == nil {
-			continue
-		}
-		st.messages++
-		switch e.Message.Role {
-		case session.RoleUser:
-			st.user++
-		case session.RoleAssistant:
-			st.assistant++
-			if u := e.Message.Usage; u != nil {
-				st.usage.Input += u.Input
-				st.usage.Output += u.Output
-				st.usage.CacheRead += u.CacheRead
-				st.usage.CacheWrite += u.CacheWrite
-				st.usage.Cost.Total += u.Cost.Total
-			}
-		case session.RoleToolResult:
-			st.tools++
-		}
-	}
-	return st
-}
-
-func (r *repl) cmdSession(_ context.Context, _ string) error {
-	s := r.a.rt.Session()
-	st := statsOf(s)
-	st.contextTokens = r.a.rt.ContextTokens()
-	file := s.File()
-	if file == "" {
-		file = "(not saved: --no-session)"
-	}
-	name := ansi.Sanitize(s.Name())
-	if name == "" {
-		name = r.term.paint(ansiDim, "(none; /name TEXT)")
-	}
-	var b strings.Builder
-	row := func(k, v string) { fmt.Fprintf(&b, "%-9s %s\n", k, v) }
-	row("file", file)
-	row("id", s.ID())
-	row("name", name)
-	row("model", modelSpec(r.a.rt.Model())+" · thinking "+string(r.a.rt.ThinkingLevel()))
-	row("entries", fmt.Sprintf("%d (%d messages: %d user, %d assistant, %d tool results)", st.entries, st.messages, st.user, st.assistant, st.tools))
-	row("tokens", fmt.Sprintf("in %s · out %s · cache read %s · cache write %s",
-		groupDigits(st.usage.Input), groupDigits(st.usage.Output), groupDigits(st.usage.CacheRead), groupDigits(st.usage.CacheWrite)))
-	row("cost", fmt.Sprintf("$%.4f", st.usage.Cost.Total))
-	ctxLine := groupDigits(st.contextTokens) + " tokens"
-	if w := r.a.rt.Model().ContextWindow; w > 0 {
-		ctxLine = fmt.Sprintf("%s / %s tokens (%.1f%%)", groupDigits(st.contextTokens), groupDigits(w), 100*float64(st.contextTokens)/float64(w))
-	}
-	row("context", ctxLine)
-	r.printf("%s", b.String())
-	return nil
-}
-
-// shortTokens writes a token count as 128k or 1.05M.
-func shortTokens(n int) string {
-	switch {
-	case n >= 1_000_000:
-		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", float64(n)/1e6), "0"), ".") + "M"
-	case n >= 1000:
-		return fmt.Sprintf("%dk", n/1000)
-	}
-	return fmt.Sprint(n)
-}
-
-// groupDigits writes n with thousands separators: 12,345.
-func groupDigits(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + groupDigits(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
 
 func (r *repl) cmdHooks(_ context.Context, _ string) error {
 	h := r.a.appHookSet()
@@ -740,153 +423,15 @@ func (r *repl) cmdHooks(_ context.Context, _ string) error {
 }
 
 func (r *repl) cmdTools(_ context.Context, _ string) error {
-	if len(r.a.rt.Tools()) == 0 {
+	if len(r.a.agentRuntime.Tools()) == 0 {
 		r.printf("no tools enabled\n")
 		return nil
 	}
 	var b strings.Builder
 	width := r.term.columns() - 14
-	for _, t := range r.a.rt.Tools() {
+	for _, t := range r.a.agentRuntime.Tools() {
 		fmt.Fprintf(&b, "  %-10s %s\n", t.Name, r.term.paint(ansiDim, truncateRunes(firstLine(t.Description, 500), width)))
 	}
 	r.printf("%s", b.String())
 	return nil
-}
-
-func (r *repl) cmdTree(_ context.Context, _ string) error {
-	s := r.a.rt.Session()
-	roots := s.Tree()
-	if len(roots) == 0 {
-		r.printf("the session is empty\n")
-		return nil
-	}
-	onPath := map[string]bool{}
-	leaf := ""
-	if id := s.LeafID(); id != "" {
-		for _, e := range s.Path(id) {
-			onPath[e.ID] = true
-			// The marker goes on the last entry shown: a trailing label
-			// or name entry is not drawn.
-			if !hiddenInTree(e) {
-				leaf = e.ID
-			}
-		}
-	}
-	tw := &treeWriter{t: r.term, onPath: onPath, leaf: leaf, width: r.term.columns(), label: s.Label}
-	tw.nodes(visible(roots), "")
-	r.printf("%s", tw.b.String())
-	return nil
-}
-
-// treeWriter renders the session tree: a chain of single children stays
-// in one column, branches are drawn with ├─ and └─.
-type treeWriter struct {
-	t      *terminal
-	b      strings.Builder
-	onPath map[string]bool
-	leaf   string
-	width  int
-	label  func(id string) string
-}
-
-// hiddenInTree are entry types /tree leaves out (their children take
-// their place).
-func hiddenInTree(e *session.Entry) bool {
-	return e.Type == session.TypeLabel || e.Type == session.TypeSessionInfo
-}
-
-// visible replaces hidden nodes by their visible descendants.
-func visible(nodes []*session.TreeNode) []*session.TreeNode {
-	var out []*session.TreeNode
-	for _, n := range nodes {
-		if hiddenInTree(n.Entry) {
-			out = append(out, visible(n.Children)...)
-		} else {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// nodes writes sibling subtrees under prefix.
-func (tw *treeWriter) nodes(nodes []*session.TreeNode, prefix string) {
-	if len(nodes) == 1 {
-		tw.chain(nodes[0], prefix, "", prefix)
-		return
-	}
-	for i, n := range nodes {
-		if i == len(nodes)-1 {
-			tw.chain(n, prefix, "└─ ", prefix+"   ")
-		} else {
-			tw.chain(n, prefix, "├─ ", prefix+"│  ")
-		}
-	}
-}
-
-// chain writes n and its single-child descendants, then its branches.
-func (tw *treeWriter) chain(n *session.TreeNode, prefix, connector, cont string) {
-	for {
-		tw.line(n.Entry, prefix+connector, n.Label)
-		kids := visible(n.Children)
-		if len(kids) != 1 {
-			tw.nodes(kids, cont)
-			return
-		}
-		n, prefix, connector = kids[0], cont, ""
-	}
-}
-
-func (tw *treeWriter) line(e *session.Entry, prefix, label string) {
-	mark := "  "
-	if tw.onPath[e.ID] {
-		mark = tw.t.paint(ansiGreen, "* ")
-	}
-	if label == "" && tw.label != nil {
-		label = tw.label(e.ID)
-	}
-	suffix := ""
-	if label != "" {
-		suffix += " " + tw.t.paint(ansiYellow, "["+label+"]")
-	}
-	if e.ID == tw.leaf {
-		suffix += " " + tw.t.paint(ansiGreen, "← leaf")
-	}
-	desc := ansi.Sanitize(entryPreview(e))
-	room := tw.width - len([]rune(prefix)) - 12 - len([]rune(label)) - 10
-	fmt.Fprintf(&tw.b, "%s%s%s  %s%s\n", mark, prefix, tw.t.paint(ansiDim, e.ID), truncateRunes(desc, max(room, 20)), suffix)
-}
-
-// entryPreview describes an entry in one line: role and text for
-// messages, the change for model and thinking entries.
-func entryPreview(e *session.Entry) string {
-	switch e.Type {
-	case session.TypeMessage:
-		if e.Message != nil {
-			return messagePreview(e.Message)
-		}
-	case session.TypeModelChange:
-		return "model → " + e.Provider() + "/" + e.ModelID()
-	case session.TypeThinkingLevelChange:
-		return "thinking → " + e.ThinkingLevel()
-	case session.TypeCompaction:
-		return "compaction: " + firstLine(e.Summary(), 200)
-	case session.TypeBranchSummary:
-		return "branch summary: " + firstLine(strings.TrimPrefix(e.Summary(), compaction.BranchSummaryPreamble), 200)
-	case session.TypeCustomMessage:
-		return "[" + e.CustomType() + "] " + firstLine(blocksText(e.Content()), 200)
-	case session.TypeCustom:
-		return "custom " + e.CustomType()
-	}
-	return e.Type
-}
-
-// blocksText joins the text blocks of a content list.
-func blocksText(blocks []session.ContentBlock) string {
-	var b strings.Builder
-	for _, c := range blocks {
-		if c.Type == session.BlockText {
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
 }

@@ -23,7 +23,7 @@ func (r *repl) cmdExpand(_ context.Context, args string) error {
 		}
 		n = v
 	}
-	results := toolResultsOnPath(r.a.rt.Session())
+	results := toolResultsOnPath(r.a.agentRuntime.Session())
 	if len(results) == 0 {
 		return fmt.Errorf("/expand: no tool call on this branch yet")
 	}

@@ -19,36 +19,25 @@ package main
 // -resume-entries changes the session's size.
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/lunar-cli/lunar/agent/llmtest"
+	"github.com/lunar-cli/lunar/session/sessiontest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 var resumeEntries = flag.Int("resume-entries", 100_000, "entries of the session BenchmarkResumeLarge resumes")
-
-// largeSessionCode is the text of writeLargeSession's tool results as
-// JSON.stringify writes it (escaped), largeSessionProse that of its
-// replies (nothing to escape).
-var (
-	largeSessionCode  = strings.Repeat(`func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tif err := s.check(r); err != nil {\n\t\thttp.Error(w, \"bad <request>\", 400)\n\t}\n}\n`, 11)
-	largeSessionProse = strings.Repeat("The handler validates the request before dispatching it; errors are reported with a 400 status. ", 8)
-)
 
 // TestResumeLargeSessionRequest resumes a session large enough for its
 // request body to be streamed (over 8 MB) with either API and checks that
@@ -95,8 +84,8 @@ func TestResumeLargeSessionRequest(t *testing.T) {
 					replies++
 				}
 			}
-			assert.Equal(t, results, bytes.Count(body, []byte(largeSessionCode)), "every tool result's code, escaped as in the file")
-			assert.Equal(t, replies, bytes.Count(body, []byte(largeSessionProse)), "every reply's prose")
+			assert.Equal(t, results, bytes.Count(body, []byte(sessiontest.LargeCode)), "every tool result's code, escaped as in the file")
+			assert.Equal(t, replies, bytes.Count(body, []byte(sessiontest.LargeProse)), "every reply's prose")
 			msgs, _ := reqs[0].JSON["messages"].([]any)
 			want := n // the n-1 messages of the file and the prompt
 			if api == llmtest.APIOpenAI {
@@ -110,9 +99,8 @@ func TestResumeLargeSessionRequest(t *testing.T) {
 	}
 }
 
-// writeLargeSession writes a session of n entries in pi's format whose
-// own model is provider/model of api: user prompts, assistant replies
-// with thinking, text and a tool call, tool results with code, answers.
+// writeLargeSession writes sessiontest.WriteLarge's session of n
+// entries to path and returns its size.
 func writeLargeSession(tb testing.TB, path, cwd string, n int, api, provider, model string) int64 {
 	tb.Helper()
 	f, err := os.Create(path)
@@ -120,39 +108,7 @@ func writeLargeSession(tb testing.TB, path, cwd string, n int, api, provider, mo
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	w := bufio.NewWriterSize(f, 1<<20)
-	q := strconv.Quote // the texts below need no escapes JSON and Go quote differently
-	code, prose := largeSessionCode, largeSessionProse
-	sig := "reasoning_content"
-	if api == llmtest.APIAnthropic {
-		sig = "EqQBCkYIBRgCKkC"
-	}
-	fmt.Fprintf(w, `{"type":"session","version":3,"id":"019a0000-0000-7000-8000-000000000000","timestamp":"2025-06-01T00:00:00.000Z","cwd":%s}`+"\n", q(cwd))
-	fmt.Fprintf(w, `{"type":"model_change","id":"00000000","parentId":null,"timestamp":"2025-06-01T00:00:00.000Z","provider":%s,"modelId":%s}`+"\n", q(provider), q(model))
-	usage := `"usage":{"input":1200,"output":300,"cacheRead":40000,"cacheWrite":0,"totalTokens":41500,"cost":{"input":0.0036,"output":0.0045,"cacheRead":0.012,"cacheWrite":0,"total":0.0201}}`
-	head := fmt.Sprintf(`"api":%s,"provider":%s,"model":%s,%s`, q(api), q(provider), q(model), usage)
-	ts := int64(1750000000000)
-	parent := "00000000"
-	for i := 1; i < n; i++ {
-		ts += 1000
-		var m string
-		switch i % 4 {
-		case 1:
-			m = fmt.Sprintf(`{"role":"user","content":[{"type":"text","text":"Step %d: please review server.go and fix the error handling."}],"timestamp":%d}`, i, ts)
-		case 2:
-			m = fmt.Sprintf(`{"role":"assistant","content":[{"type":"thinking","thinking":%s,"thinkingSignature":%s},{"type":"text","text":%s},`+
-				`{"type":"toolCall","id":"call_%08d","name":"read","arguments":{"path":"internal/server/server.go","offset":%d,"limit":200}}],%s,"stopReason":"toolUse","timestamp":%d}`,
-				q(prose[:300]), q(sig), q(prose), i, i, head, ts)
-		case 3:
-			m = fmt.Sprintf(`{"role":"toolResult","toolCallId":"call_%08d","toolName":"read","content":[{"type":"text","text":"%s"}],"isError":false,"timestamp":%d}`, i-1, code, ts)
-		default:
-			m = fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":%s}],%s,"stopReason":"stop","timestamp":%d}`, q(prose+prose[:200]), head, ts)
-		}
-		id := fmt.Sprintf("%08x", i)
-		fmt.Fprintf(w, `{"type":"message","id":"%s","parentId":"%s","timestamp":"2025-06-01T00:00:00.000Z","message":%s}`+"\n", id, parent, m)
-		parent = id
-	}
-	if err := w.Flush(); err != nil {
+	if err := sessiontest.WriteLarge(f, cwd, n, api, provider, model); err != nil {
 		tb.Fatal(err)
 	}
 	fi, err := f.Stat()
@@ -162,29 +118,9 @@ func writeLargeSession(tb testing.TB, path, cwd string, n int, api, provider, mo
 	return fi.Size()
 }
 
-// sinkServer reads each request body whole and answers "ok" in the
-// stream format of the API called, without decoding anything.
+// sinkServer is an llmtest.Sink, closed at the test's end.
 func sinkServer(tb testing.TB) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		if strings.HasSuffix(r.URL.Path, "/messages") {
-			for _, ev := range []string{
-				`event: message_start` + "\n" + `data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}`,
-				`event: content_block_start` + "\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
-				`event: content_block_delta` + "\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`,
-				`event: content_block_stop` + "\n" + `data: {"type":"content_block_stop","index":0}`,
-				`event: message_delta` + "\n" + `data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}`,
-				`event: message_stop` + "\n" + `data: {"type":"message_stop"}`,
-			} {
-				fmt.Fprintf(w, "%s\n\n", ev)
-			}
-			return
-		}
-		fmt.Fprint(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}`+"\n\n")
-		fmt.Fprint(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n")
-		fmt.Fprint(w, "data: [DONE]\n\n")
-	}))
+	srv := httptest.NewServer(llmtest.Sink())
 	tb.Cleanup(srv.Close)
 	return srv
 }

@@ -1,18 +1,19 @@
-// Command sink is the server resume.sh sends lunar's requests to: it
-// reads each request body whole and answers "ok" in the stream format of
-// the API called, decoding nothing, so that the figures are lunar's own
-// (llmtest-server decodes every request, seconds on a 130 MB body). It
+// Command sink is the server resume.sh sends lunar's requests to,
+// llmtest.Sink: it reads each request body whole and answers "ok" in the
+// stream format of the API called, decoding nothing, so that the figures
+// are lunar's own (llmtest-server decodes every request, seconds on a 130
+// MB body). It
 // listens on 127.0.0.1 on a free port and prints its base URL (".../v1")
 // as the first line of stdout.
 package main
 
 import (
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
-	"strings"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
 )
 
 func main() {
@@ -22,26 +23,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("http://%s/v1\n", ln.Addr())
-	err = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		if strings.HasSuffix(r.URL.Path, "/messages") {
-			for _, ev := range []string{
-				`event: message_start` + "\n" + `data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}`,
-				`event: content_block_start` + "\n" + `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
-				`event: content_block_delta` + "\n" + `data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`,
-				`event: content_block_stop` + "\n" + `data: {"type":"content_block_stop","index":0}`,
-				`event: message_delta` + "\n" + `data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":1}}`,
-				`event: message_stop` + "\n" + `data: {"type":"message_stop"}`,
-			} {
-				fmt.Fprintf(w, "%s\n\n", ev)
-			}
-			return
-		}
-		fmt.Fprint(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}`+"\n\n")
-		fmt.Fprint(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n")
-		fmt.Fprint(w, "data: [DONE]\n\n")
-	}))
+	err = http.Serve(ln, llmtest.Sink())
 	fmt.Fprintln(os.Stderr, "sink:", err)
 	os.Exit(1)
 }

@@ -62,20 +62,7 @@ func BenchmarkTurnRequest(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				req, _, err := r.request()
-				if err != nil {
-					b.Fatal(err)
-				}
-				var rb *requestBody
-				if api == APIOpenAICompletions {
-					rb, _, err = openAIRequest(req)
-				} else {
-					rb, _, err = anthropicRequest(req)
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				size = len(rb.bytes())
+				size = len(benchBody(b, r, api).bytes())
 			}
 			b.ReportMetric(float64(size)/1024, "body-KiB")
 		})
@@ -98,23 +85,12 @@ func BenchmarkResumeRequest100k(b *testing.B) {
 			cpu := cpuTime()
 			b.ResetTimer()
 			for b.Loop() {
-				req, _, err := r.request()
-				if err != nil {
-					b.Fatal(err)
-				}
-				var rb *requestBody
-				if api == APIOpenAICompletions {
-					rb, _, err = openAIRequest(req)
-				} else {
-					rb, _, err = anthropicRequest(req)
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
+				rb := benchBody(b, r, api)
 				if !rb.stream() {
 					b.Fatal("a body this large is streamed")
 				}
 				body := rb.reader()
+				var err error
 				if size, err = io.Copy(io.Discard, body); err != nil {
 					b.Fatal(err)
 				}
@@ -126,4 +102,22 @@ func BenchmarkResumeRequest100k(b *testing.B) {
 			b.ReportMetric(float64(size)/(1<<20), "body-MiB")
 		})
 	}
+}
+
+// benchBody builds r's next request and its body for api.
+func benchBody(b *testing.B, r *run, api string) *requestBody {
+	req, _, err := r.request()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rb *requestBody
+	if api == APIOpenAICompletions {
+		rb, _, err = openAIRequest(req)
+	} else {
+		rb, _, err = anthropicRequest(req)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return rb
 }

@@ -1,6 +1,7 @@
+package main
+
 // "Did you mean": the nearest of a set of names to a mistyped one, for
 // flags, subcommands and config keys alike.
-package main
 
 // nearestName is the name closest to typed within a distance that reads
 // as a typo (two edits, or a third of typed's length); of two as near,

@@ -1,3 +1,5 @@
+package main
+
 // Command lines that arrive while the agent runs (the REPL's typing
 // during a reply, RPC's prompt with a /command while streaming): hook
 // commands run at once (their ctx.is_idle() is false); built-ins that
@@ -5,7 +7,6 @@
 // the run stands on wait until it ends; those that would pull the
 // session from under it are refused with one line; /compact compacts at
 // the next turn boundary and the run goes on on the compacted context.
-package main
 
 import (
 	"context"

@@ -1,8 +1,9 @@
+package main
+
 // MCP server configuration: Claude Code's .mcp.json shape, read from the
 // user's config folder (mcp.json beside config.json) and, once the
 // project is trusted (trust.go hashes them), from the project's
 // .mcp.json and .lunar/mcp.json (later files win by server name).
-package main
 
 import (
 	"bytes"

@@ -1,7 +1,8 @@
+package main
+
 // MCP servers at the front ends: /mcp in the REPL and `lunar mcp list`
 // list the servers, their state, tools and prompts; /mcp__server__prompt
 // runs a server's prompt (the prompt's text becomes the user's).
-package main
 
 import (
 	"context"

@@ -1,3 +1,5 @@
+package main
+
 // --mode rpc: pi's RPC protocol over stdin and stdout. Commands come in as
 // JSON lines; responses ({"type":"response",…}), the events of --mode json
 // and the hooks' dialogs (extension_ui_request, see mode_rpc_ui.go) go out
@@ -8,7 +10,6 @@
 // aborts at once; the worker runs the other commands in order; a job (a
 // prompt's run, compact, bash) runs beside the worker, so that get_state,
 // steer and follow_up are answered while it goes on.
-package main
 
 import (
 	"bufio"

@@ -1,7 +1,8 @@
+package main
+
 // The commands of --mode rpc, as pi's rpc-mode answers them; each turns
 // into calls on the session runtime (agent.Runtime). docs/rpc.md lists
 // them with lunar's differences.
-package main
 
 import (
 	"context"

@@ -1,7 +1,8 @@
+package main
+
 // ctx.ui for hooks in --mode rpc: dialogs are pi's extension_ui_request
 // lines on stdout, answered by extension_ui_response lines on stdin;
 // notifications and the editor text are requests that want no answer.
-package main
 
 import (
 	"crypto/rand"

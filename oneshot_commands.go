@@ -1,9 +1,10 @@
+package main
+
 // Built-in slash commands in one-shot modes (-p, piped stdin, --mode
 // json): those that make sense without a terminal run as in the REPL,
 // their output on stdout (stderr in JSON mode, whose stdout is events
 // only); the rest are refused with one line and exit code 2, before
 // anything runs.
-package main
 
 import (
 	"context"

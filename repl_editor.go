@@ -1,7 +1,8 @@
+package main
+
 // ctx.ui.editor in the REPL: the user's $VISUAL or $EDITOR on a temporary
 // file. The input filter stops reading the keyboard while the editor runs
 // (pausableInput), so every key goes to the editor.
-package main
 
 import (
 	"errors"

@@ -1,8 +1,9 @@
+package main
+
 // Keys of the REPL's line editor that liner does not have: Ctrl+J and
 // Shift+Enter insert a newline, Ctrl+P cycles the models. The input
 // filter (repl.go) turns them into what liner can edit, or into a
 // returned prompt that the REPL acts on and then shows again.
-package main
 
 import (
 	"bytes"

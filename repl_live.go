@@ -1,3 +1,5 @@
+package main
+
 // The live area under the REPL's output while a run works: a spinner
 // line ("⠋ bash 3s"), above it a running bash command's last output
 // lines; while an answer streams, the line that is not complete yet
@@ -7,7 +9,6 @@
 // written, and the area drawn again below them: nothing already written
 // is ever redrawn. It is drawn on stderr, and only when stderr is a
 // terminal.
-package main
 
 import (
 	"fmt"

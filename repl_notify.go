@@ -1,8 +1,9 @@
+package main
+
 // Desktop notifications for hooks (ctx.ui.notify{desktop = true}): the
 // terminal escape that asks the terminal to raise one, built from
 // sanitised text so that nothing a hook passes on (model output, file
 // names) can smuggle in escapes of its own.
-package main
 
 import (
 	"io"

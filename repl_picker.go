@@ -1,10 +1,11 @@
+package main
+
 // The REPL's picker: a list to choose from with the arrow keys and
 // Enter, filtered as the user types (words, an option's first letters,
 // or its number), as pi's selectors are. Hook dialogs (ctx.ui.select, the
 // permission question) and the commands that choose without an argument
 // (/model, /resume, /branch, /pop) use it. Without line editing (not a
 // terminal, TERM=dumb) the same list is numbered and answered on a line.
-package main
 
 import (
 	"bytes"

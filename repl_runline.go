@@ -1,3 +1,5 @@
+package main
+
 // Line editing in the in-run editor (repl_typeahead.go): the cursor and
 // the keys that move it or edit at it, as liner's at the prompt (Left,
 // Right, Home, End, Ctrl+A/E/B/F, Alt+B/F and Ctrl/Alt+arrows by words,
@@ -5,7 +7,6 @@
 // through the prompt's own completer (completeWord), and the window of
 // the line that is drawn with the cursor in it. The editor's fields are
 // guarded by the terminal's mutex.
-package main
 
 import (
 	"slices"

@@ -1,3 +1,5 @@
+package main
+
 // Typing while the agent works (issue #21): keys pressed during a run go
 // to a one-line editor drawn at the bottom of the live area, below the
 // streaming output and never mixed into it (the output is whole lines,
@@ -18,7 +20,6 @@
 // had ended. A /command entered while a reply streams waits for that
 // reply's end to know (the lines entered after it wait behind it). What
 // is left in the editor when the run ends is the next prompt's text.
-package main
 
 import (
 	"strings"

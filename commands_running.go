@@ -141,12 +141,8 @@ func (a *app) hookCommandWhileRunning(line string) (handled bool, err error) {
 	if err != nil || !handled {
 		return handled, err
 	}
-	if strings.TrimSpace(prompt) != "" {
-		if a.rt.Running() {
-			a.rt.FollowUp(prompt, nil)
-		} else {
-			a.rt.Send(prompt, nil)
-		}
+	if strings.TrimSpace(prompt) != "" && !a.rt.TryFollowUp(prompt, nil) {
+		a.rt.Send(prompt, nil) // the run's final reply has ended: the next step sends it
 	}
 	return true, nil
 }

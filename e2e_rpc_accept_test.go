@@ -168,3 +168,72 @@ func TestRPCAfterTheLastReply(t *testing.T) {
 	assert.Equal(t, "next", lastUser(t, reqs[2]))
 	r.close()
 }
+
+// TestRPCSessionChangeEmptiesTheQueue: steering messages and follow-ups
+// sent while idle wait for the next run of their session: as pi's, they
+// go with it when new_session, switch_session, clone or fork replaces
+// it, and queue_update reports the emptied queue before the response. A
+// new session a hook cancels keeps them.
+func TestRPCSessionChangeEmptiesTheQueue(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua") // session.before_clear asks the client
+	e.srv.Reply(llmtest.Text("first answer"))
+	r := e.startRPC()
+	r.promptAndWait("first")
+	first := rpcData(r.ok(map[string]any{"type": "get_state"}))["sessionFile"]
+	queue := func(what string) {
+		t.Helper()
+		r.ok(map[string]any{"type": "steer", "message": "steer before " + what})
+		r.ok(map[string]any{"type": "follow_up", "message": "follow-up before " + what})
+		require.Equal(t, float64(2), rpcData(r.ok(map[string]any{"type": "get_state"}))["pendingMessageCount"])
+	}
+
+	queue("a cancelled new session")
+	id := r.send(map[string]any{"type": "new_session"})
+	r.answerUI("confirm", map[string]any{"confirmed": false})
+	seen := r.until("new_session's response", isResponse(id))
+	assert.Equal(t, map[string]any{"cancelled": true}, seen[len(seen)-1]["data"])
+	assert.NotContains(t, rpcTypes(seen), "queue_update")
+	assert.Equal(t, float64(2), rpcData(r.ok(map[string]any{"type": "get_state"}))["pendingMessageCount"], "kept")
+
+	for _, cmd := range []map[string]any{
+		{"type": "new_session"},
+		{"type": "switch_session", "sessionPath": first},
+		{"type": "clone"},
+		{"type": "fork"},
+	} {
+		typ := cmd["type"].(string)
+		if typ != "new_session" {
+			queue(typ)
+		}
+		if typ == "fork" {
+			msgs := rpcData(r.ok(map[string]any{"type": "get_fork_messages"}))["messages"].([]any)
+			require.NotEmpty(t, msgs)
+			cmd["entryId"] = rpcData(msgs[0])["entryId"]
+		}
+		id := r.send(cmd)
+		if typ == "new_session" {
+			r.answerUI("confirm", map[string]any{"confirmed": true})
+		}
+		seen := r.until(typ+"'s response", isResponse(id))
+		res := seen[len(seen)-1]
+		require.Equal(t, true, res["success"], "%v", res)
+		assert.Equal(t, false, rpcData(res["data"])["cancelled"], typ)
+		var ups []map[string]any
+		for _, ev := range seen {
+			if ev["type"] == "queue_update" {
+				ups = append(ups, ev)
+			}
+		}
+		assert.Equal(t, []map[string]any{{"type": "queue_update", "steering": []any{}, "followUp": []any{}}}, ups, typ)
+		assert.Equal(t, float64(0), rpcData(r.ok(map[string]any{"type": "get_state"}))["pendingMessageCount"], typ)
+	}
+
+	e.srv.Reply(llmtest.Text("fresh answer"))
+	r.promptAndWait("fresh")
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"fresh"}, hkUserTexts(reqs[1]), "nothing queued before the changes was delivered")
+	r.close()
+}

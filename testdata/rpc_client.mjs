@@ -101,9 +101,14 @@ try {
 	const events4 = await client.promptAndWait("with the queue");
 	await step("get_messages with the queue", { type: "get_messages" });
 	await step("get_state after the queue", { type: "get_state" });
+	// What waits for the next run goes with the session (get_state
+	// counts none after the change).
+	await step("steer before clone", { type: "steer", message: "dropped by clone" });
 	await step("clone", { type: "clone" });
 	await step("get_state after clone", { type: "get_state" });
+	await step("follow_up before new_session", { type: "follow_up", message: "dropped by new_session" });
 	await step("new_session", { type: "new_session" });
+	await step("get_state after new_session", { type: "get_state" });
 	await step("get_messages new", { type: "get_messages" });
 	await step("get_last_assistant_text new", { type: "get_last_assistant_text" });
 

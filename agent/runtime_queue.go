@@ -68,7 +68,8 @@ type queued struct {
 	trigger bool
 	// held: queued for the next run after the running one's final reply
 	// had ended (SteerNext, FollowUpNext); the running loop does not take
-	// it, and the next run's start releases it.
+	// it, and the next run's start releases it (or the next turn's, when
+	// a hook's message makes the run go on: it accepts input again).
 	held bool
 }
 
@@ -150,7 +151,7 @@ func (rt *Runtime) Accepting() bool {
 	return rt.running.Load() && !rt.pending.final
 }
 
-// release makes the held messages deliverable (a run starts).
+// release makes the held messages deliverable (a run or turn starts).
 func (p *pendingQueue) release() {
 	for _, qs := range [][]queued{p.steering, p.followUp} {
 		for i := range qs {
@@ -167,9 +168,7 @@ func (rt *Runtime) trackFinal(ev Event) {
 	case EventAgentStart, EventTurnStart:
 		p.mu.Lock()
 		p.final = false
-		if ev.Type == EventAgentStart {
-			p.release()
-		}
+		p.release()
 		p.mu.Unlock()
 	case EventMessageEnd:
 		m := ev.Message

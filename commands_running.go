@@ -142,12 +142,8 @@ func (a *app) hookCommandWhileRunning(line string) (handled bool, err error) {
 	if err != nil || !handled {
 		return handled, err
 	}
-	if strings.TrimSpace(prompt) != "" {
-		if a.agentRuntime.Running() {
-			a.agentRuntime.FollowUp(prompt, nil)
-		} else {
-			a.agentRuntime.Send(prompt, nil)
-		}
+	if strings.TrimSpace(prompt) != "" && !a.agentRuntime.TryFollowUp(prompt, nil) {
+		a.agentRuntime.Send(prompt, nil) // the run's final reply has ended: the next step sends it
 	}
 	return true, nil
 }

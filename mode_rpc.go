@@ -101,9 +101,9 @@ type rpcServer struct {
 
 	jobMu sync.Mutex
 	job   *rpcJob
-	// streaming is true from the start of a prompt's job to its
-	// agent_end, and again while a queued prompt runs.
-	streaming atomic.Bool
+	// preRun is true from the start of a prompt's job to its run's
+	// agent_start (or the job's end without one).
+	preRun atomic.Bool
 	// preflight answers the prompt command whose run has not started yet:
 	// at its first event, or at its end without one.
 	preflight atomic.Pointer[func(error)]
@@ -316,13 +316,8 @@ func (s *rpcServer) event(ev agent.RuntimeEvent) {
 			(*f)(nil)
 		}
 	}
-	if ev.Loop != nil {
-		switch ev.Loop.Type {
-		case agent.EventAgentStart:
-			s.streaming.Store(true)
-		case agent.EventAgentEnd:
-			s.streaming.Store(false)
-		}
+	if ev.Loop != nil && ev.Loop.Type == agent.EventAgentStart {
+		s.preRun.Store(false)
 	}
 	s.out.runtimeEvent(ev)
 }
@@ -340,7 +335,7 @@ func (s *rpcServer) startJob(kind string, fn func(ctx context.Context) (then fun
 	j := &rpcJob{kind: kind, cancel: cancel, done: make(chan struct{})}
 	s.job = j
 	if kind == "prompt" {
-		s.streaming.Store(true)
+		s.preRun.Store(true)
 	}
 	go func() {
 		var then func()
@@ -349,7 +344,7 @@ func (s *rpcServer) startJob(kind string, fn func(ctx context.Context) (then fun
 			s.jobMu.Lock()
 			s.job = nil
 			s.jobMu.Unlock()
-			s.streaming.Store(false)
+			s.preRun.Store(false)
 			close(j.done)
 			if then != nil {
 				then()
@@ -371,26 +366,44 @@ func (s *rpcServer) busy() error {
 	return rpcErrorf("a bash command is running: wait for its response, or send abort_bash first")
 }
 
-// idle waits for a prompt's run that is past its agent_end (compacting,
-// saving, running queued prompts) to end, so that a client that saw
-// agent_end can go on at once; it fails while a run streams, a
-// compaction or a bash command runs.
-func (s *rpcServer) idle() error {
+// streaming is pi's isStreaming as a client sees it: a prompt's job is
+// on and its run has not started yet or accepts input
+// (Runtime.Accepting). It turns false once the run's final reply has
+// ended (no tool calls, nothing queued), before agent_end, as pi's agent
+// is idle by the time a client reads its last message_end: a prompt
+// then is the next prompt, not one for the run.
+func (s *rpcServer) streaming() bool {
 	s.jobMu.Lock()
 	j := s.job
 	s.jobMu.Unlock()
-	if j == nil {
-		return nil
+	return j != nil && j.kind == "prompt" && (s.preRun.Load() || s.a.agentRuntime.Accepting())
+}
+
+// idle waits for a prompt's job that no longer streams (its final reply
+// has ended; it compacts, saves, runs queued prompts) to end, so that a
+// client that saw the last message_end or agent_end can go on at once;
+// it fails while a run streams, a compaction or a bash command runs.
+func (s *rpcServer) idle() error {
+	if s.streaming() {
+		return rpcErrorf("the agent is running: wait for agent_end, or send abort first")
 	}
-	if j.kind != "prompt" || s.a.agentRuntime.Running() {
-		s.jobMu.Lock()
+	return s.afterJob()
+}
+
+// afterJob waits for the prompt's job that runs, if any, to end: the
+// command after it is for the next run. It fails while a compaction or
+// a bash command runs.
+func (s *rpcServer) afterJob() error {
+	s.jobMu.Lock()
+	j := s.job
+	if j != nil && j.kind != "prompt" {
 		defer s.jobMu.Unlock()
-		if s.job == nil {
-			return nil
-		}
 		return s.busy()
 	}
-	<-j.done
+	s.jobMu.Unlock()
+	if j != nil {
+		<-j.done
+	}
 	return nil
 }
 

@@ -309,11 +309,12 @@ func (s *rpcServer) prompt(c rpcCommand) error {
 	if err != nil {
 		return err
 	}
-	if s.streaming.Load() {
+	if s.streaming() {
 		// As in pi, a hook's command runs at once, even while the agent
 		// streams (its ctx.is_idle() is false); a prompt it returns
 		// follows the run up. Prompt templates, skills and MCP prompts
-		// are queued expanded, as other text is.
+		// are queued expanded, as other text is. Once the run's final
+		// reply has ended, a prompt is the next one (see streaming).
 		if _, _, expand, ok := s.hookCommand(*c.Message); ok && !expand {
 			if handled, err := s.a.hookCommandWhileRunning(*c.Message); handled || err != nil {
 				return err
@@ -337,7 +338,7 @@ func (s *rpcServer) prompt(c rpcCommand) error {
 		s.queue(kind, text, images)
 		return nil
 	}
-	if err := s.idle(); err != nil {
+	if err := s.afterJob(); err != nil {
 		return err
 	}
 	answer := func(err error) { s.reply(c, nil, err) }
@@ -511,7 +512,7 @@ func (s *rpcServer) state() rpcState {
 	return rpcState{
 		Model:                 toRPCModel(rt.Model()),
 		ThinkingLevel:         string(rt.ThinkingLevel()),
-		IsStreaming:           s.streaming.Load(),
+		IsStreaming:           s.streaming(),
 		IsCompacting:          rt.Compacting(),
 		SteeringMode:          string(rt.SteeringMode()),
 		FollowUpMode:          string(rt.FollowUpMode()),

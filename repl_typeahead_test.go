@@ -385,3 +385,29 @@ func TestREPLRunEditorEditing(t *testing.T) {
 	require.Len(t, reqs, 2)
 	assert.Equal(t, "hello, world!?", lastUserText(t, reqs[1]))
 }
+
+// A prompt steered into a run that is stopped before delivering it stays
+// queued for the next run, as pi's; /clear between the runs starts a new
+// session without it, as pi's replaced session drops its queue.
+func TestREPLClearDropsWhatAStoppedRunQueued(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.srv.Reply(llmtest.Text("partial"), llmtest.Hang())
+	e.srv.Reply(llmtest.Text("fresh answer"))
+	p := e.start()
+	p.line("hang")
+	p.expect("partial")
+	p.send("steered\r")
+	p.expect("Steering: steered")
+	p.send("\x1b")
+	p.expect("(interrupted)")
+	p.expect("> ")
+	p.line("/clear")
+	p.expect("> ")
+	p.line("fresh")
+	p.expect("fresh answer")
+	p.quit()
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"fresh"}, userTextsOf(t, reqs[1]), "the old session's queue went with it")
+}

@@ -9,9 +9,12 @@ package agent
 // the queue_update event) and can be taken back until delivered.
 // Between runs the same calls queue for the front end instead (items,
 // run by RunPending when the current step ends); SteerNext and
-// FollowUpNext keep them for the next run, as pi does. Once the run's
-// final reply has ended the queue is final: a front end's input is for
-// the next prompt (Accepting, TrySteer).
+// FollowUpNext keep them for the next run, as pi does (also when they
+// arrive after the run's final reply has ended: held, they wait for the
+// next run instead of making the dying one go on). Once the run's final
+// reply has ended the queue is final: a front end's input is for the
+// next prompt (Accepting, TrySteer). A new session (another file) starts
+// with empty queues, as pi's (ClearQueue).
 
 import (
 	"context"
@@ -63,6 +66,11 @@ type queued struct {
 	// messages with trigger_turn). One that does not is appended when
 	// the run goes on anyway, or after it.
 	trigger bool
+	// held: queued for the next run after the running one's final reply
+	// had ended (SteerNext, FollowUpNext); the running loop does not take
+	// it, and the next run's start releases it (or the next turn's, when
+	// a hook's message makes the run go on: it accepts input again).
+	held bool
 }
 
 func (q queued) action() PendingAction {
@@ -100,7 +108,9 @@ func (rt *Runtime) FollowUp(text string, images []session.ContentBlock) {
 // SteerNext is Steer that, between runs, keeps the message in the
 // steering queue (listed by Queued and queue_update) for the next run,
 // which takes it after its prompt, before its first model call: pi's
-// steer while the agent is idle (--mode rpc's steer).
+// steer while the agent is idle (--mode rpc's steer). After the running
+// loop's final reply has ended (Accepting false) it is held for the
+// next run too: pi's loop has stopped polling its queues by then.
 func (rt *Runtime) SteerNext(text string, images []session.ContentBlock) {
 	rt.enqueue(queued{text: text, images: images, trigger: true}, false, true)
 }
@@ -141,6 +151,15 @@ func (rt *Runtime) Accepting() bool {
 	return rt.running.Load() && !rt.pending.final
 }
 
+// release makes the held messages deliverable (a run or turn starts).
+func (p *pendingQueue) release() {
+	for _, qs := range [][]queued{p.steering, p.followUp} {
+		for i := range qs {
+			qs[i].held = false
+		}
+	}
+}
+
 // trackFinal follows the loop's events for Accepting (on the loop's
 // goroutine, before front ends see the event).
 func (rt *Runtime) trackFinal(ev Event) {
@@ -149,6 +168,7 @@ func (rt *Runtime) trackFinal(ev Event) {
 	case EventAgentStart, EventTurnStart:
 		p.mu.Lock()
 		p.final = false
+		p.release()
 		p.mu.Unlock()
 	case EventMessageEnd:
 		m := ev.Message
@@ -166,7 +186,7 @@ func (rt *Runtime) trackFinal(ev Event) {
 	}
 }
 
-func asksForCall(q queued) bool { return q.trigger }
+func asksForCall(q queued) bool { return q.trigger && !q.held }
 
 // enqueueInput queues the user's prompt while Accepting (see TrySteer).
 func (rt *Runtime) enqueueInput(q queued, followUp bool) (ok bool) {
@@ -188,13 +208,16 @@ func (rt *Runtime) enqueueInput(q queued, followUp bool) (ok bool) {
 }
 
 // enqueue adds q to a queue while a run is in progress (or, with hold,
-// whether or not one is), else to the front end's items.
+// whether or not one is: after the run's final reply, held for the next
+// run), else to the front end's items.
 func (rt *Runtime) enqueue(q queued, followUp, hold bool) {
 	rt.queueChange(func(p *pendingQueue) bool {
-		if !hold && !rt.running.Load() {
+		running := rt.running.Load()
+		if !hold && !running {
 			p.items = append(p.items, q.action())
 			return false
 		}
+		q.held = hold && running && p.final
 		p.seq++
 		q.seq = p.seq
 		if followUp {
@@ -378,13 +401,8 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 				return false
 			}
 		}
-		n := len(*qs)
-		if mode != QueueAll {
-			n = oneDelivery(*qs)
-		}
-		items = slices.Clone((*qs)[:n])
-		*qs = slices.Delete(*qs, 0, n)
-		return n > 0
+		items = takeDelivery(qs, mode)
+		return len(items) > 0
 	}, followUp)
 	var out []session.Message
 	for _, q := range items {
@@ -402,21 +420,30 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 	return out
 }
 
-// oneDelivery is how many messages from the front of qs one delivery
-// takes in one-at-a-time mode: one that asks for a model call, with the
-// custom messages around it that do not (they count for nothing).
-func oneDelivery(qs []queued) int {
-	n, triggered := 0, false
-	for _, q := range qs {
-		if q.trigger {
+// takeDelivery removes from *qs and returns what one delivery takes:
+// every message not held (QueueAll), or in one-at-a-time mode the first
+// that asks for a model call, with the custom messages around it that do
+// not (they count for nothing). Held messages stay, in their order.
+func takeDelivery(qs *[]queued, mode QueueMode) []queued {
+	var take, keep []queued
+	triggered, done := false, false
+	for _, q := range *qs {
+		switch {
+		case done || q.held:
+			keep = append(keep, q)
+			continue
+		case q.trigger && mode != QueueAll:
 			if triggered {
-				break
+				done = true
+				keep = append(keep, q)
+				continue
 			}
 			triggered = true
 		}
-		n++
+		take = append(take, q)
 	}
-	return n
+	*qs = keep
+	return take
 }
 
 // Delivery says where a hook's message goes while a run is in progress.
@@ -451,18 +478,29 @@ func (rt *Runtime) SendMessageAs(msg CustomMessage, triggerTurn bool, deliver De
 // settleQueue runs when a run has ended. After a normal end, messages
 // that missed it (queued as it finished, or custom messages that did not
 // ask for a turn) go to the front end's items, steering first, to run
-// when the step ends; after an error or abort they stay queued for the
-// next run (or ClearQueue), as pi's.
+// when the step ends; held ones stay queued for the next run; after an
+// error or abort they all stay queued for the next run (or ClearQueue),
+// as pi's.
 func (rt *Runtime) settleQueue(ended bool) {
 	if !ended {
 		return
 	}
 	rt.queueChange(func(p *pendingQueue) bool {
-		n := len(p.steering) + len(p.followUp)
-		for _, q := range append(p.steering, p.followUp...) {
-			p.items = append(p.items, q.action())
+		moved := false
+		keep := func(qs []queued) []queued {
+			var held []queued
+			for _, q := range qs {
+				if q.held {
+					held = append(held, q)
+					continue
+				}
+				p.items = append(p.items, q.action())
+				moved = true
+			}
+			return held
 		}
-		p.steering, p.followUp = nil, nil
-		return n > 0
+		p.steering = keep(p.steering)
+		p.followUp = keep(p.followUp)
+		return moved
 	})
 }

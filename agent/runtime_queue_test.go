@@ -486,3 +486,62 @@ func TestAcceptingEndsWithTheFinalReply(t *testing.T) {
 	assert.False(t, rt.TrySteer("between runs", nil))
 	assert.False(t, rt.TryFollowUp("between runs", nil))
 }
+
+// SteerNext and FollowUpNext after the run's final reply has ended hold
+// the message for the next run, as pi's loop, which has stopped polling
+// its queues by then: the ending run does not go on with it, its end
+// does not hand it to the front end, and the next run delivers it.
+func TestQueuedAfterTheFinalReplyWaitsForTheNextRun(t *testing.T) {
+	rt, srv, _ := newTestRuntime(t, nil)
+	ql := &queueLog{}
+	rt.Subscribe(func(ev RuntimeEvent) {
+		if ev.Queue != nil {
+			ql.add(*ev.Queue)
+		}
+		if ev.Loop != nil && ev.Loop.Type == EventMessageEnd && ev.Loop.Message.Text() == "one" {
+			rt.SteerNext("late steer", nil)
+			rt.FollowUpNext("late follow-up", nil)
+		}
+	})
+	srv.Reply(llmtest.Text("one"))
+	require.NoError(t, rt.Prompt(context.Background(), "go", nil))
+	require.Len(t, srv.Requests(), 1, "the ending run made no more calls")
+	assert.Empty(t, rt.TakePending(), "nothing handed to the front end")
+	steering, followUp := rt.Queued()
+	assert.Equal(t, []string{"late steer"}, steering)
+	assert.Equal(t, []string{"late follow-up"}, followUp)
+
+	srv.Reply(llmtest.Text("two"))
+	srv.Reply(llmtest.Text("three"))
+	require.NoError(t, rt.Prompt(context.Background(), "next", nil))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, []string{"go", "next", "late steer"}, userTexts(t, reqs[1]))
+	assert.Equal(t, []string{"go", "next", "late steer", "late follow-up"}, userTexts(t, reqs[2]))
+	ups := ql.all()
+	require.NotEmpty(t, ups)
+	assert.Equal(t, QueueUpdate{Steering: []string{}, FollowUp: []string{}}, ups[len(ups)-1])
+}
+
+// A new session (another file) starts with empty queues, as pi's
+// replaced session drops its own; queue_update reports it.
+func TestNewSessionEmptiesTheQueue(t *testing.T) {
+	rt, _, _ := newTestRuntime(t, nil)
+	ql := &queueLog{}
+	rt.Subscribe(func(ev RuntimeEvent) {
+		if ev.Queue != nil {
+			ql.add(*ev.Queue)
+		}
+	})
+	rt.SteerNext("steer", nil)
+	rt.FollowUpNext("follow-up", nil)
+	require.NoError(t, rt.NewSession(context.Background(), false))
+	steering, followUp := rt.Queued()
+	assert.Empty(t, steering)
+	assert.Empty(t, followUp)
+	ups := ql.all()
+	require.Len(t, ups, 3)
+	assert.Equal(t, QueueUpdate{Steering: []string{}, FollowUp: []string{}}, ups[2])
+	require.NoError(t, rt.NewSession(context.Background(), false))
+	assert.Len(t, ql.all(), 3, "nothing to report when nothing waited")
+}

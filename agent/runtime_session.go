@@ -175,7 +175,8 @@ func (rt *Runtime) newSession(parent string) (*session.Session, error) {
 	return s, nil
 }
 
-// use makes s the open session, closing the previous one.
+// use makes s the open session, closing the previous one and emptying
+// the input queues.
 func (rt *Runtime) use(s *session.Session, resumed bool) {
 	rt.mu.Lock()
 	old := rt.sess
@@ -187,6 +188,9 @@ func (rt *Runtime) use(s *session.Session, resumed bool) {
 		if err := old.Close(); err != nil {
 			rt.warn("closing session: %v", err)
 		}
+		// What waits for the next run goes with the old session, as pi's
+		// queues go with its replaced AgentSession (queue_update says so).
+		rt.ClearQueue()
 	}
 }
 

@@ -45,7 +45,7 @@ func ctxFuncs(h *hook) *stdlib.Module {
 		{Name: "is_idle", Fn: h.ctxIsIdle, Returns: "boolean",
 			Doc: "Reports whether no run is in progress. During one, lunar.send and lunar.send_message join the running loop, ctx.session.compact() waits for the next turn boundary, and built-in commands that change the session are refused."},
 		{Name: "queued", Fn: h.ctxQueued, Returns: "lunar.Queue",
-			Doc: "The prompts waiting for the running agent, in delivery order (empty lists when idle): `steering` (before its next model call) and `follow_up` (when it would stop). Custom messages hooks queued are not listed."},
+			Doc: "The prompts waiting in the agent's input queue, in delivery order: `steering` (before its next model call) and `follow_up` (when it would stop). Between runs: what waits for the next run (left by a stopped run, or an RPC client's steer and follow_up); a new session starts with none. Custom messages hooks queued are not listed."},
 	}}
 }
 

@@ -59,7 +59,18 @@ try {
 	await step("bash", { type: "bash", command: "echo from-bash" });
 	await step("abort_bash", { type: "abort_bash" });
 	await step("abort idle", { type: "abort" });
+	// get_state sent on the run's last message_end: pi's agent is idle
+	// by the time the client reads it (lunar's run may still end).
+	let lastState;
+	const offLast = client.onEvent((ev) => {
+		const m = ev.message;
+		if (ev.type === "message_end" && m.role === "assistant" && !m.content.some((c) => c.type === "toolCall")) {
+			lastState ??= client.send({ type: "get_state" });
+		}
+	});
 	const events2 = await client.promptAndWait("second");
+	offLast();
+	steps.push({ name: "get_state on the last message_end", response: await lastState });
 	await step("get_last_assistant_text 2", { type: "get_last_assistant_text" });
 	// The queue: the model's tool waits for the file "gate", and a
 	// steering message and a follow-up are sent while it does.
@@ -101,9 +112,14 @@ try {
 	const events4 = await client.promptAndWait("with the queue");
 	await step("get_messages with the queue", { type: "get_messages" });
 	await step("get_state after the queue", { type: "get_state" });
+	// What waits for the next run goes with the session (get_state
+	// counts none after the change).
+	await step("steer before clone", { type: "steer", message: "dropped by clone" });
 	await step("clone", { type: "clone" });
 	await step("get_state after clone", { type: "get_state" });
+	await step("follow_up before new_session", { type: "follow_up", message: "dropped by new_session" });
 	await step("new_session", { type: "new_session" });
+	await step("get_state after new_session", { type: "get_state" });
 	await step("get_messages new", { type: "get_messages" });
 	await step("get_last_assistant_text new", { type: "get_last_assistant_text" });
 

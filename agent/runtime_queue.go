@@ -195,13 +195,7 @@ func (rt *Runtime) enqueueInput(q queued, followUp bool) (ok bool) {
 			return false
 		}
 		ok = true
-		p.seq++
-		q.seq = p.seq
-		if followUp {
-			p.followUp = append(p.followUp, q)
-		} else {
-			p.steering = append(p.steering, q)
-		}
+		p.add(q, followUp)
 		return true
 	})
 	return ok
@@ -218,15 +212,21 @@ func (rt *Runtime) enqueue(q queued, followUp, hold bool) {
 			return false
 		}
 		q.held = hold && running && p.final
-		p.seq++
-		q.seq = p.seq
-		if followUp {
-			p.followUp = append(p.followUp, q)
-		} else {
-			p.steering = append(p.steering, q)
-		}
+		p.add(q, followUp)
 		return true
 	})
+}
+
+// add numbers q and adds it to the follow-up or the steering queue.
+// The caller holds p.mu (queueChange).
+func (p *pendingQueue) add(q queued, followUp bool) {
+	p.seq++
+	q.seq = p.seq
+	if followUp {
+		p.followUp = append(p.followUp, q)
+	} else {
+		p.steering = append(p.steering, q)
+	}
 }
 
 // queueChange runs change under the queue's lock and, when it changed

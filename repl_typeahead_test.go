@@ -5,7 +5,6 @@
 package main
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -236,31 +235,9 @@ end)`)
 // order.
 func userTextsOf(t *testing.T, r llmtest.Request) []string {
 	t.Helper()
-	var body struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	require.NoError(t, json.Unmarshal(r.Body, &body))
-	var out []string
-	for _, m := range body.Messages {
-		if m.Role != "user" {
-			continue
-		}
-		var s string
-		if json.Unmarshal(m.Content, &s) != nil {
-			var parts []struct {
-				Text string `json:"text"`
-			}
-			require.NoError(t, json.Unmarshal(m.Content, &parts))
-			for _, p := range parts {
-				s += p.Text
-			}
-		}
-		out = append(out, s)
-	}
-	return out
+	texts, err := r.UserTexts()
+	require.NoError(t, err)
+	return texts
 }
 
 // A dialog opened during a run while a line is half typed in the run's

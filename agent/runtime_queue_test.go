@@ -76,24 +76,9 @@ func reqMessages(t *testing.T, r llmtest.Request) []reqMessage {
 // userTexts are the texts of a request's user messages, in order.
 func userTexts(t *testing.T, r llmtest.Request) []string {
 	t.Helper()
-	var out []string
-	for _, m := range reqMessages(t, r) {
-		if m.Role != "user" {
-			continue
-		}
-		var s string
-		if json.Unmarshal(m.Content, &s) != nil {
-			var parts []struct {
-				Text string `json:"text"`
-			}
-			require.NoError(t, json.Unmarshal(m.Content, &parts))
-			for _, p := range parts {
-				s += p.Text
-			}
-		}
-		out = append(out, s)
-	}
-	return out
+	texts, err := r.UserTexts()
+	require.NoError(t, err)
+	return texts
 }
 
 func TestSteerWaitsForTheTurnsToolCalls(t *testing.T) {

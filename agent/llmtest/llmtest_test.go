@@ -572,3 +572,18 @@ func TestPauseResumes(t *testing.T) {
 	assert.Contains(t, string(rest), "after")
 	assert.Contains(t, string(rest), "[DONE]")
 }
+
+func TestRequestUserTexts(t *testing.T) {
+	for _, tc := range []struct{ name, body string }{
+		{"openai", `{"messages":[{"role":"system","content":"sys"},{"role":"user","content":"one"},{"role":"assistant","content":"a"},{"role":"user","content":[{"type":"text","text":"two "},{"type":"image_url","image_url":{"url":"data:"}},{"type":"text","text":"parts"}]}]}`},
+		{"anthropic", `{"system":"sys","messages":[{"role":"user","content":"one"},{"role":"assistant","content":[{"type":"text","text":"a"}]},{"role":"user","content":[{"type":"text","text":"two "},{"type":"image","source":{}},{"type":"text","text":"parts"}]}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			texts, err := Request{Body: []byte(tc.body)}.UserTexts()
+			require.NoError(t, err)
+			assert.Equal(t, []string{"one", "two parts"}, texts)
+		})
+	}
+	_, err := Request{Body: []byte(`{"messages":[{"role":"user","content":7}]}`)}.UserTexts()
+	assert.Error(t, err)
+}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
 )
@@ -136,7 +137,7 @@ func (e *runEditor) complete() {
 	common := list[0]
 	for _, c := range list[1:] {
 		for !strings.HasPrefix(c, common) {
-			_, size := lastRune(common)
+			_, size := utf8.DecodeLastRuneInString(common)
 			common = common[:len(common)-size]
 		}
 	}
@@ -149,36 +150,21 @@ func (e *runEditor) complete() {
 	e.cur = len(before)
 }
 
-// lastRune is s's last rune and its size in bytes.
-func lastRune(s string) (rune, int) {
-	r := []rune(s)
-	if len(r) == 0 {
-		return 0, 0
-	}
-	return r[len(r)-1], len(string(r[len(r)-1]))
-}
-
 // window is the part of the line drawn in avail columns, with the cursor
 // in it, and the columns from its start to the cursor.
 func (e *runEditor) window(avail int) (text string, before int) {
-	widths := make([]int, len(e.buf))
+	// at[i] is the columns of the runes before i.
+	at := make([]int, len(e.buf)+1)
 	for i, r := range e.buf {
-		widths[i] = runewidth.RuneWidth(r)
-	}
-	sum := func(i, j int) int {
-		n := 0
-		for _, w := range widths[i:j] {
-			n += w
-		}
-		return n
+		at[i+1] = at[i] + runewidth.RuneWidth(r)
 	}
 	start := 0
-	for start < e.cur && sum(start, e.cur) > avail-1 { // a column for the cursor
+	for start < e.cur && at[e.cur]-at[start] > avail-1 { // a column for the cursor
 		start++
 	}
 	end := e.cur
-	for end < len(e.buf) && sum(start, end+1) <= avail {
+	for end < len(e.buf) && at[end+1]-at[start] <= avail {
 		end++
 	}
-	return string(e.buf[start:end]), sum(start, e.cur)
+	return string(e.buf[start:end]), at[e.cur] - at[start]
 }

@@ -389,35 +389,9 @@ func jsonString(s string) string {
 // string content, or its text parts joined), in either API's shape; ok is
 // false when the body has no user message.
 func (r Request) LastUserText() (text string, ok bool) {
-	var body struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if json.Unmarshal(r.Body, &body) != nil {
+	texts, err := r.UserTexts()
+	if err != nil || len(texts) == 0 {
 		return "", false
 	}
-	for i := len(body.Messages) - 1; i >= 0; i-- {
-		m := body.Messages[i]
-		if m.Role != "user" {
-			continue
-		}
-		var s string
-		if json.Unmarshal(m.Content, &s) == nil {
-			return s, true
-		}
-		var parts []struct {
-			Text string `json:"text"`
-		}
-		if json.Unmarshal(m.Content, &parts) != nil {
-			return "", false
-		}
-		var b strings.Builder
-		for _, p := range parts {
-			b.WriteString(p.Text)
-		}
-		return b.String(), true
-	}
-	return "", false
+	return texts[len(texts)-1], true
 }

@@ -7,7 +7,7 @@ import (
 
 // UserTexts are the texts of the request's user messages, in order, in
 // either API's body: a message's content is a string or a list of parts,
-// whose text parts are joined (images and tool results have none).
+// whose texts are joined (images and tool results have none).
 func (r Request) UserTexts() ([]string, error) {
 	var body struct {
 		Messages []struct {
@@ -26,16 +26,13 @@ func (r Request) UserTexts() ([]string, error) {
 		var s string
 		if json.Unmarshal(m.Content, &s) != nil {
 			var parts []struct {
-				Type string `json:"type"`
 				Text string `json:"text"`
 			}
 			if err := json.Unmarshal(m.Content, &parts); err != nil {
 				return nil, fmt.Errorf("user message content: %w", err)
 			}
 			for _, p := range parts {
-				if p.Type == "text" {
-					s += p.Text
-				}
+				s += p.Text
 			}
 		}
 		out = append(out, s)

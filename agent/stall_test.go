@@ -206,22 +206,27 @@ func TestSlowTrickleIsNotAStall(t *testing.T) {
 func TestSlowConsumerIsNotAStall(t *testing.T) {
 	for _, api := range llmAPIs {
 		t.Run(api, func(t *testing.T) {
+			t.Parallel()
 			srv := llmtest.New(t)
 			srv.Reply(llmtest.Text("one two three"))
 			req := &Request{Model: llmModel(srv, api), Messages: []session.Message{llmUser("hi")}}
-			// The fault: a consumer slower than the timeout. The timeout
-			// leaves room for a loaded machine to schedule the server (100
-			// ms flaked at load 16); one slow delta is enough to show that
-			// the consumer's time is not the server's.
+			// The fault: a consumer slower than the timeout, once (that is
+			// enough to show that its time is not the server's). The
+			// timeout is long because it also bounds the wait for the
+			// reply's start: 100 ms, then 500 ms, were outlasted by a
+			// loaded machine scheduling the fake server (a stall before
+			// the first delta, which is not what this test is about).
+			const timeout = 2 * time.Second
 			slowed := false
 			slow := func(ev StreamEvent) {
 				if ev.Type == StreamTextDelta && !slowed {
 					slowed = true
-					time.Sleep(750 * time.Millisecond)
+					time.Sleep(timeout + timeout/4)
 				}
 			}
-			msg, err := stallProvider(api, 0, 500*time.Millisecond, nil).Stream(context.Background(), req, slow)
+			msg, err := stallProvider(api, 0, timeout, nil).Stream(context.Background(), req, slow)
 			require.NoError(t, err)
+			assert.True(t, slowed, "the consumer was slow")
 			assert.Equal(t, "one two three", msg.Text())
 		})
 	}

@@ -163,6 +163,29 @@ func (b *browser) poll(js string) {
 	require.NoError(b.t, err, "waiting for %s", js)
 }
 
+// click scrolls the element sel names to the middle of the view, waits
+// until its place has settled and nothing covers its centre, then clicks
+// it with the mouse. The articles are laid out only near the view
+// (content-visibility: auto), so a scroll moves what is around its
+// target for a frame or two: a click at the place measured before that
+// lands on whatever came there (it failed a CI run that way).
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	q, err := json.Marshal(sel)
+	require.NoError(b.t, err)
+	b.poll(fmt.Sprintf(`(() => {
+		const e = document.querySelector(%s);
+		if (!e) return false;
+		const r = e.getBoundingClientRect();
+		if (r.top < 60 || r.bottom > innerHeight - 10) { e.scrollIntoView({block: 'center'}); window.__settled = 0; return false; }
+		const at = r.left + ',' + r.top + ',' + r.width + ',' + r.height;
+		const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+		if (at !== window.__at || !hit || !e.contains(hit)) { window.__at = at; window.__settled = 0; return false; }
+		return ++window.__settled >= 3;
+	})()`, q))
+	b.do(chromedp.Click(chromedp.CSS(sel)))
+}
+
 // open loads the page at path (with an optional #fragment) at a viewport
 // size, light or dark.
 func (b *browser) open(path, fragment string, width, height int64, dark bool) {
@@ -257,7 +280,7 @@ func TestBrowserRichSession(t *testing.T) {
 		assert.False(t, eval[bool](b, fmt.Sprintf(`document.getElementById(%q).classList.contains('compacted')`, ids["assistant2"])))
 
 		// A long output expands; thinking opens.
-		b.do(chromedp.Click(chromedp.CSS(`#conv article .long .more`)))
+		b.click(`#conv article .long .more`)
 		b.poll(`document.querySelector('#conv article .long').classList.contains('open')`)
 		b.do(chromedp.Click(chromedp.ID("toggle-thinking")))
 		b.poll(`document.querySelector('#conv details.thinking').open`)

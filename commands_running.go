@@ -12,6 +12,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/lunar-cli/lunar/agent"
 )
 
 // busyAction is what a command line does while the agent runs.
@@ -123,7 +125,7 @@ func (r *repl) commandWhileRunning(line string) {
 	case !handled:
 		r.errorf("unknown command /%s, see /help", name)
 	case strings.TrimSpace(prompt) == "":
-	case !r.a.agentRuntime.TryFollowUp(prompt, nil):
+	case !r.a.agentRuntime.TryFollowUp(agent.SourceExtension, prompt, nil):
 		r.a.agentRuntime.Send(prompt, nil) // the run ended meanwhile: the next step sends it
 	}
 }
@@ -142,7 +144,7 @@ func (a *app) hookCommandWhileRunning(line string) (handled bool, err error) {
 	if err != nil || !handled {
 		return handled, err
 	}
-	if strings.TrimSpace(prompt) != "" && !a.agentRuntime.TryFollowUp(prompt, nil) {
+	if strings.TrimSpace(prompt) != "" && !a.agentRuntime.TryFollowUp(agent.SourceExtension, prompt, nil) {
 		a.agentRuntime.Send(prompt, nil) // the run's final reply has ended: the next step sends it
 	}
 	return true, nil

@@ -545,6 +545,26 @@ func TestRPCQueueWhileIdle(t *testing.T) {
 	r.close()
 }
 
+// TestRPCQueuedSource: a steer and a follow-up sent over RPC reach the
+// chat.message hooks with source "rpc" when they are delivered, as the
+// prompt does (they were "extension", a hook's).
+func TestRPCQueuedSource(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	e.hkGlobal("rpc_ui.lua")
+	e.srv.Reply(llmtest.Text("one"))
+	e.srv.Reply(llmtest.Text("two"))
+	r := e.startRPC()
+	r.ok(map[string]any{"type": "steer", "message": "which source?"})
+	r.ok(map[string]any{"type": "follow_up", "message": "which source?"})
+	r.promptAndWait("start")
+	reqs := e.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"start", "source=rpc"}, hkUserTexts(reqs[0]), "the steer")
+	assert.Equal(t, "source=rpc", lastUser(t, reqs[1]), "the follow-up")
+	r.close()
+}
+
 // TestRPCQueueCommands: as pi's steer and follow_up, a prompt
 // template is queued expanded, and a hook's own command cannot be queued
 // (pi's error); other text, a slash included, is queued as it is.

@@ -398,9 +398,9 @@ func (e *runEditor) do(a edAction) {
 		r.term.mu.Unlock()
 		if ok {
 			if a.kind == "steer" {
-				ok = r.a.agentRuntime.TrySteer(full, images)
+				ok = r.a.agentRuntime.TrySteer(agent.SourceInteractive, full, images)
 			} else {
-				ok = r.a.agentRuntime.TryFollowUp(full, images)
+				ok = r.a.agentRuntime.TryFollowUp(agent.SourceInteractive, full, images)
 			}
 		}
 		if !ok {

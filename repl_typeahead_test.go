@@ -5,6 +5,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -182,6 +183,12 @@ func TestREPLCommandWhileTheLastReplyStreams(t *testing.T) {
 // not the last, the agent answers it in the same run.
 func TestREPLSteerWhileAReplyStreams(t *testing.T) {
 	e := newE2E(t)
+	// chat.message sees the steer, when it is delivered, as typed by the
+	// user (source "interactive"), as it sees the prompt.
+	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "source.lua"), `
+lunar.on("chat.message", function(ev)
+  require("fs").write("sources.txt", ev.text .. ": " .. ev.source .. "\n", { append = true })
+end)`)
 	e.srv.Reply(llmtest.Text("first part"), llmtest.Pause())
 	e.srv.Reply(llmtest.Text("steered part"))
 	p := e.start()
@@ -197,6 +204,9 @@ func TestREPLSteerWhileAReplyStreams(t *testing.T) {
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 2)
 	assert.Equal(t, []string{"work", "and the tests"}, userTextsOf(t, reqs[1]), "in the same run, after the first reply")
+	sources, err := os.ReadFile(filepath.Join(e.cwd, "sources.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "work: interactive\nand the tests: interactive\n", string(sources))
 }
 
 // Once the last reply has ended (here a turn.end handler holds the run

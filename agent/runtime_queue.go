@@ -61,6 +61,7 @@ type queued struct {
 	seq    uint64
 	text   string
 	images []session.ContentBlock
+	source string         // chat.message's source when it is delivered
 	custom *CustomMessage // a hook's custom message instead of a prompt
 	// trigger: the message asks for a model call (prompts always; custom
 	// messages with trigger_turn). One that does not is appended when
@@ -93,16 +94,17 @@ func texts(qs []queued) []string {
 // Steer queues a prompt into the running loop: it is added as a user
 // message once the current turn's tool calls have finished, before the
 // next model call (a run that would end makes one more), as pi's steer.
-// Between runs it is queued as Send does.
+// Between runs it is queued as Send does. It is a hook's prompt
+// (lunar.send): chat.message sees it with source "extension".
 func (rt *Runtime) Steer(text string, images []session.ContentBlock) {
-	rt.enqueue(queued{text: text, images: images, trigger: true}, false, false)
+	rt.enqueue(queued{text: text, images: images, source: SourceExtension, trigger: true}, false, false)
 }
 
 // FollowUp queues a prompt for when the running agent would stop: the
 // run goes on with it as the next user message (pi's followUp). Between
 // runs it is queued as Send does.
 func (rt *Runtime) FollowUp(text string, images []session.ContentBlock) {
-	rt.enqueue(queued{text: text, images: images, trigger: true}, true, false)
+	rt.enqueue(queued{text: text, images: images, source: SourceExtension, trigger: true}, true, false)
 }
 
 // SteerNext is Steer that, between runs, keeps the message in the
@@ -111,28 +113,31 @@ func (rt *Runtime) FollowUp(text string, images []session.ContentBlock) {
 // steer while the agent is idle (--mode rpc's steer). After the running
 // loop's final reply has ended (Accepting false) it is held for the
 // next run too: pi's loop has stopped polling its queues by then.
+// chat.message sees it with source "rpc" when it is delivered.
 func (rt *Runtime) SteerNext(text string, images []session.ContentBlock) {
-	rt.enqueue(queued{text: text, images: images, trigger: true}, false, true)
+	rt.enqueue(queued{text: text, images: images, source: SourceRPC, trigger: true}, false, true)
 }
 
 // FollowUpNext is FollowUp that, between runs, keeps the message in the
 // follow-up queue for the next run, which goes on with it when it would
 // stop: pi's followUp while the agent is idle (--mode rpc's follow_up).
 func (rt *Runtime) FollowUpNext(text string, images []session.ContentBlock) {
-	rt.enqueue(queued{text: text, images: images, trigger: true}, true, true)
+	rt.enqueue(queued{text: text, images: images, source: SourceRPC, trigger: true}, true, true)
 }
 
 // TrySteer is Steer for what the user typed while the agent works: it
 // queues the prompt into the run and returns true while Accepting;
 // otherwise it queues nothing and returns false, and the front end takes
-// the text for its next prompt, as if typed after the run.
-func (rt *Runtime) TrySteer(text string, images []session.ContentBlock) bool {
-	return rt.enqueueInput(queued{text: text, images: images, trigger: true}, false)
+// the text for its next prompt, as if typed after the run. source is
+// chat.message's source when it is delivered: SourceInteractive for
+// what the user typed, SourceExtension for a hook command's prompt.
+func (rt *Runtime) TrySteer(source, text string, images []session.ContentBlock) bool {
+	return rt.enqueueInput(queued{text: text, images: images, source: source, trigger: true}, false)
 }
 
 // TryFollowUp is FollowUp as TrySteer is Steer.
-func (rt *Runtime) TryFollowUp(text string, images []session.ContentBlock) bool {
-	return rt.enqueueInput(queued{text: text, images: images, trigger: true}, true)
+func (rt *Runtime) TryFollowUp(source, text string, images []session.ContentBlock) bool {
+	return rt.enqueueInput(queued{text: text, images: images, source: source, trigger: true}, true)
 }
 
 // Accepting reports whether input typed now joins the run in progress
@@ -366,8 +371,8 @@ func (rt *Runtime) HasSteer() bool {
 
 // TakeSteer implements SteerQueue: the next steering messages (one, or
 // all in QueueAll mode; custom messages that ask for no model call do not
-// count), prompts after the chat.message hooks (source
-// "extension"; handled ones are dropped).
+// count), prompts after the chat.message hooks (with the source each was
+// queued with; handled ones are dropped).
 func (rt *Runtime) TakeSteer(ctx context.Context) []session.Message {
 	return rt.take(ctx, false)
 }
@@ -410,7 +415,7 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 			out = append(out, q.custom.message())
 			continue
 		}
-		text, images, handled := rt.loopHooks().ChatMessage(ctx, SourceExtension, q.text, q.images)
+		text, images, handled := rt.loopHooks().ChatMessage(ctx, q.source, q.text, q.images)
 		if handled {
 			continue
 		}

@@ -445,12 +445,12 @@ func TestAcceptingEndsWithTheFinalReply(t *testing.T) {
 		case EventMessageUpdate:
 			if !steered && strings.Contains(ev.Loop.Message.Text(), "first") {
 				steered = true
-				assert.True(t, rt.TrySteer("while it streamed", nil), "the reply streams: input joins the run")
+				assert.True(t, rt.TrySteer(SourceInteractive, "while it streamed", nil), "the reply streams: input joins the run")
 			}
 		case EventMessageEnd:
 			s := seen{text: ev.Loop.Message.Text(), accepting: rt.Accepting()}
 			if s.text == "second answer" {
-				s.tried = rt.TrySteer("after the end", nil)
+				s.tried = rt.TrySteer(SourceInteractive, "after the end", nil)
 			}
 			ends = append(ends, s)
 		}
@@ -468,8 +468,8 @@ func TestAcceptingEndsWithTheFinalReply(t *testing.T) {
 	assert.Equal(t, []string{"go", "while it streamed"}, userTexts(t, reqs[2]))
 	assert.False(t, rt.Accepting())
 	assert.Empty(t, rt.TakePending(), "the refused prompt was not queued anywhere")
-	assert.False(t, rt.TrySteer("between runs", nil))
-	assert.False(t, rt.TryFollowUp("between runs", nil))
+	assert.False(t, rt.TrySteer(SourceInteractive, "between runs", nil))
+	assert.False(t, rt.TryFollowUp(SourceInteractive, "between runs", nil))
 }
 
 // SteerNext and FollowUpNext after the run's final reply has ended hold

@@ -146,7 +146,7 @@ var events = [numEvents]eventSpec{
 		Payload: []stdlib.Field{fSessionID}},
 	evChatMessage: {Name: "chat.message", Aliases: []string{"input"}, Kind: kindTransform, When: "user input, before it is stored",
 		Payload: []stdlib.Field{{Name: "text", Type: "string"}, {Name: "parts", Type: "lunar.ContentBlock[]", Doc: "attachments (images), session JSON"},
-			{Name: "source", Type: `"interactive"|"extension"|"print"|"stdin"|"rpc"`, Doc: `interactive: typed in the REPL; extension: lunar.send (and a command's ctx.new_session prompt without a UI); print: the -p prompt of a one-shot or JSON run; stdin: a prompt piped in (pi's source is "interactive" for both); rpc: a prompt command of --mode rpc`}},
+			{Name: "source", Type: `"interactive"|"extension"|"print"|"stdin"|"rpc"`, Doc: `interactive: typed in the REPL (a line typed during a run too, when it is delivered); extension: lunar.send, a hook command's prompt (and a command's ctx.new_session prompt without a UI); print: the -p prompt of a one-shot or JSON run; stdin: a prompt piped in (pi's source is "interactive" for both); rpc: a prompt, steer or follow_up command of --mode rpc (pi runs no input event for a steer or follow-up)`}},
 		Result: []stdlib.Field{{Name: "text", Type: "string?", Doc: "replaces the text"},
 			{Name: "parts", Type: "lunar.ContentBlock[]?", Doc: "replaces the attachments"},
 			{Name: "handled", Type: "boolean?", Doc: "true: the hook took care of the input (it printed what it wanted): nothing is stored or sent to the model, later handlers do not run; the REPL returns to the prompt, a one-shot run exits 0"}},

@@ -468,8 +468,6 @@ func (v *view) messageEnd(m *session.Message, custom string) {
 		case session.StopLength:
 			v.write(v.t.paint(ansiYellow, "(the reply hit the output token limit)") + "\n")
 		}
-	case session.RoleUser:
-		v.delivered(m)
 	case session.RoleCustom:
 		v.startSection("note")
 		v.write(strings.TrimRight(custom, "\n") + "\n") // sanitised by renderCustom

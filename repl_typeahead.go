@@ -442,6 +442,9 @@ func (e *runEditor) do(a edAction) {
 			return
 		}
 		r.term.mu.Lock()
+		if e.sent[text] > 0 {
+			e.sent[text]-- // never to be shown delivered
+		}
 		e.putBack(text)
 		r.term.mu.Unlock()
 	case "stop":
@@ -465,29 +468,34 @@ func (e *runEditor) putBack(text string) {
 	e.r.view.drawLive()
 }
 
-// queueUpdate shows the queue as queue_update lists it.
+// queueUpdate shows the queue as queue_update lists it, after the
+// prompts typed during the run that left it for the conversation.
 func (v *view) queueUpdate(q *agent.QueueUpdate) {
 	v.t.mu.Lock()
 	defer v.t.mu.Unlock()
 	if v.ed == nil || !v.ed.active {
 		return
 	}
+	for _, text := range q.Delivered {
+		v.delivered(text)
+	}
 	v.ed.steering, v.ed.followUp = q.Steering, q.FollowUp
 	v.drawLive()
 }
 
-// delivered shows a prompt typed during the run when it joins the
-// conversation (terminal mutex held); false for other user messages.
-func (v *view) delivered(m *session.Message) bool {
+// delivered shows a prompt typed during the run when the runtime takes
+// it into the conversation, as it was typed (the chat.message hooks may
+// change what is sent); a delivered prompt the user did not type (a
+// hook's) is not shown (terminal mutex held).
+func (v *view) delivered(text string) {
 	e := v.ed
-	if e == nil || e.sent[m.Text()] == 0 {
-		return false
+	if e == nil || e.sent[text] == 0 {
+		return
 	}
-	e.sent[m.Text()]--
+	e.sent[text]--
 	v.startSection("note")
-	v.write(v.t.paint(ansiDim, truncateRunes("> "+oneLine(m.Text()), v.t.columns()-1)) + "\n")
+	v.write(v.t.paint(ansiDim, truncateRunes("> "+oneLine(text), v.t.columns()-1)) + "\n")
 	v.section = ""
-	return true
 }
 
 // editorLines are the editor's lines of the live area: the queued

@@ -5,7 +5,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -184,11 +183,10 @@ func TestREPLCommandWhileTheLastReplyStreams(t *testing.T) {
 func TestREPLSteerWhileAReplyStreams(t *testing.T) {
 	e := newE2E(t)
 	// chat.message sees the steer, when it is delivered, as typed by the
-	// user (source "interactive"), as it sees the prompt.
+	// user (source "interactive"), as it sees the prompt; what it sends
+	// instead, the REPL still shows as typed when it is delivered.
 	writeHook(t, filepath.Join(e.home, "config", "hooks.d", "source.lua"), `
-lunar.on("chat.message", function(ev)
-  require("fs").write("sources.txt", ev.text .. ": " .. ev.source .. "\n", { append = true })
-end)`)
+lunar.on("chat.message", function(ev) return { text = ev.text .. " [" .. ev.source .. "]" } end)`)
 	e.srv.Reply(llmtest.Text("first part"), llmtest.Pause())
 	e.srv.Reply(llmtest.Text("steered part"))
 	p := e.start()
@@ -203,10 +201,7 @@ end)`)
 	p.quit()
 	reqs := e.srv.Requests()
 	require.Len(t, reqs, 2)
-	assert.Equal(t, []string{"work", "and the tests"}, userTextsOf(t, reqs[1]), "in the same run, after the first reply")
-	sources, err := os.ReadFile(filepath.Join(e.cwd, "sources.txt"))
-	require.NoError(t, err)
-	assert.Equal(t, "work: interactive\nand the tests: interactive\n", string(sources))
+	assert.Equal(t, []string{"work [interactive]", "and the tests [interactive]"}, userTextsOf(t, reqs[1]), "in the same run, after the first reply")
 }
 
 // Once the last reply has ended (here a turn.end handler holds the run

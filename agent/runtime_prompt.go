@@ -145,6 +145,9 @@ type pendingQueue struct {
 	// final: the running loop makes no more model calls for a front
 	// end's input (see Accepting).
 	final bool
+	// delivered: the prompts the change being made takes into the
+	// conversation (QueueUpdate.Delivered); queueChangeAt resets it.
+	delivered []string
 }
 
 func (q *pendingQueue) push(p PendingAction) {

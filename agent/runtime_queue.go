@@ -51,6 +51,12 @@ func ParseQueueMode(s string) (QueueMode, error) {
 type QueueUpdate struct {
 	Steering []string
 	FollowUp []string
+	// Delivered are the prompts that left the queues for the
+	// conversation with this update, as they were queued (before the
+	// chat.message hooks), in order: a front end shows them as sent.
+	// Taken back or dropped ones are not listed. pi's queue_update has
+	// no such field: the JSON and RPC modes do not write it.
+	Delivered []string
 }
 
 // EventQueueUpdate is the type name of the queue_update event.
@@ -253,14 +259,19 @@ func (rt *Runtime) queueChangeAt(change func(*pendingQueue) bool, atTurn bool) {
 	p.mu.Lock()
 	before := QueueUpdate{Steering: texts(p.steering), FollowUp: texts(p.followUp)}
 	changed := change(p)
-	up := QueueUpdate{Steering: texts(p.steering), FollowUp: texts(p.followUp)}
+	up := QueueUpdate{Steering: texts(p.steering), FollowUp: texts(p.followUp), Delivered: p.delivered}
+	p.delivered = nil
 	p.mu.Unlock()
 	if changed && !(slices.Equal(before.Steering, up.Steering) && slices.Equal(before.FollowUp, up.FollowUp)) {
+		if held := rt.turnQueue; held != nil {
+			// up says what the held update would have said, and more.
+			up.Delivered = append(slices.Clip(held.Delivered), up.Delivered...)
+			rt.turnQueue = nil
+		}
 		if atTurn {
 			rt.turnQueue = &up
 			return
 		}
-		rt.turnQueue = nil // up says what it would have said, and more
 		rt.emit(RuntimeEvent{Queue: &up})
 	}
 }
@@ -407,6 +418,7 @@ func (rt *Runtime) take(ctx context.Context, followUp bool) []session.Message {
 			}
 		}
 		items = takeDelivery(qs, mode)
+		p.delivered = texts(items)
 		return len(items) > 0
 	}, followUp)
 	var out []session.Message

@@ -101,7 +101,7 @@ func TestSteerWaitsForTheTurnsToolCalls(t *testing.T) {
 	assert.Equal(t, []string{"go", "stop and look"}, userTexts(t, reqs[1]))
 	assert.Equal(t, []QueueUpdate{
 		{Steering: []string{"stop and look"}, FollowUp: []string{}},
-		{Steering: []string{}, FollowUp: []string{}},
+		{Steering: []string{}, FollowUp: []string{}, Delivered: []string{"stop and look"}},
 	}, log.all())
 	s, f := rt.Queued()
 	assert.Empty(t, s)
@@ -201,6 +201,9 @@ func TestTakeBackAndClearQueue(t *testing.T) {
 	ups := log.all()
 	require.Len(t, ups, 8, "3 queued, 2 taken back, 2 queued, 1 cleared")
 	assert.Equal(t, QueueUpdate{Steering: []string{}, FollowUp: []string{}}, ups[7])
+	for _, u := range ups {
+		assert.Empty(t, u.Delivered, "taken back or cleared, never delivered")
+	}
 }
 
 func TestQueueBetweenRunsGoesToTheFrontEnd(t *testing.T) {
@@ -323,7 +326,9 @@ func TestSteerFromAnotherGoroutine(t *testing.T) {
 	assert.Equal(t, []string{"s0", "s1", "s2", "s3", "s4"}, ups[5].Steering)
 	assert.Equal(t, []string{"later"}, ups[5].FollowUp)
 	assert.Empty(t, ups[6].FollowUp, "taken back")
-	assert.Equal(t, QueueUpdate{Steering: []string{}, FollowUp: []string{}}, ups[7])
+	assert.Empty(t, ups[6].Delivered, "taken back, not delivered")
+	assert.Equal(t, QueueUpdate{Steering: []string{}, FollowUp: []string{}, Delivered: []string{"s0", "s1", "s2", "s3", "s4"}}, ups[7],
+		"all steers delivered at once, in order")
 }
 
 // compactOnTurnEnd asks for a compaction from every turn.end, as a
@@ -505,7 +510,7 @@ func TestQueuedAfterTheFinalReplyWaitsForTheNextRun(t *testing.T) {
 	assert.Equal(t, []string{"go", "next", "late steer", "late follow-up"}, userTexts(t, reqs[2]))
 	ups := ql.all()
 	require.NotEmpty(t, ups)
-	assert.Equal(t, QueueUpdate{Steering: []string{}, FollowUp: []string{}}, ups[len(ups)-1])
+	assert.Equal(t, QueueUpdate{Steering: []string{}, FollowUp: []string{}, Delivered: []string{"late follow-up"}}, ups[len(ups)-1])
 }
 
 // A new session (another file) starts with empty queues, as pi's

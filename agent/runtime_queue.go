@@ -53,9 +53,10 @@ type QueueUpdate struct {
 	FollowUp []string
 	// Delivered are the prompts that left the queues for the
 	// conversation with this update, as they were queued (before the
-	// chat.message hooks), in order: a front end shows them as sent.
-	// Taken back or dropped ones are not listed. pi's queue_update has
-	// no such field: the JSON and RPC modes do not write it.
+	// chat.message hooks, which may still handle one: then it is not
+	// sent), in order: a front end shows them as sent. Those taken back
+	// or cleared are not listed. pi's queue_update has no such field:
+	// the JSON and RPC modes do not write it.
 	Delivered []string
 }
 

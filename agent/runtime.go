@@ -181,14 +181,17 @@ func (rt *Runtime) SetHooks(h Hooks, sh SessionHooks) {
 	rt.toolProvider, _ = h.(ToolProvider)
 }
 
-// SetSystemPrompt replaces the base system prompt.
+// SetSystemPrompt replaces the base system prompt. Like the other
+// prompt setters it is for setting up: call it before the first run (a
+// run reads the prompt without a lock).
 func (rt *Runtime) SetSystemPrompt(p string) {
 	rt.agent.SystemPrompt, rt.agent.SystemPromptFunc, rt.agent.SystemPromptInfoFunc = p, nil, nil
 }
 
 // SetPromptBuilder makes the base system prompt of each run b's prompt
 // for the tools that run starts with, as SetSystemPromptFunc, and lets
-// agent.before_start see what it is built from (b.Info).
+// agent.before_start see what it is built from (b.Info). Set-up only, as
+// SetSystemPrompt.
 func (rt *Runtime) SetPromptBuilder(b *PromptBuilder) {
 	rt.agent.SystemPromptFunc, rt.agent.SystemPromptInfoFunc = b.Prompt, b.Info
 }
@@ -196,6 +199,7 @@ func (rt *Runtime) SetPromptBuilder(b *PromptBuilder) {
 // SetSystemPromptFunc makes the base system prompt of each run fn of the
 // tools that run starts with (see SystemPromptBuilder), so tools a hook
 // registers, replaces or disables are listed as the model gets them.
+// Set-up only, as SetSystemPrompt.
 func (rt *Runtime) SetSystemPromptFunc(fn func(tools []*Tool) string) {
 	rt.agent.SystemPromptFunc, rt.agent.SystemPromptInfoFunc = fn, nil
 }

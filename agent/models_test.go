@@ -200,7 +200,8 @@ func TestCustomProviders(t *testing.T) {
 	m, ok := r.Find("lmstudio", "qwen-local")
 	require.True(t, ok)
 	assert.Equal(t, Model{Provider: "lmstudio", ID: "qwen-local", API: APIOpenAICompletions, BaseURL: "http://localhost:1234/v1",
-		ContextWindow: 32768, MaxTokens: DefaultMaxTokens, Headers: map[string]string{"X-P": "p", "X-Both": "model"}}, m)
+		ContextWindow: 32768, MaxTokens: DefaultMaxTokens, Headers: map[string]string{"X-P": "p", "X-Both": "model"}, Input: []string{"text"}}, m)
+	assert.False(t, m.TakesImages(), "a custom model takes text only unless it says otherwise, as in pi")
 	m, _ = r.Find("lmstudio", "tiny")
 	assert.Equal(t, DefaultContextWindow, m.ContextWindow)
 

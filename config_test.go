@@ -129,6 +129,10 @@ func TestConfigErrorsNameFileLineAndKey(t *testing.T) {
 		{"bad queue mode", "{\n\"steering_mode\": \"all\",\n\"follow_up_mode\": \"two\"}", []string{"config.json:3", `"follow_up_mode"`, `"one-at-a-time" or "all"`}},
 		{"bad api of the second provider", "{\"providers\": {\n\"a\": {\"api\": \"openai-completions\"},\n\"b\": {\n\"api\": \"grpc\"}}}",
 			[]string{"config.json:4", "providers.b.api"}},
+		{"bad input of the second model", "{\"providers\": {\"p\": {\"models\": [\n{\"id\": \"a\", \"input\": [\"text\"]},\n{\"id\": \"b\",\n\"input\": [\"text\", \"vision\"]}]}}}",
+			[]string{"config.json:4", `providers.p.models[1].input`, `"vision" is not "text" or "image"`, `["text", "image"]`}},
+		{"input given twice", "{\"providers\": {\"p\": {\"models\": [{\"id\": \"a\",\n\"input\": [\"image\", \"image\"]}]}}}",
+			[]string{"config.json:2", `providers.p.models[0].input`, `"image" is given twice`}},
 		{"bad mode after a hook's mode", "{\"hooks\": {\"h\": {\"mode\": 1}},\n\"permissions\": {\n\"mode\": \"wild\"}}",
 			[]string{"config.json:3", "permissions.mode"}},
 	}

@@ -27,7 +27,7 @@ func (a *app) setupModels() error {
 			Secondary: a.cfg.projectProviders[name]}
 		for _, m := range p.Models {
 			pc.Models = append(pc.Models, agent.Model{ID: m.ID, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens,
-				Reasoning: m.Reasoning, Cost: agent.ModelCost{Input: m.CostInput, Output: m.CostOutput}})
+				Reasoning: m.Reasoning, Cost: agent.ModelCost{Input: m.CostInput, Output: m.CostOutput}, Input: m.Input})
 		}
 		custom = append(custom, pc)
 	}

@@ -89,16 +89,27 @@ func piSessionFiles(t *testing.T, cwd string) []string {
 // newPiRequests is newPiDiff with both providers: the OpenAI-compatible
 // one and an Anthropic one, both taking images.
 func newPiRequests(t *testing.T) *piDiff {
+	return newPiRequestsInput(t, `["text", "image"]`)
+}
+
+// newPiRequestsInput is newPiRequests with models taking input (a JSON
+// array), or, when input is "", what both agents take by default for a
+// custom model (text only).
+func newPiRequestsInput(t *testing.T, input string) *piDiff {
 	h := newPiDiff(t)
 	srv := h.e.srv
+	lunarIn, piIn := "", ""
+	if input != "" {
+		lunarIn, piIn = `, "input": `+input, `, "input": `+input
+	}
 	h.e.hkConfig(fmt.Sprintf(`{"providers": {
- %q: {"base_url": %q, "api_key": "sk-test", "models": [{"id": %q, "context_window": 128000}]},
- %q: {"api": "anthropic-messages", "base_url": %q, "api_key": "sk-test", "models": [{"id": %q, "context_window": 128000}]}}}`,
-		piDiffProvider, srv.URL(), piDiffModel, piAntProvider, srv.RootURL(), piAntModel))
+ %q: {"base_url": %q, "api_key": "sk-test", "models": [{"id": %q, "context_window": 128000%s}]},
+ %q: {"api": "anthropic-messages", "base_url": %q, "api_key": "sk-test", "models": [{"id": %q, "context_window": 128000%s}]}}}`,
+		piDiffProvider, srv.URL(), piDiffModel, lunarIn, piAntProvider, srv.RootURL(), piAntModel, lunarIn))
 	writeFile(t, filepath.Join(h.dir, "models.json"), fmt.Sprintf(`{"providers": {
- %q: {"baseUrl": %q, "api": "openai-completions", "apiKey": "sk-test", "models": [{"id": %q, "contextWindow": 128000, "input": ["text", "image"]}]},
- %q: {"baseUrl": %q, "api": "anthropic-messages", "apiKey": "sk-test", "models": [{"id": %q, "contextWindow": 128000, "input": ["text", "image"]}]}}}`,
-		piDiffProvider, srv.URL(), piDiffModel, piAntProvider, srv.RootURL(), piAntModel))
+ %q: {"baseUrl": %q, "api": "openai-completions", "apiKey": "sk-test", "models": [{"id": %q, "contextWindow": 128000%s}]},
+ %q: {"baseUrl": %q, "api": "anthropic-messages", "apiKey": "sk-test", "models": [{"id": %q, "contextWindow": 128000%s}]}}}`,
+		piDiffProvider, srv.URL(), piDiffModel, piIn, piAntProvider, srv.RootURL(), piAntModel, piIn))
 	return h
 }
 

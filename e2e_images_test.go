@@ -40,6 +40,21 @@ func TestImageAttachedForTextOnlyModel(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t)
 	imageModels(e)
+	// A context hook sees the session's images, whatever the model takes.
+	writeFile(t, filepath.Join(e.home, "config", "hooks.d", "count.lua"), `
+lunar.on("context", function(ev)
+  local n = 0
+  for _, m in ipairs(ev.messages) do
+    if type(m.content) == "table" then
+      for _, c in ipairs(m.content) do
+        if c.type == "image" then n = n + 1 end
+      end
+    end
+  end
+  local msgs = ev.messages
+  table.insert(msgs, {role = "user", content = "the hook saw " .. n .. " image(s)", timestamp = 0})
+  return {messages = msgs}
+end)`)
 
 	e.srv.Reply(llmtest.Text("a placeholder"))
 	r := e.run("", "--model", "local/text-model", "@dot.png", "-p", "what is it?")
@@ -48,6 +63,7 @@ func TestImageAttachedForTextOnlyModel(t *testing.T) {
 	body := string(e.srv.Requests()[0].Body)
 	assert.Contains(t, body, imagePlaceholder)
 	assert.NotContains(t, body, "data:image/png")
+	assert.Contains(t, body, "the hook saw 1 image(s)")
 	s := e.onlySession()
 	msgs := s.BuildContext().Messages
 	require.NotEmpty(t, msgs)

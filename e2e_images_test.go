@@ -118,3 +118,36 @@ func TestImageAttachedInREPLNotice(t *testing.T) {
 	assert.Contains(t, string(e.srv.Requests()[0].Body), imagePlaceholder)
 	p.quit()
 }
+
+// read of a picture for a model that takes no images says so in its text,
+// as pi's read does, and the model gets the placeholder; for a model that
+// takes images, the picture.
+func TestImageReadForTextOnlyModel(t *testing.T) {
+	t.Parallel()
+	e := newE2E(t)
+	imageModels(e)
+	for i, model := range []string{"local/text-model", "local/vision-model"} {
+		e.srv.Reply(llmtest.ToolCall("read", `{"path":"dot.png"}`))
+		e.srv.Reply(llmtest.Text("seen"))
+		r := e.run("", "--model", model, "-p", "read dot.png")
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.NotContains(t, r.stderr, "does not take images", "no notice: nothing was attached")
+		reqs := e.srv.Requests()
+		require.Len(t, reqs, 2*(i+1))
+		var tool map[string]any
+		for _, m := range reqs[2*i+1].JSON["messages"].([]any) {
+			if mm := m.(map[string]any); mm["role"] == "tool" {
+				tool = mm
+			}
+		}
+		require.NotNil(t, tool, string(reqs[2*i+1].Body))
+		if i == 0 {
+			assert.Equal(t, "Read image file [image/png]\n[Current model does not support images. The image will be omitted from this request.]\n"+
+				"(tool image omitted: model does not support images)", tool["content"])
+			assert.NotContains(t, string(reqs[1].Body), "data:image/png")
+		} else {
+			assert.Equal(t, "Read image file [image/png]", tool["content"])
+			assert.Contains(t, string(reqs[3].Body), "data:image/png;base64,")
+		}
+	}
+}

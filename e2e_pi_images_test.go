@@ -7,12 +7,16 @@ package main
 // with one that takes them. Skipped when pi is not installed.
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/agent/llmtest"
 )
 
 // The images of the "images" and "tools" sessions (base64, as stored).
@@ -65,4 +69,35 @@ func TestPiImagesToTextOnlyModel(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Both agents' read of a picture for a model that takes no images: the
+// same tool message (pi's note in the text, the placeholder for the
+// image), and no image in the request.
+func TestPiReadImageToTextOnlyModel(t *testing.T) {
+	t.Parallel()
+	h := newPiRequestsInput(t, "")
+	// lunar does not resize images; pi's resize fails on this one (and
+	// says so in the text instead of the picture).
+	writeFile(t, filepath.Join(h.dir, "settings.json"), fmt.Sprintf(`{"compaction": {"keepRecentTokens": %d}, "images": {"autoResize": false}}`, piDiffKeep))
+	require.NoError(t, os.WriteFile(filepath.Join(h.e.cwd, "dot.png"), imageTestPNG, 0o644))
+	srv := h.e.srv
+	var tools [2]any
+	for i, run := range []func(...string) result{h.lunar, h.pi} {
+		srv.Reply(llmtest.ToolCall("read", `{"path":"dot.png"}`))
+		srv.Reply(llmtest.Text("seen"))
+		r := run("--model", piDiffProvider+"/"+piDiffModel, "-p", "read dot.png")
+		require.Equal(t, 0, r.code, r.stderr)
+		reqs := srv.Requests()
+		require.Len(t, reqs, 2*(i+1))
+		last := reqs[2*i+1]
+		assert.NotContains(t, string(last.Body), "data:image/png")
+		for _, m := range last.JSON["messages"].([]any) {
+			if mm := m.(map[string]any); mm["role"] == "tool" {
+				tools[i] = mm["content"]
+			}
+		}
+	}
+	require.NotNil(t, tools[1], "pi's tool message")
+	assert.Equal(t, tools[1], tools[0], "lunar's tool message is pi's")
 }

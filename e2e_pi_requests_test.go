@@ -3,7 +3,8 @@ package main
 // The differential test of requests against pi itself (the `pi` on PATH,
 // @mariozechner/pi-coding-agent 0.73.1): session files written by pi's own
 // SessionManager (testdata/pi_sessions.mjs: blank and several text
-// blocks, string and array contents, tool results with images, other
+// blocks, string and array contents, images in user messages and tool
+// results (e2e_pi_images_test.go sends them to a text-only model), other
 // models' thinking and tool-call ids, signatures, lone surrogates,
 // synthesised messages) are resumed by both agents with one more prompt
 // against the same fake server, through an OpenAI-compatible and an

@@ -19,6 +19,7 @@ import (
 	"github.com/lunar-cli/lunar/agent/tools"
 	"github.com/lunar-cli/lunar/lua"
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/export/ansi"
 )
 
 // app is one lunar process.
@@ -492,5 +493,27 @@ func (a *app) submit(ctx context.Context, text string, images []session.ContentB
 			return a.agentRuntime.Prompt(ctx, prompt, nil)
 		}
 	}
+	if n := a.imageNotice(images); n != "" && a.rpc == nil {
+		fmt.Fprintf(a.stderr, "lunar: %s\n", n)
+	}
 	return a.agentRuntime.Prompt(ctx, text, images)
+}
+
+// imageNotice is the line that says the current model takes no images,
+// when a prompt attaches some ("" otherwise): they reach the model as
+// placeholder texts. Images already in the session get no notice.
+func (a *app) imageNotice(images []session.ContentBlock) string {
+	if len(images) == 0 {
+		return ""
+	}
+	m := a.agentRuntime.Model()
+	if m.TakesImages() {
+		return ""
+	}
+	what := "the image is"
+	if len(images) > 1 {
+		what = fmt.Sprintf("the %d images are", len(images))
+	}
+	return ansi.Sanitize(fmt.Sprintf("%s/%s does not take images; %s sent as a placeholder (set \"input\" in the model's config)",
+		m.Provider, m.ID, what))
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/lunar-cli/lunar/agent"
@@ -80,6 +81,9 @@ type modelConfig struct {
 	Reasoning     bool    `json:"reasoning,omitempty"`
 	CostInput     float64 `json:"cost_input,omitempty"`
 	CostOutput    float64 `json:"cost_output,omitempty"`
+	// Input are the kinds of input the model takes, "text" and "image";
+	// absent, text only (pi's default for its custom models).
+	Input []string `json:"input,omitempty"`
 }
 
 // hookTimeoutMs returns the configured hook timeout (default 30 s).
@@ -300,6 +304,10 @@ func (c *config) validate(path string, data []byte) error {
 			if m.ID == "" {
 				return fmt.Errorf("config %s:%d: key \"providers.%s.models[%d].id\" is missing", path, lineOfKey(data, "providers", name, "models"), name, i)
 			}
+			if err := agent.ParseInput(m.Input); err != nil {
+				return fmt.Errorf("config %s:%d: key \"providers.%s.models[%d].input\": %v (a model that takes images: [\"text\", \"image\"])",
+					path, lineOfKey(data, "providers", name, "models", strconv.Itoa(i), "input"), name, i, err)
+			}
 		}
 	}
 	return nil
@@ -372,9 +380,10 @@ func lineAt(data []byte, off int64) int {
 	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
-// lineOfKey finds the line of the key at path, one object key a level
-// ("providers", "p", "api": that provider's, not the first "api" in the
-// file). Where the path is not in data (or data is no JSON) it falls back
+// lineOfKey finds the line of the key at path, one object key or array
+// index (decimal) a level ("providers", "p", "api": that provider's, not
+// the first "api" in the file; "providers", "p", "models", "1", "input":
+// that of its second model). Where the path is not in data (or data is no JSON) it falls back
 // to the first occurrence of the last key anywhere, else line 1: best
 // effort, for messages.
 func lineOfKey(data []byte, path ...string) int {
@@ -389,7 +398,8 @@ func lineOfKey(data []byte, path ...string) int {
 }
 
 // offsetOfPath returns the offset just past the key at path in the JSON
-// data: it walks the tokens, descending only into the objects on the path.
+// data: it walks the tokens, descending only into the objects and arrays
+// on the path.
 func offsetOfPath(data []byte, path []string) (int64, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	// value reads one value; on the path (depth keys of it matched so
@@ -404,7 +414,7 @@ func offsetOfPath(data []byte, path []string) (int64, bool) {
 		if !ok || d == '}' || d == ']' {
 			return 0, false, nil
 		}
-		for dec.More() {
+		for i := 0; dec.More(); i++ {
 			match := false
 			if d == '{' {
 				k, err := dec.Token()
@@ -415,6 +425,8 @@ func offsetOfPath(data []byte, path []string) (int64, bool) {
 				if match && depth+1 == len(path) {
 					return dec.InputOffset(), true, nil
 				}
+			} else {
+				match = onPath && depth+1 < len(path) && path[depth] == strconv.Itoa(i)
 			}
 			if off, found, err := value(depth+1, match); found || err != nil {
 				return off, found, err

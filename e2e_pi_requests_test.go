@@ -3,7 +3,8 @@ package main
 // The differential test of requests against pi itself (the `pi` on PATH,
 // @mariozechner/pi-coding-agent 0.73.1): session files written by pi's own
 // SessionManager (testdata/pi_sessions.mjs: blank and several text
-// blocks, string and array contents, tool results with images, other
+// blocks, string and array contents, images in user messages and tool
+// results (e2e_pi_images_test.go sends them to a text-only model), other
 // models' thinking and tool-call ids, signatures, lone surrogates,
 // synthesised messages) are resumed by both agents with one more prompt
 // against the same fake server, through an OpenAI-compatible and an
@@ -89,16 +90,27 @@ func piSessionFiles(t *testing.T, cwd string) []string {
 // newPiRequests is newPiDiff with both providers: the OpenAI-compatible
 // one and an Anthropic one, both taking images.
 func newPiRequests(t *testing.T) *piDiff {
+	return newPiRequestsInput(t, `["text", "image"]`)
+}
+
+// newPiRequestsInput is newPiRequests with models taking input (a JSON
+// array), or, when input is "", what both agents take by default for a
+// custom model (text only).
+func newPiRequestsInput(t *testing.T, input string) *piDiff {
 	h := newPiDiff(t)
 	srv := h.e.srv
+	lunarIn, piIn := "", ""
+	if input != "" {
+		lunarIn, piIn = `, "input": `+input, `, "input": `+input
+	}
 	h.e.hkConfig(fmt.Sprintf(`{"providers": {
- %q: {"base_url": %q, "api_key": "sk-test", "models": [{"id": %q, "context_window": 128000}]},
- %q: {"api": "anthropic-messages", "base_url": %q, "api_key": "sk-test", "models": [{"id": %q, "context_window": 128000}]}}}`,
-		piDiffProvider, srv.URL(), piDiffModel, piAntProvider, srv.RootURL(), piAntModel))
+ %q: {"base_url": %q, "api_key": "sk-test", "models": [{"id": %q, "context_window": 128000%s}]},
+ %q: {"api": "anthropic-messages", "base_url": %q, "api_key": "sk-test", "models": [{"id": %q, "context_window": 128000%s}]}}}`,
+		piDiffProvider, srv.URL(), piDiffModel, lunarIn, piAntProvider, srv.RootURL(), piAntModel, lunarIn))
 	writeFile(t, filepath.Join(h.dir, "models.json"), fmt.Sprintf(`{"providers": {
- %q: {"baseUrl": %q, "api": "openai-completions", "apiKey": "sk-test", "models": [{"id": %q, "contextWindow": 128000, "input": ["text", "image"]}]},
- %q: {"baseUrl": %q, "api": "anthropic-messages", "apiKey": "sk-test", "models": [{"id": %q, "contextWindow": 128000, "input": ["text", "image"]}]}}}`,
-		piDiffProvider, srv.URL(), piDiffModel, piAntProvider, srv.RootURL(), piAntModel))
+ %q: {"baseUrl": %q, "api": "openai-completions", "apiKey": "sk-test", "models": [{"id": %q, "contextWindow": 128000%s}]},
+ %q: {"baseUrl": %q, "api": "anthropic-messages", "apiKey": "sk-test", "models": [{"id": %q, "contextWindow": 128000%s}]}}}`,
+		piDiffProvider, srv.URL(), piDiffModel, piIn, piAntProvider, srv.RootURL(), piAntModel, piIn))
 	return h
 }
 

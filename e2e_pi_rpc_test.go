@@ -145,11 +145,6 @@ func rpcNormal(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
-		if x["provider"] != nil && x["contextWindow"] != nil {
-			// A model: lunar's registry does not record which inputs
-			// (text, images) a model takes; pi's Model has "input".
-			delete(x, "input")
-		}
 		for k, e := range x {
 			switch k {
 			case "timestamp", "sessionId", "sessionFile", "entryId", "id", "toolCallId", "responseId", "path", "fullOutputPath":

@@ -456,7 +456,7 @@ func TestListModels(t *testing.T) {
 	t.Parallel()
 	e := newE2E(t)
 	writeFile(t, filepath.Join(e.home, "config", "config.json"),
-		`{"providers":{"local":{"base_url":"http://127.0.0.1:1/v1","models":[{"id":"tiny-1b","context_window":4096}]}}}`)
+		`{"providers":{"local":{"base_url":"http://127.0.0.1:1/v1","models":[{"id":"tiny-1b","context_window":4096},{"id":"see-2b","input":["text","image"]}]}}}`)
 	cmd := exec.Command(lunarBin, "--list-models")
 	cmd.Dir = e.cwd
 	cmd.Env = []string{"LUNAR_HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "HOME=" + e.home}
@@ -465,16 +465,16 @@ func TestListModels(t *testing.T) {
 	require.NoError(t, cmd.Run(), errb.String())
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
 	require.Greater(t, len(lines), 20)
-	assert.Equal(t, []string{"provider", "model", "context", "$in/M", "$out/M", "thinking"}, strings.Fields(lines[0]))
+	assert.Equal(t, []string{"provider", "model", "context", "$in/M", "$out/M", "thinking", "images"}, strings.Fields(lines[0]))
 	find := func(provider, id string) []string {
 		for _, l := range lines[1:] {
-			if f := strings.Fields(l); len(f) == 6 && f[0] == provider && f[1] == id {
+			if f := strings.Fields(l); len(f) == 7 && f[0] == provider && f[1] == id {
 				return f
 			}
 		}
 		return nil
 	}
-	assert.Equal(t, []string{"anthropic", "claude-sonnet-4-5", "200000", "3.00", "15.00", "yes"}, find("anthropic", "claude-sonnet-4-5"))
+	assert.Equal(t, []string{"anthropic", "claude-sonnet-4-5", "200000", "3.00", "15.00", "yes", "yes"}, find("anthropic", "claude-sonnet-4-5"))
 	assert.NotNil(t, find("openai", "gpt-4.1"))
 	assert.NotNil(t, find("ollama", "llama3.1"))
 	for _, p := range []string{"openrouter", "groq", "google", "xai", "deepseek", "mistral"} {
@@ -484,7 +484,9 @@ func TestListModels(t *testing.T) {
 		}
 		assert.True(t, found, "provider %s listed", p)
 	}
-	assert.Equal(t, []string{"local", "tiny-1b", "4096", "0.00", "0.00", "no"}, find("local", "tiny-1b"), "config models listed")
+	assert.Equal(t, []string{"local", "tiny-1b", "4096", "0.00", "0.00", "no", "no"}, find("local", "tiny-1b"), "config models listed")
+	assert.Equal(t, "yes", find("local", "see-2b")[6], "with the inputs they take")
+	assert.Equal(t, "no", find("deepseek", "deepseek-chat")[6])
 	assert.Empty(t, e.srv.Requests())
 	assert.Empty(t, e.sessionFiles())
 }

@@ -24,6 +24,7 @@ type rpcModel struct {
 	Provider      string            `json:"provider"`
 	BaseURL       string            `json:"baseUrl"`
 	Reasoning     bool              `json:"reasoning"`
+	Input         []string          `json:"input"`
 	Cost          rpcModelCost      `json:"cost"`
 	ContextWindow int               `json:"contextWindow"`
 	MaxTokens     int               `json:"maxTokens"`
@@ -38,7 +39,11 @@ type rpcModelCost struct {
 }
 
 func toRPCModel(m agent.Model) rpcModel {
-	return rpcModel{ID: m.ID, Name: m.ID, API: m.API, Provider: m.Provider, BaseURL: m.BaseURL, Reasoning: m.Reasoning,
+	input := m.Input
+	if input == nil {
+		input = []string{agent.InputText}
+	}
+	return rpcModel{ID: m.ID, Name: m.ID, API: m.API, Provider: m.Provider, BaseURL: m.BaseURL, Reasoning: m.Reasoning, Input: input,
 		Cost:          rpcModelCost{Input: m.Cost.Input, Output: m.Cost.Output, CacheRead: m.Cost.CacheRead, CacheWrite: m.Cost.CacheWrite},
 		ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens, Headers: m.Headers}
 }

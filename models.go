@@ -27,7 +27,7 @@ func (a *app) setupModels() error {
 			Secondary: a.cfg.projectProviders[name]}
 		for _, m := range p.Models {
 			pc.Models = append(pc.Models, agent.Model{ID: m.ID, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens,
-				Reasoning: m.Reasoning, Cost: agent.ModelCost{Input: m.CostInput, Output: m.CostOutput}})
+				Reasoning: m.Reasoning, Cost: agent.ModelCost{Input: m.CostInput, Output: m.CostOutput}, Input: m.Input})
 		}
 		custom = append(custom, pc)
 	}
@@ -150,13 +150,16 @@ func (a *app) listModels(search string) int {
 			return exitError
 		}
 	}
-	fmt.Fprintf(a.stdout, "%-12s %-32s %9s %10s %10s %8s\n", "provider", "model", "context", "$in/M", "$out/M", "thinking")
-	for _, m := range models {
-		thinking := "no"
-		if m.Reasoning {
-			thinking = "yes"
+	fmt.Fprintf(a.stdout, "%-12s %-32s %9s %10s %10s %8s %6s\n", "provider", "model", "context", "$in/M", "$out/M", "thinking", "images")
+	yesNo := func(b bool) string {
+		if b {
+			return "yes"
 		}
-		fmt.Fprintf(a.stdout, "%-12s %-32s %9d %10.2f %10.2f %8s\n", m.Provider, m.ID, m.ContextWindow, m.Cost.Input, m.Cost.Output, thinking)
+		return "no"
+	}
+	for _, m := range models {
+		fmt.Fprintf(a.stdout, "%-12s %-32s %9d %10.2f %10.2f %8s %6s\n", m.Provider, m.ID, m.ContextWindow, m.Cost.Input, m.Cost.Output,
+			yesNo(m.Reasoning), yesNo(m.TakesImages()))
 	}
 	return exitOK
 }

@@ -296,6 +296,9 @@ func (r *repl) prompt(text string) {
 
 // send sends a prompt and streams the reply.
 func (r *repl) send(text string, images []session.ContentBlock) {
+	if n := r.a.imageNotice(images); n != "" {
+		r.warnf("%s", n)
+	}
 	var err error
 	r.runAgent(func(ctx context.Context) error {
 		err = r.a.agentRuntime.Prompt(ctx, text, images)

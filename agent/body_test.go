@@ -202,7 +202,7 @@ func wResult(id string, blocks ...session.ContentBlock) session.Message {
 }
 
 func bodyModel(api string) Model {
-	return Model{Provider: "p", ID: "m", API: api, BaseURL: "http://127.0.0.1:1/v1"}
+	return Model{Provider: "p", ID: "m", API: api, BaseURL: "http://127.0.0.1:1/v1", Input: textImage}
 }
 
 // lone is a lone high surrogate as a loaded pi file holds it (WTF-8).
@@ -475,6 +475,55 @@ func TestAnthropicMessagesAsPi(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := wireMessages(t, &Request{Model: bodyModel(api), Messages: tc.msgs})
 			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestImagesToTextOnlyModel: a model that takes no images gets each run
+// of images of a user message or tool result as one placeholder text (an
+// image right after the placeholder text adds none), as pi 0.73.1's
+// downgradeUnsupportedImages sends them; the messages are not changed.
+func TestImagesToTextOnlyModel(t *testing.T) {
+	const user, tool = `(image omitted: model does not support images)`, `(tool image omitted: model does not support images)`
+	msgs := func(api string) []session.Message {
+		return []session.Message{
+			{Role: session.RoleUser, Content: []session.ContentBlock{wText("look"), wImage("AAA"), wImage("BBB"), wText("and"), wImage("CCC")}},
+			{Role: session.RoleUser, Content: []session.ContentBlock{wText(user), wImage("DDD")}},
+			wReply(api, wCall("c1", `{}`), wCall("c2", `{}`)),
+			wResult("c1", wText("shot"), wImage("EEE")), wResult("c2", wImage("FFF")),
+			{Role: session.RoleUser, Content: []session.ContentBlock{wImage("GGG")}},
+		}
+	}
+	for _, tc := range []struct {
+		api, want string
+	}{
+		{APIOpenAICompletions,
+			`[{"role":"user","content":[{"type":"text","text":"look"},{"type":"text","text":"` + user + `"},{"type":"text","text":"and"},{"type":"text","text":"` + user + `"}]},` +
+				`{"role":"user","content":[{"type":"text","text":"` + user + `"}]},` +
+				`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"bash","arguments":"{}"}}]},` +
+				`{"role":"tool","content":"shot\n` + tool + `","tool_call_id":"c1"},{"role":"tool","content":"` + tool + `","tool_call_id":"c2"},` +
+				`{"role":"user","content":[{"type":"text","text":"` + user + `"}]}]`},
+		{APIAnthropicMessages,
+			`[{"role":"user","content":[{"type":"text","text":"look"},{"type":"text","text":"` + user + `"},{"type":"text","text":"and"},{"type":"text","text":"` + user + `"}]},` +
+				`{"role":"user","content":[{"type":"text","text":"` + user + `"}]},` +
+				`{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"bash","input":{}},{"type":"tool_use","id":"c2","name":"bash","input":{}}]},` +
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"shot\n` + tool + `","is_error":false},{"type":"tool_result","tool_use_id":"c2","content":"` + tool + `","is_error":false}]},` +
+				`{"role":"user","content":[{"type":"text","text":"` + user + `","cache_control":{"type":"ephemeral"}}]}]`},
+	} {
+		t.Run(tc.api, func(t *testing.T) {
+			in := msgs(tc.api)
+			before := fmt.Sprint(in)
+			m := bodyModel(tc.api)
+			m.Input = []string{InputText}
+			assert.Equal(t, tc.want, wireMessages(t, &Request{Model: m, Messages: in}))
+			assert.Equal(t, before, fmt.Sprint(in), "the messages are not changed")
+
+			m.Input = textImage // a model that takes images gets them all
+			got := wireMessages(t, &Request{Model: m, Messages: in})
+			assert.Equal(t, 1, strings.Count(got, "omitted"), "only the session's own text")
+			for _, d := range []string{"AAA", "BBB", "CCC", "DDD", "EEE", "FFF", "GGG"} {
+				assert.Contains(t, got, d)
+			}
 		})
 	}
 }

@@ -80,6 +80,7 @@ type run struct {
 	tokens       TokenStats
 	lastCtxTok   int
 	ctxLimit     int               // context window of the model last called (after model.resolve)
+	model        Model             // the model last called (after model.resolve), whose tool calls run
 	turnOpen     bool              // turn_start was sent before the prompt messages
 	followUps    []session.Message // taken when the agent would stop, for the next turn
 	tools        []*Tool           // offered to the last model call
@@ -400,6 +401,7 @@ func (r *run) request() (*Request, Provider, error) {
 	}
 	model := h.ResolveModel(ctx, a.Model)
 	r.ctxLimit = model.ContextWindow
+	r.model = model
 	params := h.Params(ctx, Params{ThinkingLevel: a.ThinkingLevel, MaxTokens: model.MaxTokens, Temperature: a.Temperature})
 	req := &Request{
 		Model:        model,
@@ -523,6 +525,7 @@ func (r *run) execute(name, id string, args json.RawMessage) (json.RawMessage, T
 	if dec.Sandbox != nil {
 		ctx = WithSandbox(ctx, dec.Sandbox)
 	}
+	ctx = context.WithValue(ctx, toolModelKey{}, r.model)
 	onUpdate := func(p ToolResult) {
 		a.emit(Event{Type: EventToolExecutionUpdate, ToolCallID: id, ToolName: name, Args: args, Result: &p})
 	}
@@ -531,6 +534,16 @@ func (r *run) execute(name, id string, args json.RawMessage) (json.RawMessage, T
 		return args, TextResult(err.Error(), true)
 	}
 	return args, res
+}
+
+// toolModelKey carries the model whose tool call runs to the tool.
+type toolModelKey struct{}
+
+// ModelFrom is the model whose tool call is running, in a tool's context
+// (pi's ctx.model): a tool may tell it what it cannot take.
+func ModelFrom(ctx context.Context) (Model, bool) {
+	m, ok := ctx.Value(toolModelKey{}).(Model)
+	return m, ok
 }
 
 // resultText is the text of a result built by TextResult.

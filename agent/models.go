@@ -99,29 +99,39 @@ var builtinProviders = []ProviderConfig{
 	{Name: "ollama", API: APIOpenAICompletions, BaseURL: "http://localhost:11434/v1"},
 }
 
-// tableModel is shorthand for a table entry: window, max output, reasoning, and
-// dollars per million tokens in / out / cache read / cache write.
-func tableModel(provider, id string, window, maxOut int, reasoning bool, in, out, cacheRead, cacheWrite float64) Model {
-	return Model{Provider: provider, ID: id, ContextWindow: window, MaxTokens: maxOut, Reasoning: reasoning,
+// tableModel is shorthand for a table entry: the inputs it takes (textOnly
+// or textImage), window, max output, reasoning, and dollars per million
+// tokens in / out / cache read / cache write.
+func tableModel(provider, id string, input []string, window, maxOut int, reasoning bool, in, out, cacheRead, cacheWrite float64) Model {
+	return Model{Provider: provider, ID: id, Input: input, ContextWindow: window, MaxTokens: maxOut, Reasoning: reasoning,
 		Cost: ModelCost{Input: in, Output: out, CacheRead: cacheRead, CacheWrite: cacheWrite}}
 }
+
+// The inputs of table models (shared: never modified).
+var (
+	textOnly  = []string{InputText}
+	textImage = []string{InputText, InputImage}
+)
 
 // builtinModels are the models lunar knows: pi's (models_pi.go, generated
 // from pi's registry), then those pi lacks.
 var builtinModels = append(slices.Clip(piModels), extraModels...)
 
 // extraModels are models of lunar's providers that pi's registry does not
-// list (list prices).
+// list (list prices). Their inputs are their vendors': Claude 3.7 Sonnet
+// takes images (Anthropic's vision docs); DeepSeek's API takes text only;
+// Ollama's llama3.1, qwen3, qwen2.5-coder and gpt-oss are text models (the
+// library's vision models are others: llama3.2-vision, qwen2.5vl, ...).
 //
 //go:generate go test -run TestModelsMatchPi . -args -update
 var extraModels = []Model{
-	tableModel("anthropic", "claude-3-7-sonnet-latest", 200000, 64000, true, 3, 15, 0.30, 3.75),
-	tableModel("deepseek", "deepseek-chat", 128000, 8192, false, 0.56, 1.68, 0.07, 0),
-	tableModel("deepseek", "deepseek-reasoner", 128000, 65536, true, 0.56, 1.68, 0.07, 0),
-	tableModel("ollama", "llama3.1", 128000, 16384, false, 0, 0, 0, 0),
-	tableModel("ollama", "qwen3", 40960, 16384, true, 0, 0, 0, 0),
-	tableModel("ollama", "qwen2.5-coder", 32768, 8192, false, 0, 0, 0, 0),
-	tableModel("ollama", "gpt-oss:20b", 131072, 32768, true, 0, 0, 0, 0),
+	tableModel("anthropic", "claude-3-7-sonnet-latest", textImage, 200000, 64000, true, 3, 15, 0.30, 3.75),
+	tableModel("deepseek", "deepseek-chat", textOnly, 128000, 8192, false, 0.56, 1.68, 0.07, 0),
+	tableModel("deepseek", "deepseek-reasoner", textOnly, 128000, 65536, true, 0.56, 1.68, 0.07, 0),
+	tableModel("ollama", "llama3.1", textOnly, 128000, 16384, false, 0, 0, 0, 0),
+	tableModel("ollama", "qwen3", textOnly, 40960, 16384, true, 0, 0, 0, 0),
+	tableModel("ollama", "qwen2.5-coder", textOnly, 32768, 8192, false, 0, 0, 0, 0),
+	tableModel("ollama", "gpt-oss:20b", textOnly, 131072, 32768, true, 0, 0, 0, 0),
 }
 
 // Registry knows providers and models, the API keys to use, and which
@@ -239,9 +249,13 @@ func fillProvider(pc ProviderConfig) ProviderConfig {
 }
 
 // modelOf completes md from its provider: provider, API, base URL,
-// headers, and default window and max tokens.
+// headers, and default window, max tokens and input (text only, pi's
+// default for the models of its models.json).
 func modelOf(pc ProviderConfig, md Model) Model {
 	md.Provider = pc.Name
+	if md.Input == nil {
+		md.Input = textOnly
+	}
 	if md.API == "" {
 		md.API = pc.API
 	}
@@ -297,7 +311,8 @@ func (r *Registry) Find(provider, id string) (Model, bool) {
 }
 
 // Resolve turns a --model value into a model: "provider/id" (an id the
-// table does not know gets the provider's API and defaults: 128k window),
+// table does not know gets the provider's API and defaults: 128k window,
+// and the inputs of the provider's first model),
 // or a bare id looked up in the table, providers with a key first.
 func (r *Registry) Resolve(spec string) (Model, error) {
 	spec = strings.TrimSpace(spec)
@@ -312,7 +327,13 @@ func (r *Registry) Resolve(spec string) (Model, error) {
 			if md, found := r.Find(name, id); found {
 				return md, nil
 			}
-			return modelOf(p, Model{ID: id}), nil
+			// Like pi's fallback for an id it does not know, the model
+			// takes what the provider's first model takes.
+			var input []string
+			if len(p.Models) > 0 {
+				input = p.Models[0].Input
+			}
+			return modelOf(p, Model{ID: id, Input: input}), nil
 		}
 	}
 	var fallback *Model

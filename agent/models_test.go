@@ -200,7 +200,20 @@ func TestCustomProviders(t *testing.T) {
 	m, ok := r.Find("lmstudio", "qwen-local")
 	require.True(t, ok)
 	assert.Equal(t, Model{Provider: "lmstudio", ID: "qwen-local", API: APIOpenAICompletions, BaseURL: "http://localhost:1234/v1",
-		ContextWindow: 32768, MaxTokens: DefaultMaxTokens, Headers: map[string]string{"X-P": "p", "X-Both": "model"}}, m)
+		ContextWindow: 32768, MaxTokens: DefaultMaxTokens, Headers: map[string]string{"X-P": "p", "X-Both": "model"}, Input: []string{"text"}}, m)
+	assert.False(t, m.TakesImages(), "a custom model takes text only unless it says otherwise, as in pi")
+
+	// An id the table does not know takes what the provider's first model
+	// takes, as pi's fallback model is a copy of one of the provider's.
+	m, err := r.Resolve("anthropic/claude-next")
+	require.NoError(t, err)
+	assert.True(t, m.TakesImages())
+	m, err = r.Resolve("deepseek/deepseek-next")
+	require.NoError(t, err)
+	assert.False(t, m.TakesImages())
+	m, err = r.Resolve("lmstudio/unlisted")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"text"}, m.Input)
 	m, _ = r.Find("lmstudio", "tiny")
 	assert.Equal(t, DefaultContextWindow, m.ContextWindow)
 
@@ -216,7 +229,7 @@ func TestCustomProviders(t *testing.T) {
 
 	_, ok = r.Find("openai", "gpt-4o")
 	assert.False(t, ok, "a provider switched to another API drops the built-in models")
-	m, err := r.Resolve("openai/whatever")
+	m, err = r.Resolve("openai/whatever")
 	require.NoError(t, err)
 	assert.Equal(t, APIAnthropicMessages, m.API)
 	assert.Equal(t, "http://gateway", m.BaseURL)

@@ -495,9 +495,12 @@ func (r *Request) messageRefs() []*session.Message {
 // by normalizeID (when given) in the call and in its result. Errored and
 // aborted replies are dropped; tool calls left without a result get an
 // error result "No result provided" (before the next assistant or user
-// message, or at the end) so the history is valid for every API. msgs is
-// not modified.
+// message, or at the end) so the history is valid for every API. For a
+// model that takes no images, the images of user messages and tool
+// results become placeholder texts (see withoutImages). msgs is not
+// modified.
 func transformMessages(msgs []*session.Message, m Model, normalizeID func(string) string) []llmMessage {
+	images := m.TakesImages()
 	out := make([]llmMessage, 0, len(msgs)+2)
 	var idMap map[string]string
 	var pending []*session.ContentBlock // the calls of the last reply
@@ -542,13 +545,52 @@ func transformMessages(msgs []*session.Message, m Model, normalizeID func(string
 				answered = map[string]bool{}
 			}
 			answered[id] = true
-			out = append(out, llmMessage{msg: msg, content: msg.Content, toolCallID: id})
+			content := msg.Content
+			if !images {
+				content = withoutImages(content, toolImagePlaceholder)
+			}
+			out = append(out, llmMessage{msg: msg, content: content, toolCallID: id})
 		default:
 			flush()
-			out = append(out, llmMessage{msg: msg, content: msg.Content})
+			content := msg.Content
+			if !images && msg.Role == session.RoleUser && !msg.ContentIsString {
+				content = withoutImages(content, userImagePlaceholder)
+			}
+			out = append(out, llmMessage{msg: msg, content: content})
 		}
 	}
 	flush()
+	return out
+}
+
+// The texts that stand for images sent to a model that takes none, as
+// pi's.
+const (
+	userImagePlaceholder = "(image omitted: model does not support images)"
+	toolImagePlaceholder = "(tool image omitted: model does not support images)"
+)
+
+// withoutImages is content with each run of images replaced by one
+// placeholder text, as pi's replaceImagesWithPlaceholder: an image right
+// after a text equal to the placeholder adds none. Content without images
+// is returned as it is (not copied).
+func withoutImages(content []session.ContentBlock, placeholder string) []session.ContentBlock {
+	if !hasImages(content) {
+		return content
+	}
+	out := make([]session.ContentBlock, 0, len(content))
+	after := false // the previous block is (or stands for) a placeholder
+	for _, c := range content {
+		if c.Type == session.BlockImage {
+			if !after {
+				out = append(out, session.ContentBlock{Type: session.BlockText, Text: placeholder})
+			}
+			after = true
+			continue
+		}
+		out = append(out, c)
+		after = c.Type == session.BlockText && c.Text == placeholder
+	}
 	return out
 }
 

@@ -18,7 +18,7 @@ var llmAPIs = []string{APIOpenAICompletions, APIAnthropicMessages}
 
 // llmModel is a model of api served by srv, priced for cost checks.
 func llmModel(srv *llmtest.Server, api string) Model {
-	m := Model{Provider: "fake", ID: "fake-model", API: api, BaseURL: srv.URL(), ContextWindow: 100000, MaxTokens: 8192,
+	m := Model{Provider: "fake", ID: "fake-model", API: api, BaseURL: srv.URL(), ContextWindow: 100000, MaxTokens: 8192, Input: textImage,
 		Cost: ModelCost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
 	if api == APIAnthropicMessages {
 		m.BaseURL = srv.RootURL()

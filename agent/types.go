@@ -7,6 +7,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -53,6 +54,44 @@ type Model struct {
 	Reasoning     bool              `json:"reasoning"`
 	Cost          ModelCost         `json:"cost"`
 	Headers       map[string]string `json:"headers,omitempty"`
+	// Input are the kinds of input the model takes, pi's "text" and
+	// "image" (InputText, InputImage). A model without InputImage gets
+	// each run of images as a placeholder text (see TakesImages).
+	Input []string `json:"input,omitempty"`
+}
+
+// The kinds of input a model takes (Model.Input), as pi names them.
+const (
+	InputText  = "text"
+	InputImage = "image"
+)
+
+// TakesImages reports whether the model takes images; the images of a
+// conversation sent to one that does not become placeholder texts, as
+// pi sends them.
+func (m Model) TakesImages() bool {
+	for _, in := range m.Input {
+		if in == InputImage {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseInput checks the kinds of input a model takes (a config's
+// "input"): only InputText and InputImage, each once.
+func ParseInput(input []string) error {
+	for i, in := range input {
+		if in != InputText && in != InputImage {
+			return fmt.Errorf("%q is not %q or %q", in, InputText, InputImage)
+		}
+		for _, prev := range input[:i] {
+			if prev == in {
+				return fmt.Errorf("%q is given twice", in)
+			}
+		}
+	}
+	return nil
 }
 
 // ToolSpec is what a model is told about a tool.

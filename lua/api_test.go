@@ -126,7 +126,7 @@ func TestCtx(t *testing.T) {
 	want := map[string]any{
 		"cwd": host.Dir, "has_ui": true, "session_id": "sess-1", "session_file": "/sessions/sess-1.jsonl",
 		"model": map[string]any{"provider": "openai", "id": "gpt-test", "api": "openai-completions", "base_url": "",
-			"context_window": 128000.0, "max_tokens": 4096.0, "reasoning": false},
+			"context_window": 128000.0, "max_tokens": 4096.0, "reasoning": false, "input": []any{"text"}},
 		"thinking_level": "low", "data_dir": filepath.Join(dataDir, "hooks", "ctx"),
 		"select": "b", "confirm": true, "input": "Ada",
 		"entries": 2.0, "all_entries": 2.0, "first_type": "message", "first_role": "user", "get": first, "missing": true,

@@ -154,7 +154,7 @@ func (h *hook) luaContent(v glua.LValue) ([]session.ContentBlock, error) {
 
 // modelLua builds a model table.
 func modelLua(L *glua.LState, m agent.Model) *glua.LTable {
-	t := L.CreateTable(0, 7)
+	t := L.CreateTable(0, 8)
 	t.RawSetString("provider", glua.LString(m.Provider))
 	t.RawSetString("id", glua.LString(m.ID))
 	t.RawSetString("api", glua.LString(m.API))
@@ -162,6 +162,15 @@ func modelLua(L *glua.LState, m agent.Model) *glua.LTable {
 	t.RawSetString("context_window", glua.LNumber(m.ContextWindow))
 	t.RawSetString("max_tokens", glua.LNumber(m.MaxTokens))
 	t.RawSetString("reasoning", glua.LBool(m.Reasoning))
+	input := m.Input
+	if input == nil {
+		input = []string{agent.InputText}
+	}
+	in := L.CreateTable(len(input), 0)
+	for i, s := range input {
+		in.RawSetInt(i+1, glua.LString(s))
+	}
+	t.RawSetString("input", in)
 	return t
 }
 

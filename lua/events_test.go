@@ -300,6 +300,9 @@ func TestParamsModelAuth(t *testing.T) {
 	assert.Equal(t, "gpt-test", m.ID)
 	other := agent.Model{Provider: "anthropic", ID: "claude"}
 	assert.Equal(t, other, rt.ResolveModel(bg, other))
+	local := rt.ResolveModel(bg, agent.Model{Provider: "local", ID: "llava", Input: []string{agent.InputText}})
+	assert.Equal(t, []string{"text", "image"}, local.Input, "a hook declares the model's inputs")
+	assert.True(t, local.TakesImages())
 
 	auth := rt.Auth(bg, "google", "gemini-x")
 	assert.Equal(t, agent.AuthOverride{APIKey: "key-for-google", Headers: map[string]string{"X-Model": "gemini-x", "X-Second": "yes"}}, auth)

@@ -169,6 +169,10 @@ func TestWrongShapeResultsAreReported(t *testing.T) {
 			func(rt *lua.Runtime) bool {
 				return rt.AfterTool(bg, "read", "c", nil, nil, agent.TextResult("a", false)).Content[0].Text == "a"
 			}, "content: a string or an array of content blocks expected, got number"},
+		{"model input", `lunar.on("model.resolve", function() return {model = {input = {"text", "video"}}} end)`,
+			func(rt *lua.Runtime) bool {
+				return !rt.ResolveModel(bg, agent.Model{Input: []string{"text"}}).TakesImages()
+			}, `model.input: "video" is not "text" or "image"`},
 		{"model api", `lunar.on("model.resolve", function() return {model = {api = "carrier-pigeon"}} end)`,
 			func(rt *lua.Runtime) bool { return rt.ResolveModel(bg, agent.Model{API: "x"}).API == "x" }, `model.api: unknown API "carrier-pigeon"`},
 		{"cancel type", `lunar.on("session.before_clear", function() return {cancel = "yes"} end)`,

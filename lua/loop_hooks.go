@@ -340,7 +340,7 @@ func (r *Runtime) resolveModel(ctx context.Context, m agent.Model) agent.Model {
 }
 
 func mergeModel(m agent.Model, t *glua.LTable) (agent.Model, error) {
-	if err := checkFields(t, "model", "provider", "id", "api", "base_url", "context_window", "max_tokens", "reasoning"); err != nil {
+	if err := checkFields(t, "model", "provider", "id", "api", "base_url", "context_window", "max_tokens", "reasoning", "input"); err != nil {
 		return m, err
 	}
 	rr := resultReader{t: t}
@@ -361,6 +361,24 @@ func mergeModel(m agent.Model, t *glua.LTable) (agent.Model, error) {
 	}
 	if v, ok := rr.boolean("reasoning"); ok {
 		m.Reasoning = v
+	}
+	switch v := t.RawGetString("input").(type) {
+	case *glua.LNilType:
+	case *glua.LTable:
+		input := []string{}
+		for i := 1; i <= v.Len(); i++ {
+			s, ok := v.RawGetInt(i).(glua.LString)
+			if !ok {
+				return m, fmt.Errorf("model.input[%d]: string expected, got %s", i, v.RawGetInt(i).Type())
+			}
+			input = append(input, string(s))
+		}
+		if err := agent.ParseInput(input); err != nil {
+			return m, fmt.Errorf("model.input: %w", err)
+		}
+		m.Input = input
+	default:
+		return m, fmt.Errorf("model.input: array of \"text\" and \"image\" expected, got %s", v.Type())
 	}
 	for key, dst := range map[string]*int{"context_window": &m.ContextWindow, "max_tokens": &m.MaxTokens} {
 		switch v := t.RawGetString(key).(type) {

@@ -94,6 +94,7 @@ var dataClasses = []stdlib.Class{
 		{Name: "context_window", Type: "integer"},
 		{Name: "max_tokens", Type: "integer"},
 		{Name: "reasoning", Type: "boolean"},
+		{Name: "input", Type: `("text"|"image")[]`, Doc: `the kinds of input the model takes (pi's input); without "image", the conversation's images reach it as placeholder texts`},
 	}},
 	{Name: "lunar.Tokens", Fields: []stdlib.Field{
 		{Name: "input", Type: "integer"},

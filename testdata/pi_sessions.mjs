@@ -109,6 +109,19 @@ const cases = {
 		sm.appendCustomMessageEntry("note", "custom \ud83d", true);
 		sm.appendMessage(reply(CLAUDE, [thinking("claude \ud83d", "EqQB"), text("ok")]));
 	},
+	// Images in user messages and tool results: two in a row, one alone,
+	// one after a text equal to pi's placeholder (a model that takes no
+	// images gets each run of them as one placeholder).
+	images(sm, own) {
+		sm.appendMessage(user([text("what differs?"), image("iVBORw0KGgoA"), image("iVBORw0KGgoB"), text("the second is newer")]));
+		sm.appendMessage(reply(own, [call("call_i1", "read", { path: "shot.png" })], "toolUse"));
+		sm.appendMessage(result("call_i1", [text("Read image file [image/png]"), image("iVBORw0KGgoC")]));
+		sm.appendMessage(reply(own, [text("They differ in colour.")]));
+		sm.appendMessage(user([image("iVBORw0KGgoD")]));
+		sm.appendMessage(reply(own, [text("A cat.")]));
+		sm.appendMessage(user([text("(image omitted: model does not support images)"), image("iVBORw0KGgoE"), text("again")]));
+		sm.appendMessage(reply(own, [text("The same cat.")]));
+	},
 	// Messages pi synthesises: bash executions, a branch summary.
 	synthesised(sm, own) {
 		sm.appendMessage(user([text("start")]));

@@ -21,6 +21,10 @@ import (
 // ones (Anthropic's limit is 5 MB).
 const maxImageBytes = 5 * 1024 * 1024
 
+// nonVisionImageNote follows "Read image file [type]" for a model that
+// takes no images, as pi's.
+const nonVisionImageNote = "[Current model does not support images. The image will be omitted from this request.]"
+
 // binarySniffBytes is how much of a file is checked for NUL bytes to tell
 // binary from text (as git does).
 const binarySniffBytes = 8000
@@ -62,7 +66,13 @@ func readTool(cwd string) *agent.Tool {
 			if err := ctx.Err(); err != nil {
 				return errorResult("Operation aborted"), nil
 			}
-			return readFile(resolvePath(cwd, args.Path), args), nil
+			res := readFile(resolvePath(cwd, args.Path), args)
+			if m, ok := agent.ModelFrom(ctx); ok && !m.TakesImages() && len(res.Content) == 2 && res.Content[1].Type == session.BlockImage {
+				// As pi's read: the text says the image will not reach
+				// the model (it gets a placeholder).
+				res.Content[0].Text += "\n" + nonVisionImageNote
+			}
+			return res, nil
 		},
 	}
 }

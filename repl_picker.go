@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/lunar-cli/lunar/agent"
 	"github.com/lunar-cli/lunar/session"
 	"github.com/lunar-cli/lunar/session/export/ansi"
 )
@@ -445,14 +446,7 @@ func (r *repl) pickModel(ctx context.Context) error {
 		if modelSpec(m) == cur {
 			mark, initial = "* ", i
 		}
-		info := ""
-		if m.ContextWindow > 0 {
-			info = shortTokens(m.ContextWindow) + " context"
-		}
-		if m.Reasoning {
-			info += ", reasons"
-		}
-		items[i] = fmt.Sprintf("%s%-*s  %s", mark, width, modelSpec(m), info)
+		items[i] = fmt.Sprintf("%s%-*s  %s", mark, width, modelSpec(m), modelInfo(m))
 	}
 	i, ok := r.ui.choose(pickSpec{title: "Switch model (/model provider/id also works)", items: items, initial: initial})
 	if !ok || modelSpec(models[i]) == cur {
@@ -495,4 +489,20 @@ func (r *repl) pickEntry(title string) (string, bool) {
 // stay aligned): line breaks and tabs become spaces.
 func itemLine(s string) string {
 	return strings.TrimRight(strings.NewReplacer("\n", " ", "\t", " ").Replace(ansi.Sanitize(s)), " ")
+}
+
+// modelInfo is what the model lists say of a model besides its name: its
+// context window, whether it reasons and whether it takes images.
+func modelInfo(m agent.Model) string {
+	var parts []string
+	if m.ContextWindow > 0 {
+		parts = append(parts, shortTokens(m.ContextWindow)+" context")
+	}
+	if m.Reasoning {
+		parts = append(parts, "reasons")
+	}
+	if m.TakesImages() {
+		parts = append(parts, "images")
+	}
+	return strings.Join(parts, ", ")
 }

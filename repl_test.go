@@ -516,6 +516,9 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 	p := e.start()
 	p.line("/model")
 	p.expect("* openai/gpt-4.1 ")
+	p.expect("1.05M context, images") // what the model takes
+	p.expect("openai/gpt-4 ")
+	p.expect("8k context\n") // text only
 	p.send("\x1b") // Esc leaves the picker
 	p.expect("> ")
 	p.line("/model openai/gpt-4.1-mini")

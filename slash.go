@@ -296,11 +296,7 @@ func (r *repl) cmdModel(ctx context.Context, args string) error {
 			if modelSpec(m) == cur {
 				mark, spec = r.term.paint(ansiGreen, "* "), r.term.paint(ansiBold, spec)
 			}
-			info := ""
-			if m.ContextWindow > 0 {
-				info = shortTokens(m.ContextWindow) + " context"
-			}
-			fmt.Fprintf(&b, "%s%s %s\n", mark, spec, r.term.paint(ansiDim, info))
+			fmt.Fprintf(&b, "%s%s %s\n", mark, spec, r.term.paint(ansiDim, modelInfo(m)))
 		}
 		b.WriteString(r.term.paint(ansiDim, "switch with /model provider/id (or a part of an id, :level for thinking), or /model next to cycle the config's \"models\"") + "\n")
 		r.printf("%s", b.String())

@@ -519,7 +519,7 @@ func TestREPLModelAndThinkingCommands(t *testing.T) {
 	p.expect("1.05M context, images") // what the model takes
 	p.expect("openai/gpt-4 ")
 	p.expect("8k context\n") // text only
-	p.send("\x1b") // Esc leaves the picker
+	p.send("\x1b")           // Esc leaves the picker
 	p.expect("> ")
 	p.line("/model openai/gpt-4.1-mini")
 	p.expect("model: openai/gpt-4.1-mini")

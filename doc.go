@@ -5,6 +5,6 @@
 // against OpenAI-compatible endpoints and Anthropic, and every session is an
 // append-only JSONL tree in pi's format. This package holds only the command:
 // flags, configuration, trust and the front ends (REPL, one-shot printer,
-// JSON mode) over the session runtime in package agent; hooks are in package
-// lua, the session file format in package session.
+// JSON mode, pi's RPC protocol) over the session runtime in package agent;
+// hooks are in package lua, the session file format in package session.
 package main

@@ -387,7 +387,7 @@ func TestHooksShapeTheRequest(t *testing.T) {
 			cms := hkEntries(s, session.TypeCustomMessage)
 			require.Len(t, cms, 1)
 			assert.Equal(t, "reminder", cms[0].CustomType())
-			assert.Equal(t, "Remember the hook.", blocksText(cms[0].Content()))
+			assert.Equal(t, "Remember the hook.", session.BlocksText(cms[0].Content()))
 			assert.False(t, cms[0].Display())
 			assert.JSONEq(t, `{"n":1}`, string(cms[0].Details()))
 			assert.Equal(t, msgs[0].EntryID, cms[0].ParentID, "injected after the prompt")
@@ -651,7 +651,7 @@ func TestHookSendsAndMessages(t *testing.T) {
 		case session.TypeMessage:
 			types = append(types, en.Message.Role+":"+en.Message.Text())
 		case session.TypeCustomMessage:
-			types = append(types, "custom_message:"+en.CustomType()+":"+blocksText(en.Content()))
+			types = append(types, "custom_message:"+en.CustomType()+":"+session.BlocksText(en.Content()))
 		case session.TypeCustom:
 			types = append(types, "custom:"+en.CustomType()+":"+string(en.Data()))
 		}

@@ -133,20 +133,9 @@ func entryPreview(e *session.Entry) string {
 	case session.TypeBranchSummary:
 		return "branch summary: " + firstLine(strings.TrimPrefix(e.Summary(), compaction.BranchSummaryPreamble), 200)
 	case session.TypeCustomMessage:
-		return "[" + e.CustomType() + "] " + firstLine(blocksText(e.Content()), 200)
+		return "[" + e.CustomType() + "] " + firstLine(session.BlocksText(e.Content()), 200)
 	case session.TypeCustom:
 		return "custom " + e.CustomType()
 	}
 	return e.Type
-}
-
-// blocksText joins the text blocks of a content list.
-func blocksText(blocks []session.ContentBlock) string {
-	var b strings.Builder
-	for _, c := range blocks {
-		if c.Type == session.BlockText {
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
 }

@@ -472,17 +472,6 @@ func mustHold(mu *sync.Mutex) {
 // errEmptySession is returned by operations that need an entry.
 var errEmptySession = errors.New("the session is empty")
 
-// blocksText joins the text blocks of a content list.
-func blocksText(blocks []session.ContentBlock) string {
-	var b strings.Builder
-	for _, c := range blocks {
-		if c.Type == session.BlockText {
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
-}
-
 // RebuildContext builds the context of the open session and runs the
 // context hooks over it, returning the message count and estimated tokens.
 func (rt *Runtime) RebuildContext(ctx context.Context) (messages, tokens int, err error) {

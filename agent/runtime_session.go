@@ -291,7 +291,7 @@ func (rt *Runtime) Branch(ctx context.Context, id string, o BranchOptions) (edit
 		if target.Message != nil {
 			editorText = target.Message.Text()
 		} else {
-			editorText = blocksText(target.Content())
+			editorText = session.BlocksText(target.Content())
 		}
 	}
 

@@ -4,7 +4,10 @@
 // This file holds the message types shared by every other package.
 package session
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Message roles, as pi writes them.
 const (
@@ -309,14 +312,17 @@ func (m *Message) FromID() string { return m.x().FromID }
 func (m *Message) TokensBefore() int { return m.x().TokensBefore }
 
 // Text returns the concatenated text blocks of the message.
-func (m *Message) Text() string {
-	var s string
-	for _, b := range m.Content {
-		if b.Type == BlockText {
-			s += b.Text
+func (m *Message) Text() string { return BlocksText(m.Content) }
+
+// BlocksText joins the text blocks of a content list.
+func BlocksText(blocks []ContentBlock) string {
+	var b strings.Builder
+	for _, c := range blocks {
+		if c.Type == BlockText {
+			b.WriteString(c.Text)
 		}
 	}
-	return s
+	return b.String()
 }
 
 // ToolCalls returns the toolCall blocks of an assistant message.

@@ -666,6 +666,18 @@ func editDiff(details json.RawMessage) string {
 	return d.Diff
 }
 
+// diffLineStyle is the colour of a line of an edit's diff: red removed,
+// green added, dim context.
+func diffLineStyle(l string) string {
+	switch {
+	case strings.HasPrefix(l, "-"):
+		return ansiRed
+	case strings.HasPrefix(l, "+"):
+		return ansiGreen
+	}
+	return ansiDim
+}
+
 // diffPreview prints an edit's diff (lines "-12 old", "+12 new", " 12 same"
 // and " ... "), removals red, additions green, context dim, with at most
 // diffPreviewLines lines (the rest: /expand).
@@ -673,14 +685,7 @@ func (v *view) diffPreview(diff string, width int) {
 	lines := strings.Split(strings.TrimRight(cleanForTerminal(diff), "\n"), "\n")
 	shown := min(len(lines), diffPreviewLines)
 	for _, l := range lines[:shown] {
-		style := ansiDim
-		switch {
-		case strings.HasPrefix(l, "-"):
-			style = ansiRed
-		case strings.HasPrefix(l, "+"):
-			style = ansiGreen
-		}
-		v.write("  " + v.t.paint(style, truncateRunes(l, width)) + "\n")
+		v.write("  " + v.t.paint(diffLineStyle(l), truncateRunes(l, width)) + "\n")
 	}
 	if rest := len(lines) - shown; rest > 0 {
 		v.write(v.t.paint(ansiDim, fmt.Sprintf("  … +%d more diff line%s (/expand)", rest, plural(rest))) + "\n")

@@ -44,14 +44,7 @@ func (r *repl) cmdExpand(_ context.Context, args string) error {
 	b.WriteString(text + "\n")
 	if diff := editDiff(m.Details); diff != "" && m.ToolName == "edit" {
 		for _, l := range strings.Split(strings.TrimRight(cleanForTerminal(diff), "\n"), "\n") {
-			style := ansiDim
-			switch {
-			case strings.HasPrefix(l, "-"):
-				style = ansiRed
-			case strings.HasPrefix(l, "+"):
-				style = ansiGreen
-			}
-			b.WriteString(r.term.paint(style, l) + "\n")
+			b.WriteString(r.term.paint(diffLineStyle(l), l) + "\n")
 		}
 	}
 	images := 0

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/sessiontest"
 )
 
 // benchSession is an in-memory session of turns tool-using turns: the
@@ -82,7 +83,7 @@ func BenchmarkResumeRequest100k(b *testing.B) {
 				SystemPrompt: "You are a coding assistant.", NewProvider: func(Model) (Provider, error) { return nil, nil }}
 			r := &run{a: a, ctx: context.Background(), systemPrompt: a.SystemPrompt}
 			var size int64
-			cpu := cpuTime()
+			reportCPU := sessiontest.CPUPerOp(b)
 			b.ResetTimer()
 			for b.Loop() {
 				rb := benchBody(b, r, api)
@@ -96,9 +97,7 @@ func BenchmarkResumeRequest100k(b *testing.B) {
 				}
 				body.Close()
 			}
-			if cpu := cpuTime() - cpu; cpu > 0 {
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-			}
+			reportCPU()
 			b.ReportMetric(float64(size)/(1<<20), "body-MiB")
 		})
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lunar-cli/lunar/session/sessiontest"
 )
 
 // benchEntries builds n entries of a realistic mix (user prompt,
@@ -84,7 +86,7 @@ func benchLoad(b *testing.B, n int) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	cpu := cpuTime()
+	reportCPU := sessiontest.CPUPerOp(b)
 	b.ResetTimer()
 	for b.Loop() {
 		s, err := Load(path)
@@ -93,9 +95,7 @@ func benchLoad(b *testing.B, n int) {
 		}
 	}
 	b.StopTimer()
-	if cpu := cpuTime() - cpu; cpu > 0 {
-		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-	}
+	reportCPU()
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(size), "alloc/file")
 	b.ReportMetric(float64(size)/float64(n), "B/entry")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lunar-cli/lunar/session"
+	"github.com/lunar-cli/lunar/session/sessiontest"
 )
 
 // benchPath is a path of n entries shaped like a long agent session: turns
@@ -81,15 +82,13 @@ func BenchmarkPrepare(b *testing.B) {
 			require.NoError(b, err)
 			require.Greater(b, len(p.MessagesToSummarize), c.summarised)
 			b.ReportAllocs()
-			cpu := cpuTime()
+			reportCPU := sessiontest.CPUPerOp(b)
 			for b.Loop() {
 				if _, err := Prepare(path, s); err != nil {
 					b.Fatal(err)
 				}
 			}
-			if cpu := cpuTime() - cpu; cpu > 0 {
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-			}
+			reportCPU()
 		})
 	}
 }

@@ -1,15 +1,13 @@
 //go:build unix
 
-package agent
+package sessiontest
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time (user and system, all threads, the garbage
-// collector's included) the process has used: on a shared machine it
-// measures the work better than the wall clock does.
+// cpuTime is the CPU time the process has used.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {

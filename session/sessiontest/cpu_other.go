@@ -1,6 +1,6 @@
 //go:build !unix
 
-package compaction
+package sessiontest
 
 import "time"
 

@@ -469,13 +469,7 @@ func TestRPCQueue(t *testing.T) {
 	r.send(map[string]any{"type": "prompt", "message": "start"})
 	r.until("the tool", func(ev map[string]any) bool { return ev["type"] == "tool_execution_start" })
 	var queues []any
-	queueUpdates := func(seen []map[string]any) {
-		for _, ev := range seen {
-			if ev["type"] == "queue_update" {
-				queues = append(queues, []any{ev["steering"], ev["followUp"]})
-			}
-		}
-	}
+	queueUpdates := func(seen []map[string]any) { queues = append(queues, rpcQueues(seen)...) }
 	queueUpdates(r.until("steer's response", isResponse(r.send(map[string]any{"type": "steer", "message": "steered"}))))
 	// A prompt during the run with streamingBehavior is a follow-up.
 	queueUpdates(r.until("follow_up's response", isResponse(r.send(map[string]any{"type": "prompt", "message": "later", "streamingBehavior": "followUp"}))))
@@ -500,6 +494,18 @@ func TestRPCQueue(t *testing.T) {
 	r.close()
 }
 
+// rpcQueues are the queue_update events among seen, each as its
+// [steering, followUp] lists.
+func rpcQueues(seen []map[string]any) []any {
+	var queues []any
+	for _, ev := range seen {
+		if ev["type"] == "queue_update" {
+			queues = append(queues, []any{ev["steering"], ev["followUp"]})
+		}
+	}
+	return queues
+}
+
 // TestRPCQueueWhileIdle: steer and follow_up sent while the agent is
 // idle wait, counted by get_state, for the next prompt's run, as pi's
 // (TestPiRPCSameProtocol compares them with pi): the steering message
@@ -511,13 +517,7 @@ func TestRPCQueueWhileIdle(t *testing.T) {
 	e.srv.Reply(llmtest.Text("after the follow-up"))
 	r := e.startRPC()
 	var queues []any
-	queueUpdates := func(seen []map[string]any) {
-		for _, ev := range seen {
-			if ev["type"] == "queue_update" {
-				queues = append(queues, []any{ev["steering"], ev["followUp"]})
-			}
-		}
-	}
+	queueUpdates := func(seen []map[string]any) { queues = append(queues, rpcQueues(seen)...) }
 	queueUpdates(r.until("steer's response", isResponse(r.send(map[string]any{"type": "steer", "message": "steered"}))))
 	queueUpdates(r.until("follow_up's response", isResponse(r.send(map[string]any{"type": "follow_up", "message": "later"}))))
 	st := rpcData(r.ok(map[string]any{"type": "get_state"}))

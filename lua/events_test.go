@@ -34,6 +34,18 @@ func newHost(t *testing.T) *luatest.Host {
 	}
 }
 
+// holdDialog makes the host's first dialog wait inside, as a user who has
+// not answered yet: inDialog is closed once it is shown, and closing
+// release lets it answer.
+func holdDialog(host *luatest.Host) (inDialog, release chan struct{}) {
+	inDialog, release = make(chan struct{}), make(chan struct{})
+	host.UIValue.OnDialog = func() {
+		close(inDialog)
+		<-release
+	}
+	return inDialog, release
+}
+
 // loadHooks loads testdata files (in order) with opts completed by
 // defaults, and returns the runtime and its reports.
 func loadHooks(t *testing.T, host lua.Host, opts lua.Options, files ...string) (*lua.Runtime, *luatest.Reports) {

@@ -284,11 +284,7 @@ end)`)
 func TestACommandAskingInACoroutine(t *testing.T) {
 	host := newHost(t)
 	host.UIValue.ConfirmAnswer = true
-	inDialog, release := make(chan struct{}), make(chan struct{})
-	host.UIValue.OnDialog = func() {
-		close(inDialog)
-		<-release
-	}
+	inDialog, release := holdDialog(host)
 	rt, reps := loadLimited(t, host, lua.Options{Timeout: time.Second}, "co.lua", `
 lunar.command("ask", { handler = function(args, ctx)
   local co = coroutine.create(function()
@@ -322,11 +318,7 @@ end)`)
 func TestCloseWhileACommandWaitsForTheUser(t *testing.T) {
 	host := newHost(t)
 	host.UIValue.ConfirmAnswer = true
-	inDialog, release := make(chan struct{}), make(chan struct{})
-	host.UIValue.OnDialog = func() {
-		close(inDialog)
-		<-release
-	}
+	inDialog, release := holdDialog(host)
 	rt, _ := loadLimited(t, host, lua.Options{Timeout: time.Second}, "ask.lua", `
 lunar.command("ask", { handler = function(args, ctx)
   local t = {}

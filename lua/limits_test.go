@@ -191,11 +191,7 @@ end)`)
 func TestACallWaitingForTheUserIsNotGivenUpOn(t *testing.T) {
 	host := newHost(t)
 	ctx, cancel := context.WithCancel(bg)
-	inDialog, release := make(chan struct{}), make(chan struct{})
-	host.UIValue.OnDialog = func() {
-		close(inDialog)
-		<-release
-	}
+	inDialog, release := holdDialog(host)
 	var trace syncBuffer
 	rt, reps := loadLimited(t, host, lua.Options{Timeout: 50 * time.Millisecond, Debug: &trace}, "ask.lua", `
 lunar.on("chat.system.transform", function(ev, ctx)

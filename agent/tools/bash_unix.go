@@ -1,25 +1,26 @@
 //go:build unix
 
-// This file holds the bash tool's process tree on Unix: the shell leads
-// its own process group, which lunar signals as a whole, and a guard
+// This file holds the bash tool's process tree on Unix: the shell runs in
+// a process group of its own, which lunar signals as a whole, and a guard
 // process kills that group if lunar dies while the command runs — even
 // by SIGKILL, which lunar cannot catch: the guard waits on a pipe only
-// lunar writes to, and the kernel closes it when lunar goes.
+// lunar writes to, and the kernel closes it when lunar goes. The guard
+// leads the group and the shell joins it, so the group exists, and the
+// guard knows it, before the shell runs anything.
 
 package tools
 
 import (
 	"os"
 	"os/exec"
-	"strconv"
 	"syscall"
 )
 
-// guardScript is the guard. Its first line on stdin is the process group
-// to watch (end of file before it: lunar died before the command
-// started, nothing to do); then a line dismisses it, and end of file
-// (lunar died) kills the group.
-const guardScript = `IFS= read -r pgid || exit 0; IFS= read -r line || kill -s KILL -- "-$pgid" 2>/dev/null`
+// guardScript is the guard, the leader of the group the shell joins: a
+// line on stdin dismisses it, and end of file (lunar died) kills the
+// group, the guard last. It ignores the signals lunar sends the group to
+// stop a command (SIGTERM, before SIGKILL) and those of a terminal.
+const guardScript = `trap '' INT TERM HUP; IFS= read -r line || kill -s KILL -- "-$$" 2>/dev/null`
 
 // procTree is a running command's process group and its guard.
 type procTree struct {
@@ -39,59 +40,58 @@ func shellPath() (string, error) {
 	return "/bin/sh", nil
 }
 
-// startTree starts cmd as the leader of a new process group, with its
-// guard, confined as j says (nil: as lunar runs). The guard starts first
-// and is told the group as soon as the shell exists: were it started
-// after the shell, a lunar killed in between (a fork and exec of sh, long
-// on a busy machine) would leave the command's background jobs behind.
+// startTree starts cmd in a new process group with its guard, confined
+// as j says (nil: as lunar runs). The guard starts first, as the group's
+// leader, and the shell joins its group: a lunar killed at any moment
+// after (even between the shell's start and anything lunar does next, a
+// long time on a busy machine) leaves no background job of the command
+// behind. Without a guard the shell leads a group of its own.
 func startTree(cmd *exec.Cmd, j *jail) (*procTree, error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	guard := startGuard()
+	guard, leader := startGuard()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: leader}
 	done, err := startShell(cmd, j)
 	if err != nil {
 		if guard != nil {
-			guard.Close() // end of file before a group: it exits
+			guard.Close() // end of file: it kills its group, itself alone
 		}
 		return nil, err
 	}
-	t := &procTree{pgid: cmd.Process.Pid, done: done, guard: guard}
-	if t.guard != nil {
-		if _, err := t.guard.Write([]byte(strconv.Itoa(t.pgid) + "\n")); err != nil {
-			t.guard.Close()
-			t.guard = nil
-		}
+	pgid := leader
+	if guard == nil {
+		pgid = cmd.Process.Pid
 	}
-	return t, nil
+	return &procTree{pgid: pgid, done: done, guard: guard}, nil
 }
 
-// startGuard starts a guard and returns the write end of its stdin, or
-// nil if it could not start (the command then runs unguarded: on Linux
+// startGuard starts a guard, the leader of a new process group, and
+// returns the write end of its stdin and its pid (the group's id), or nil
+// and 0 if it could not start (the command then runs unguarded: on Linux
 // the shell itself still dies with lunar).
-func startGuard() *os.File {
+func startGuard() (w *os.File, pid int) {
 	sh := "/bin/sh"
 	if _, err := os.Stat(sh); err != nil {
 		if sh, err = exec.LookPath("sh"); err != nil {
-			return nil
+			return nil, 0
 		}
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	g := exec.Command(sh, "-c", guardScript, "lunar-bash-guard")
 	g.Stdin = r
 	g.Env = []string{}
-	// Its own group: a Ctrl+C at the terminal must not take the guard
-	// away while lunar lives.
+	// The leader of a new group: a Ctrl+C at the terminal must not take
+	// the guard or the command away while lunar lives.
 	g.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = g.Start()
 	r.Close()
 	if err != nil {
 		w.Close()
-		return nil
+		return nil, 0
 	}
 	go func() { _ = g.Wait() }() // reap it whenever it ends
-	return w
+	return w, g.Process.Pid
 }
 
 // terminate asks the whole group to stop.

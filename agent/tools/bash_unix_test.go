@@ -50,6 +50,37 @@ func TestGuardKillsTheGroupWhenLunarGoes(t *testing.T) {
 	tree.release()
 }
 
+// TestShellJoinsTheGuardsGroup: the guard leads the group before the
+// shell starts, and the shell joins it, so that there is no moment when
+// the shell runs and the guard does not know its group (lunar killed
+// then left the command's background jobs running: it failed
+// TestFaultBashChildrenDieWithLunar under load).
+func TestShellJoinsTheGuardsGroup(t *testing.T) {
+	shell, err := shellPath()
+	require.NoError(t, err)
+	cmd := exec.Command(shell, "-c", "echo $$; cat >/dev/null")
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	tree, err := startTree(cmd, nil)
+	require.NoError(t, err)
+	require.NotNil(t, tree.guard, "the guard started")
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, strconv.Itoa(cmd.Process.Pid), strings.TrimSpace(line))
+	pgid, err := syscall.Getpgid(cmd.Process.Pid)
+	require.NoError(t, err)
+	assert.Equal(t, tree.pgid, pgid, "the shell is in the tree's group")
+	assert.NotEqual(t, cmd.Process.Pid, pgid, "whose leader is the guard, not the shell")
+	leader, err := syscall.Getpgid(pgid)
+	require.NoError(t, err)
+	assert.Equal(t, pgid, leader, "the guard leads its group")
+	require.NoError(t, in.Close())
+	require.NoError(t, cmd.Wait())
+	tree.release()
+}
+
 // TestGuardIsDismissedWhenTheCommandEnds: a finished command's guard goes
 // away and never touches the group again.
 func TestGuardIsDismissedWhenTheCommandEnds(t *testing.T) {

@@ -176,20 +176,26 @@ func (c *ChunkCache) get(name string, code []byte) *glua.FunctionProto {
 	if c == nil {
 		return nil
 	}
-	path := filepath.Join(c.dir, c.key(name, code))
+	_, p := c.read(c.key(name, code))
+	return p
+}
+
+// read returns the chunk file of a key, as read and decoded, or nils.
+func (c *ChunkCache) read(key string) ([]byte, *glua.FunctionProto) {
+	path := filepath.Join(c.dir, key)
 	buf, mod, ok := readChunkFile(path, maxChunkFile)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	p, err := decodeChunk(buf)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	if time.Since(mod) > chunkTouchAge {
 		now := time.Now()
 		_ = os.Chtimes(path, now, now) // its age is what pruning reads
 	}
-	return p
+	return buf, p
 }
 
 // maxChunkFile is the largest cache file get reads: more than the chunk
@@ -199,13 +205,25 @@ const maxChunkFile = 4*MaxSourceSize + 1<<20
 // put stores a compiled chunk, atomically (a temporary file renamed);
 // failures are ignored.
 func (c *ChunkCache) put(name string, code []byte, p *glua.FunctionProto) {
-	if c == nil {
-		return
+	if c != nil {
+		c.write(c.key(name, code), p)
 	}
+}
+
+// write stores a compiled chunk in the file of its key and returns its
+// encoding (nil when it cannot be cached).
+func (c *ChunkCache) write(key string, p *glua.FunctionProto) []byte {
 	data, ok := encodeChunk(p)
 	if !ok {
-		return
+		return nil
 	}
+	c.writeFile(key, data)
+	return data
+}
+
+// writeFile writes a file of the folder atomically (a temporary file
+// renamed); failures are ignored.
+func (c *ChunkCache) writeFile(name string, data []byte) {
 	c.mu.Lock()
 	if !c.made {
 		if os.MkdirAll(c.dir, 0o700) != nil {
@@ -221,7 +239,7 @@ func (c *ChunkCache) put(name string, code []byte, p *glua.FunctionProto) {
 	}
 	_, werr := tmp.Write(data)
 	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(c.dir, c.key(name, code))) != nil {
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(c.dir, name)) != nil {
 		os.Remove(tmp.Name())
 		return
 	}

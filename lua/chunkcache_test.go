@@ -120,12 +120,28 @@ func loadCached(t *testing.T, cache *ChunkCache) []string {
 	return reports
 }
 
+// cacheFiles lists the chunk files of the folder (not the set files).
 func cacheFiles(t *testing.T, dir string) []string {
 	ents, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	var names []string
 	for _, e := range ents {
-		names = append(names, e.Name())
+		if !strings.HasPrefix(e.Name(), setPrefix) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// setFiles lists the set files of the folder.
+func setFiles(t *testing.T, dir string) []string {
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), setPrefix) {
+			names = append(names, e.Name())
+		}
 	}
 	return names
 }
@@ -137,6 +153,7 @@ func TestChunkCacheWarmLoadMatchesCold(t *testing.T) {
 	cold := loadCached(t, cache)
 	files := cacheFiles(t, dir)
 	require.Len(t, files, 2, "one file per compiled hook (not the one that does not compile)")
+	require.Len(t, setFiles(t, dir), 1, "and the set file of the three")
 
 	// A warm cache: the chunks come from the files (a fresh ChunkCache,
 	// as a new process has).
@@ -164,6 +181,11 @@ func TestChunkCacheCorruptFilesFallBack(t *testing.T) {
 	require.Len(t, files, 2)
 	good, err := os.ReadFile(filepath.Join(dir, files[0]))
 	require.NoError(t, err)
+	// The chunk files are read only when the set file is not there (see
+	// TestChunkSet*).
+	set := setFiles(t, dir)
+	require.Len(t, set, 1)
+	require.NoError(t, os.Remove(filepath.Join(dir, set[0])))
 
 	for name, data := range map[string][]byte{
 		"empty":         {},
@@ -179,6 +201,9 @@ func TestChunkCacheCorruptFilesFallBack(t *testing.T) {
 			assert.Error(t, err)
 			for _, f := range files {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o600))
+			}
+			for _, f := range setFiles(t, dir) {
+				require.NoError(t, os.Remove(filepath.Join(dir, f)))
 			}
 			assert.Empty(t, loadCached(t, OpenChunkCache(dir))[1:], "no error besides the syntax error")
 			// Rewritten: the next run reads it.
@@ -316,7 +341,7 @@ result = arg .. " " .. type(t) .. " " .. t.n`
 			require.NotNil(t, cache.get("x.lua", []byte(code)))
 		}
 		h := &hook{src: Source{Name: "x.lua", Code: []byte(code)}}
-		c := h.prepare(cache)
+		c := h.prepare(cache.openSet([]Source{h.src}), 0)
 		require.NoError(t, c.err)
 		assert.Zero(t, c.fn.Proto.IsVarArg&glua.VarArgNeedsArg, "cached %v", cached)
 		assert.NotZero(t, c.fn.Proto.FunctionPrototypes[0].IsVarArg&glua.VarArgNeedsArg, "the nested function keeps it")

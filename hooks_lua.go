@@ -58,23 +58,23 @@ func (a *app) discoverHooks() ([]lua.Source, []string, error) {
 }
 
 // prepareHooks finds the hooks and starts creating their states and
-// compiling them (lua.Prepare), all in the background: that work, reading
-// the hook files included, overlaps the rest of the set-up (session,
-// tools, terminal) instead of following it. loadHooks then only runs
-// their main chunks. Call it once the project's trust is decided: what
-// discoverHooks reads does not change after that.
+// compiling them (lua.Prepare) in the background: that work overlaps the
+// rest of the set-up (session, tools, terminal) instead of following it.
+// loadHooks then runs their main chunks (and prepares those the
+// background has not reached). Finding them is done here, before the
+// set-up: the rest waits for them anyway, and a goroutine woken when
+// they are found took longer to run again (0.1 ms on a small VM) than
+// the set-up it overlapped. Call it once the project's trust is decided:
+// what discoverHooks reads does not change after that.
 func (a *app) prepareHooks() {
 	p := &hookPrep{done: make(chan struct{})}
 	a.hookPrep = p
-	cache := a.chunkCache()
-	go func() {
-		defer close(p.done)
-		var sources []lua.Source
-		sources, p.warnings, p.err = a.discoverHooks()
-		if p.err == nil {
-			p.prepared = lua.PrepareCached(sources, cache)
-		}
-	}()
+	defer close(p.done)
+	var sources []lua.Source
+	sources, p.warnings, p.err = a.discoverHooks()
+	if p.err == nil {
+		p.prepared = lua.PrepareCached(sources, a.chunkCache())
+	}
 }
 
 // chunkCache is where the hooks' compiled chunks are kept: the state

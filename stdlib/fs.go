@@ -178,18 +178,20 @@ func readRegular(path string, limit int64, sized func(int64), check func() error
 		sized(size)
 	}
 	// The size may be wrong (/proc) or change while reading: read until
-	// EOF, never past limit.
+	// EOF, never past limit. A read that stops short exactly at the size
+	// is the end (a read of nothing would say so, one system call later).
 	buf := make([]byte, 0, size+1)
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := f.Read(buf[len(buf):min(cap(buf), len(buf)+chunkSize)])
+		want := min(cap(buf), len(buf)+chunkSize) - len(buf)
+		n, err := f.Read(buf[len(buf) : len(buf)+want])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > limit {
 			return nil, fmt.Errorf("%s: too large (more than %s)", path, FormatBytes(limit))
 		}
-		if err == io.EOF {
+		if err == io.EOF || err == nil && size > 0 && n < want && int64(len(buf)) == size {
 			return buf, nil
 		}
 		if err != nil {

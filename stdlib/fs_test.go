@@ -128,3 +128,28 @@ func TestFSWriteSymlinkRace(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, ents, "a write escaped through the swapped folder")
 }
+
+func TestReadRegularWholeFileAtEverySize(t *testing.T) {
+	// A read that stops exactly at the size fstat gave ends the file; every
+	// other read goes on to EOF: sizes around the 1 MiB reads, and an
+	// empty file.
+	dir := t.TempDir()
+	for _, size := range []int{0, 1, 217, 1<<20 - 1, 1 << 20, 1<<20 + 1, 3 << 20} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte('a' + i%26)
+		}
+		p := filepath.Join(dir, "f")
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		got, err := stdlib.ReadRegular(p, 4<<20)
+		require.NoError(t, err)
+		assert.Equal(t, data, got, "size %d", size)
+	}
+	if runtime.GOOS == "linux" {
+		// Its size says 0: read to the end.
+		got, err := stdlib.ReadRegular("/proc/self/status", 1<<20)
+		require.NoError(t, err)
+		assert.Contains(t, string(got), "\nPid:")
+		assert.True(t, strings.HasSuffix(string(got), "\n"))
+	}
+}

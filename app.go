@@ -302,8 +302,8 @@ func (a *app) close() {
 	if a.agentRuntime != nil {
 		a.agentRuntime.WaitHooks() // before the hooks close under them
 	}
-	if a.hookPrep != nil && a.hookPrep.wait().prepared != nil {
-		a.hookPrep.prepared.Close() // set-up failed before loading them
+	if a.hookPrep != nil {
+		a.hookPrep.close() // set-up failed before loading them
 		a.hookPrep = nil
 	}
 	if a.luaRuntime != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -93,5 +94,8 @@ end)`), 0o644))
 			}
 		}
 	})
-	assert.Len(t, names, 1, "one new file: the changed hook's")
+	slices.Sort(names)
+	require.Len(t, names, 2, "two new files: the changed hook's chunk, and the set of the user's hooks (the bundled hooks' set is unchanged)")
+	assert.NotContains(t, names[0], "set-")
+	assert.True(t, strings.HasPrefix(names[1], "set-"), names[1])
 }

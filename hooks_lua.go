@@ -22,23 +22,24 @@ import (
 )
 
 // hookPrep is the hooks found and being prepared in the background
-// (prepareHooks), for loadHooks. The fields are set once done is closed.
+// (prepareHooks), for loadHooks: the bundled ones, then the others.
 type hookPrep struct {
-	done     chan struct{}
-	prepared *lua.Prepared
+	parts    []*lua.Prepared
 	warnings []string
 	err      error
 }
 
-// wait waits for the hooks to be found and returns p.
-func (p *hookPrep) wait() *hookPrep {
-	<-p.done
-	return p
+// close releases the hooks prepared and not loaded.
+func (p *hookPrep) close() {
+	for _, part := range p.parts {
+		part.Close()
+	}
+	p.parts = nil
 }
 
-// discoverHooks finds the hooks to load; the project's only when
-// trustProject trusted the folder.
-func (a *app) discoverHooks() ([]lua.Source, []string, error) {
+// discoverOptions say where the hooks to load are; the project's only
+// when trustProject trusted the folder.
+func (a *app) discoverOptions() lua.DiscoverOptions {
 	// Only the hooks the trust question covered, as read then: a folder
 	// filled in since (or a file swapped) loads nothing new.
 	project := ""
@@ -46,7 +47,7 @@ func (a *app) discoverHooks() ([]lua.Source, []string, error) {
 	if a.projectTrusted && a.project != nil && a.project.hooks != nil {
 		project, snap = a.cwd, a.project.hooks
 	}
-	return lua.Discover(lua.DiscoverOptions{
+	return lua.DiscoverOptions{
 		GlobalDir:  filepath.Join(a.paths.Config, "hooks.d"),
 		ProjectDir: project,
 		Project:    snap,
@@ -54,27 +55,33 @@ func (a *app) discoverHooks() ([]lua.Source, []string, error) {
 		Disabled:   a.cfg.DisabledHooks,
 		NoHooks:    a.opts.NoHooks,
 		Trust:      true, // trustProject decided
-	})
+	}
 }
 
 // prepareHooks finds the hooks and starts creating their states and
 // compiling them (lua.Prepare) in the background: that work overlaps the
-// rest of the set-up (session, tools, terminal) instead of following it.
-// loadHooks then runs their main chunks (and prepares those the
-// background has not reached). Finding them is done here, before the
-// set-up: the rest waits for them anyway, and a goroutine woken when
-// they are found took longer to run again (0.1 ms on a small VM) than
-// the set-up it overlapped. Call it once the project's trust is decided:
-// what discoverHooks reads does not change after that.
+// rest of the set-up (session, tools, terminal) instead of following it,
+// and the bundled hooks' overlaps reading the user's hook files. loadHooks
+// then runs their main chunks (and prepares those the background has not
+// reached). Finding them is done here, before the set-up: the rest waits
+// for them anyway, and a goroutine woken when they were found took longer
+// to run again (0.1 ms on a small VM) than the set-up it overlapped. Call
+// it once the project's trust is decided: what it reads does not change
+// after that.
 func (a *app) prepareHooks() {
-	p := &hookPrep{done: make(chan struct{})}
+	p := &hookPrep{}
 	a.hookPrep = p
-	defer close(p.done)
-	var sources []lua.Source
-	sources, p.warnings, p.err = a.discoverHooks()
-	if p.err == nil {
-		p.prepared = lua.PrepareCached(sources, a.chunkCache())
+	opts := a.discoverOptions()
+	cache := a.chunkCache()
+	var bundled, user []lua.Source
+	if bundled, p.err = lua.DiscoverBundled(opts); p.err != nil {
+		return
 	}
+	p.parts = append(p.parts, lua.PrepareCached(bundled, cache))
+	if user, p.warnings, p.err = lua.DiscoverUser(opts); p.err != nil {
+		return
+	}
+	p.parts = append(p.parts, lua.PrepareCached(user, cache))
 }
 
 // chunkCache is where the hooks' compiled chunks are kept: the state
@@ -93,11 +100,10 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 	var sources []lua.Source
 	if prep == nil {
 		prep = &hookPrep{}
-		sources, prep.warnings, prep.err = a.discoverHooks()
-	} else {
-		prep.wait()
+		sources, prep.warnings, prep.err = lua.Discover(a.discoverOptions())
 	}
 	if prep.err != nil {
+		prep.close()
 		return nil, prep.err
 	}
 	for _, w := range prep.warnings {
@@ -131,8 +137,8 @@ func (a *app) loadHooks(report func(msg string)) (*lua.Runtime, error) {
 		}
 		fmt.Fprintf(a.stderr, "[%s] %s: %s\n", level, hook, ansi.Sanitize(msg))
 	}
-	if prep.prepared != nil {
-		return prep.prepared.Load(opts), nil
+	if prep.parts != nil {
+		return lua.LoadAll(opts, prep.parts...), nil
 	}
 	return lua.Load(sources, opts), nil
 }

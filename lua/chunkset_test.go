@@ -172,3 +172,35 @@ func mustRead(t *testing.T, path string) []byte {
 	require.NoError(t, err)
 	return data
 }
+
+func TestLoadAllPartsInOrder(t *testing.T) {
+	// The bundled hooks prepared first, the others found meanwhile: they
+	// load one part after the other, and the first holder of a command
+	// name keeps it.
+	mk := func(names ...string) []Source {
+		var srcs []Source
+		for _, n := range names {
+			srcs = append(srcs, Source{Name: n + ".lua", Origin: OriginGlobal,
+				Code: fmt.Appendf(nil, `lunar.command("who", { handler = function() return %q end })
+lunar.command(%q, { handler = function() return "" end })`, n, n)})
+		}
+		return srcs
+	}
+	dir := filepath.Join(t.TempDir(), "chunks")
+	first := PrepareCached(mk("b1", "b2", "b3"), OpenChunkCache(dir))
+	second := PrepareCached(mk("u1", "u2"), OpenChunkCache(dir))
+	var warnings []string
+	r := LoadAll(Options{Report: func(m string) { warnings = append(warnings, m) }}, first, second)
+	defer r.Close()
+	var names []string
+	for _, h := range r.Report() {
+		names = append(names, h.Name)
+	}
+	assert.Equal(t, []string{"b1.lua", "b2.lua", "b3.lua", "u1.lua", "u2.lua"}, names)
+	out, _, err := r.RunCommand(t.Context(), "who", "")
+	require.NoError(t, err)
+	assert.Equal(t, "b1", out)
+	assert.Len(t, warnings, 4, "each later `who` is refused: %v", warnings)
+	assert.Len(t, setFiles(t, dir), 2, "a set file per part")
+	assert.Panics(t, func() { LoadAll(Options{}, second) }, "a part loads once")
+}

@@ -117,7 +117,7 @@ type snapshot struct {
 func Load(sources []Source, opts Options) *Runtime {
 	p := newPrepared(sources, opts.ChunkCache)
 	p.openSet()
-	return p.load(opts)
+	return LoadAll(opts, p)
 }
 
 // Prepared is hooks whose states are created and sources compiled in the
@@ -204,25 +204,36 @@ func (p *Prepared) prepareNext() bool {
 // Load loads the hooks into a new Runtime, as Load does, preparing those
 // nobody has claimed yet. It may be called once.
 func (p *Prepared) Load(opts Options) *Runtime {
-	return p.load(opts)
+	return LoadAll(opts, p)
 }
 
-func (p *Prepared) load(opts Options) *Runtime {
-	if p.used {
-		panic("lua: Prepared.Load called twice")
-	}
-	p.used = true
+// LoadAll loads the hooks of parts, one part after the other, into a new
+// Runtime, as Prepared.Load does: a caller can start preparing the hooks
+// it found first (the bundled ones) while it looks for the others. Each
+// part may be loaded once.
+func LoadAll(opts Options, parts ...*Prepared) *Runtime {
 	r := newRuntime(opts)
-	r.hooks = p.hooks
-	<-p.opened
-	for i, h := range p.hooks {
-		for !closed(p.ready[i]) {
-			if !p.prepareNext() {
-				<-p.ready[i] // being prepared in the background
-			}
+	for _, p := range parts {
+		if p.used {
+			panic("lua: Prepared loaded twice")
 		}
-		h.rt = r
-		r.runMain(h, p.chunks[i])
+		p.used = true
+		r.hooks = append(r.hooks, p.hooks...)
+	}
+	index := 0
+	for _, p := range parts {
+		<-p.opened
+		for i, h := range p.hooks {
+			for !closed(p.ready[i]) {
+				if !p.prepareNext() {
+					<-p.ready[i] // being prepared in the background
+				}
+			}
+			h.rt = r
+			h.index = index
+			index++
+			r.runMain(h, p.chunks[i])
+		}
 	}
 	r.rebuild()
 	return r

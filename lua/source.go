@@ -99,34 +99,65 @@ type DiscoverOptions struct {
 // Discover lists the hooks to load. Warnings say what was skipped and why
 // (untrusted project hooks, a trust record that could not be saved); an
 // error means a --hook file or a hooks folder could not be read.
+//
+// It is DiscoverBundled then DiscoverUser: the bundled hooks are built
+// into lunar, and a caller can start preparing them (Prepare) while it
+// reads the others.
 func Discover(opts DiscoverOptions) (sources []Source, warnings []string, err error) {
+	if sources, err = DiscoverBundled(opts); err != nil {
+		return nil, nil, err
+	}
+	user, warnings, err := DiscoverUser(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(sources, user...), warnings, nil
+}
+
+// keepFunc says which hook file names opts does not disable.
+func (opts DiscoverOptions) keepFunc() func(string) bool {
 	disabled := map[string]bool{}
 	for _, d := range opts.Disabled {
 		disabled[strings.TrimSuffix(d, ".lua")] = true
 	}
-	keep := func(name string) bool { return !disabled[strings.TrimSuffix(name, ".lua")] }
+	return func(name string) bool { return !disabled[strings.TrimSuffix(name, ".lua")] }
+}
 
-	if !opts.NoHooks {
-		bundled := opts.Bundled
-		if bundled == nil {
-			bundled = hooksd.FS
+// DiscoverBundled lists the bundled hooks to load (Discover's first part).
+func DiscoverBundled(opts DiscoverOptions) ([]Source, error) {
+	if opts.NoHooks {
+		return nil, nil
+	}
+	keep := opts.keepFunc()
+	bundled := opts.Bundled
+	if bundled == nil {
+		bundled = hooksd.FS
+	}
+	names, err := fs.Glob(bundled, "*.lua")
+	if err != nil {
+		return nil, fmt.Errorf("bundled hooks: %w", err)
+	}
+	slices.Sort(names)
+	var sources []Source
+	for _, n := range names {
+		if !keep(n) {
+			continue
 		}
-		names, err := fs.Glob(bundled, "*.lua")
+		code, err := fs.ReadFile(bundled, n)
 		if err != nil {
-			return nil, nil, fmt.Errorf("bundled hooks: %w", err)
+			return nil, fmt.Errorf("bundled hook %s: %w", n, err)
 		}
-		slices.Sort(names)
-		for _, n := range names {
-			if !keep(n) {
-				continue
-			}
-			code, err := fs.ReadFile(bundled, n)
-			if err != nil {
-				return nil, nil, fmt.Errorf("bundled hook %s: %w", n, err)
-			}
-			sources = append(sources, Source{Name: n, Path: "hooks.d/" + n, Origin: OriginBundled, Code: code, fsys: bundled,
-				Guard: slices.Contains(hooksd.Guards, n)})
-		}
+		sources = append(sources, Source{Name: n, Path: "hooks.d/" + n, Origin: OriginBundled, Code: code, fsys: bundled,
+			Guard: slices.Contains(hooksd.Guards, n)})
+	}
+	return sources, nil
+}
+
+// DiscoverUser lists the global, project and --hook hooks to load, in
+// that order (Discover's second part).
+func DiscoverUser(opts DiscoverOptions) (sources []Source, warnings []string, err error) {
+	keep := opts.keepFunc()
+	if !opts.NoHooks {
 		if opts.GlobalDir != "" {
 			found, warn, err := dirSources(opts.GlobalDir, OriginGlobal, keep)
 			if err != nil {

@@ -5,7 +5,9 @@ package lua
 // gopher-lua's parser and compiler (most of what loading a small hook
 // costs). A file is named by the SHA-256 of the format version, the
 // gopher-lua version, the chunk name and the source: a changed hook, or a
-// lunar built with another gopher-lua, never reads a stale chunk.
+// lunar built with another gopher-lua, never reads a stale chunk. A run
+// reads them through a set file, which holds the chunks of all its hooks
+// (chunkset.go).
 //
 // The cache is best effort and silent: a file that is missing, truncated,
 // corrupt or from another format is compiled again (and rewritten); a

@@ -1,11 +1,12 @@
 package lua
 
-// This file keeps the compiled main chunks of all the hooks one run loads
-// in one file of the cache folder, a set file, named by the keys of those
-// chunks in order: a run whose hooks have not changed reads one file
-// instead of one per hook (four system calls each, about 6 µs on a small
-// VM: a third of what finding and preparing 30 small hooks costs after
-// their states).
+// This file keeps the compiled main chunks of the hooks one run prepares
+// together (the bundled ones, then the others: see LoadAll) in one file of
+// the cache folder, a set file, named by the keys of those chunks in
+// order: a run whose hooks have not changed reads one file instead of one
+// per hook. Measured as whole one-shot processes (501 paired rounds),
+// that is 0.4 ms less wall and 0.5 ms less CPU, with or without 30
+// trivial hooks: the five bundled hooks' chunks are most of it.
 //
 // The per-hook files stay, written as before: when one hook changes, the
 // set's name changes, and the new set is made of the others' files and

@@ -192,9 +192,14 @@ func (p *Prepared) prepareNext() bool {
 		return false
 	}
 	p.chunks[i] = p.hooks[i].prepare(p.set, i)
-	close(p.ready[i])
-	if p.left.Add(-1) == 0 {
+	// The set file is written before the last hook is ready: once Load
+	// has every hook, the cache holds what it will.
+	last := p.left.Add(-1) == 0
+	if last {
 		p.set.save()
+	}
+	close(p.ready[i])
+	if last {
 		close(p.done)
 		p.cache.prune() // only after a miss, once per process
 	}

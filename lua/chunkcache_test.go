@@ -121,29 +121,36 @@ func loadCached(t *testing.T, cache *ChunkCache) []string {
 }
 
 // cacheFiles lists the chunk files of the folder (not the set files).
-func cacheFiles(t *testing.T, dir string) []string {
+func cacheFiles(t *testing.T, dir string) []string { return folderFiles(t, dir, false) }
+
+// setFiles lists the set files of the folder.
+func setFiles(t *testing.T, dir string) []string { return folderFiles(t, dir, true) }
+
+func folderFiles(t *testing.T, dir string, sets bool) []string {
 	ents, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	var names []string
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), setPrefix) {
+		if strings.HasPrefix(e.Name(), setPrefix) == sets {
 			names = append(names, e.Name())
 		}
 	}
 	return names
 }
 
-// setFiles lists the set files of the folder.
-func setFiles(t *testing.T, dir string) []string {
-	ents, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	var names []string
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), setPrefix) {
-			names = append(names, e.Name())
-		}
+// corruptions are ways a cache file that was good (starting with magic
+// and the format) is no longer: each must read as missing.
+func corruptions(good []byte, magic string) map[string][]byte {
+	flip := len(good) / 3
+	return map[string][]byte{
+		"empty":         {},
+		"truncated":     good[:len(good)/2],
+		"one byte less": good[:len(good)-1],
+		"flipped bit":   append(append([]byte{}, good[:flip]...), append([]byte{good[flip] ^ 1}, good[flip+1:]...)...),
+		"other format":  append([]byte(magic+"\x09"), good[len(magic)+1:]...),
+		"garbage":       bytes.Repeat([]byte{0xff}, 300),
+		"trailing":      append(append([]byte{}, good...), 0),
 	}
-	return names
 }
 
 func TestChunkCacheWarmLoadMatchesCold(t *testing.T) {
@@ -187,15 +194,7 @@ func TestChunkCacheCorruptFilesFallBack(t *testing.T) {
 	require.Len(t, set, 1)
 	require.NoError(t, os.Remove(filepath.Join(dir, set[0])))
 
-	for name, data := range map[string][]byte{
-		"empty":         {},
-		"truncated":     good[:len(good)/2],
-		"one byte less": good[:len(good)-1],
-		"flipped bit":   append(append([]byte{}, good[:10]...), append([]byte{good[10] ^ 1}, good[11:]...)...),
-		"other format":  append([]byte(chunkMagic+"\x09"), good[len(chunkMagic)+1:]...),
-		"garbage":       bytes.Repeat([]byte{0xff}, 300),
-		"trailing":      append(append([]byte{}, good...), 0),
-	} {
+	for name, data := range corruptions(good, chunkMagic) {
 		t.Run(name, func(t *testing.T) {
 			_, err := decodeChunk(data)
 			assert.Error(t, err)

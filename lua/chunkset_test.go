@@ -96,15 +96,9 @@ func TestChunkSetCorruptFallsBack(t *testing.T) {
 	require.NotNil(t, decodeSet(good))
 	files := cacheFiles(t, dir)
 
-	for name, data := range map[string][]byte{
-		"empty":         {},
-		"truncated":     good[:len(good)/2],
-		"one byte less": good[:len(good)-1],
-		"flipped bit":   append(append([]byte{}, good[:40]...), append([]byte{good[40] ^ 1}, good[41:]...)...),
-		"other format":  append([]byte(setMagic+"\x09"), good[len(setMagic)+1:]...),
-		"a chunk file":  mustRead(t, filepath.Join(dir, files[0])),
-		"trailing":      append(append([]byte{}, good...), 0),
-	} {
+	cases := corruptions(good, setMagic)
+	cases["a chunk file"] = mustRead(t, filepath.Join(dir, files[0]))
+	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
 			assert.Nil(t, decodeSet(data))
 			require.NoError(t, os.WriteFile(path, data, 0o600))

@@ -173,15 +173,6 @@ func (c *ChunkCache) key(name string, code []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// get returns the cached chunk of the source, or nil.
-func (c *ChunkCache) get(name string, code []byte) *glua.FunctionProto {
-	if c == nil {
-		return nil
-	}
-	_, p := c.read(c.key(name, code))
-	return p
-}
-
 // read returns the chunk file of a key, as read and decoded, or nils.
 func (c *ChunkCache) read(key string) ([]byte, *glua.FunctionProto) {
 	path := filepath.Join(c.dir, key)
@@ -203,14 +194,6 @@ func (c *ChunkCache) read(key string) ([]byte, *glua.FunctionProto) {
 // maxChunkFile is the largest cache file get reads: more than the chunk
 // of the largest hook needs.
 const maxChunkFile = 4*MaxSourceSize + 1<<20
-
-// put stores a compiled chunk, atomically (a temporary file renamed);
-// failures are ignored.
-func (c *ChunkCache) put(name string, code []byte, p *glua.FunctionProto) {
-	if c != nil {
-		c.write(c.key(name, code), p)
-	}
-}
 
 // write stores a compiled chunk in the file of its key and returns its
 // encoding (nil when it cannot be cached).

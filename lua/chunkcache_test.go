@@ -120,6 +120,22 @@ func loadCached(t *testing.T, cache *ChunkCache) []string {
 	return reports
 }
 
+// get returns the cached chunk of the source from its chunk file, or nil.
+func (c *ChunkCache) get(name string, code []byte) *glua.FunctionProto {
+	if c == nil {
+		return nil
+	}
+	_, p := c.read(c.key(name, code))
+	return p
+}
+
+// put stores a compiled chunk in its chunk file.
+func (c *ChunkCache) put(name string, code []byte, p *glua.FunctionProto) {
+	if c != nil {
+		c.write(c.key(name, code), p)
+	}
+}
+
 // cacheFiles lists the chunk files of the folder (not the set files).
 func cacheFiles(t *testing.T, dir string) []string { return folderFiles(t, dir, false) }
 

@@ -78,8 +78,8 @@ func (c *ChunkCache) openSet(srcs []Source) *chunkSet {
 }
 
 // get returns the ith source's chunk: from the set file, else from its
-// chunk file (see ChunkCache.get); nil when neither has it.
-func (s *chunkSet) get(i int, name string, code []byte) *glua.FunctionProto {
+// chunk file (ChunkCache.read); nil when neither has it.
+func (s *chunkSet) get(i int) *glua.FunctionProto {
 	if s == nil {
 		return nil
 	}
@@ -99,7 +99,7 @@ func (s *chunkSet) get(i int, name string, code []byte) *glua.FunctionProto {
 
 // put stores the ith source's chunk, compiled by the run, in its chunk
 // file and (by save) the set file.
-func (s *chunkSet) put(i int, name string, code []byte, p *glua.FunctionProto) {
+func (s *chunkSet) put(i int, p *glua.FunctionProto) {
 	if s == nil {
 		return
 	}

@@ -39,7 +39,7 @@ func TestChunkSetServesAWarmRun(t *testing.T) {
 	srcs := cachedSources()
 	s := c.openSet(srcs)
 	for i, src := range srcs[:2] {
-		p := s.get(i, src.Name, src.Code)
+		p := s.get(i)
 		require.NotNil(t, p, src.Name)
 		assert.Equal(t, compileFresh(t, src.Name, src.Code), p)
 	}
@@ -81,7 +81,7 @@ func TestChunkSetChangedHook(t *testing.T) {
 	}
 	// The old set still serves the old sources.
 	s := OpenChunkCache(dir).openSet(cachedSources())
-	assert.NotNil(t, s.get(1, cachedSources()[1].Name, cachedSources()[1].Code))
+	assert.NotNil(t, s.get(1))
 	assert.False(t, s.missed.Load())
 }
 

@@ -314,7 +314,7 @@ type chunk struct {
 func (h *hook) prepare(set *chunkSet, i int) chunk {
 	start := time.Now()
 	h.newState()
-	if p := set.get(i, h.src.Name, h.src.Code); p != nil {
+	if p := set.get(i); p != nil {
 		noArgTable(p)
 		// What L.Load does with the proto it compiles.
 		return chunk{fn: h.L.NewFunctionFromProto(p), took: time.Since(start)}
@@ -322,7 +322,7 @@ func (h *hook) prepare(set *chunkSet, i int) chunk {
 	fn, err := h.L.Load(bytes.NewReader(h.src.Code), h.src.Name)
 	if err == nil {
 		trimProto(fn.Proto)
-		set.put(i, h.src.Name, h.src.Code, fn.Proto) // as compiled
+		set.put(i, fn.Proto) // as compiled
 		noArgTable(fn.Proto)
 	}
 	return chunk{fn: fn, err: err, took: time.Since(start)}

@@ -4,6 +4,7 @@ package tools
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -21,25 +22,14 @@ import (
 // kernel does when lunar is killed: the guard must kill the whole group,
 // background jobs included.
 func TestGuardKillsTheGroupWhenLunarGoes(t *testing.T) {
-	shell, err := shellPath()
-	require.NoError(t, err)
-	cmd := exec.Command(shell, "-c", "sleep 300 & echo $!; wait")
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	tree, err := startTree(cmd, nil)
-	require.NoError(t, err)
-	require.NotNil(t, tree.guard, "the guard started")
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	bg, err := strconv.Atoi(strings.TrimSpace(line))
-	require.NoError(t, err)
+	cmd, tree, bg, _ := startGuarded(t, "sleep 300 & echo $!; wait")
 	t.Cleanup(func() { _ = syscall.Kill(bg, syscall.SIGKILL) })
 	assert.True(t, guardRunning(t), "a guard watches the group")
 
 	start := time.Now()
 	require.NoError(t, tree.guard.Close()) // lunar "dies": the guard reads end of file
 	tree.guard = nil
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	ws := ee.Sys().(syscall.WaitStatus)
@@ -56,19 +46,8 @@ func TestGuardKillsTheGroupWhenLunarGoes(t *testing.T) {
 // then left the command's background jobs running: it failed
 // TestFaultBashChildrenDieWithLunar under load).
 func TestShellJoinsTheGuardsGroup(t *testing.T) {
-	shell, err := shellPath()
-	require.NoError(t, err)
-	cmd := exec.Command(shell, "-c", "echo $$; cat >/dev/null")
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	in, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	tree, err := startTree(cmd, nil)
-	require.NoError(t, err)
-	require.NotNil(t, tree.guard, "the guard started")
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	require.Equal(t, strconv.Itoa(cmd.Process.Pid), strings.TrimSpace(line))
+	cmd, tree, pid, in := startGuarded(t, "echo $$; cat >/dev/null")
+	require.Equal(t, cmd.Process.Pid, pid)
 	pgid, err := syscall.Getpgid(cmd.Process.Pid)
 	require.NoError(t, err)
 	assert.Equal(t, tree.pgid, pgid, "the shell is in the tree's group")
@@ -79,6 +58,27 @@ func TestShellJoinsTheGuardsGroup(t *testing.T) {
 	require.NoError(t, in.Close())
 	require.NoError(t, cmd.Wait())
 	tree.release()
+}
+
+// startGuarded starts script as the bash tool does, with a guard, and
+// returns the number its first output line holds, and its stdin.
+func startGuarded(t *testing.T, script string) (*exec.Cmd, *procTree, int, io.WriteCloser) {
+	t.Helper()
+	shell, err := shellPath()
+	require.NoError(t, err)
+	cmd := exec.Command(shell, "-c", script)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	tree, err := startTree(cmd, nil)
+	require.NoError(t, err)
+	require.NotNil(t, tree.guard, "the guard started")
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	n, err := strconv.Atoi(strings.TrimSpace(line))
+	require.NoError(t, err)
+	return cmd, tree, n, in
 }
 
 // TestGuardIsDismissedWhenTheCommandEnds: a finished command's guard goes
